@@ -1,0 +1,488 @@
+"""The engine contract every ratai game follows (both backends, identical behaviour).
+
+The vocabulary is OpenSpiel's (``legal_actions``, ``apply_action``, ``chance_outcomes``,
+``information_state_string``, ``returns``, ``resample_from_infostate``), so users of that
+library feel at home and its algorithms map one to one. See ``../shared/DESIGN.md``.
+
+Conventions
+-----------
+* Actions are ``int`` ids in ``range(game.num_distinct_actions())``. Player decisions and
+  chance outcomes share that one id space, so a game history is a flat ``list[int]``.
+* **All randomness is chance nodes**: at a chance node ``current_player() == CHANCE`` and
+  ``chance_outcomes()`` lists ``(action, probability)``. Replaying ``(params, history)``
+  reproduces a game exactly.
+* A seat's ``observation(player)`` is its whole *information state*: everything the seat
+  knows now under the rules (its own hidden cards, public facts, and what it remembers of
+  others' hidden cards). It is a JSON-serialisable ``dict``; ``information_state_string`` is
+  its canonical JSON. Two states have the same information state for a seat iff the seat
+  cannot tell them apart.
+* Determinization: ``resample_from_infostate(player, rng)`` is defined as
+  ``game.state_from_observation(player, state.observation(player), rng)``, so by
+  construction it reads nothing but the seat's information state — the property
+  "bots never peek" rests on this.
+* ``returns()`` is the game-theoretic result: a win 1, a loss 0, a k-way shared win 1/k
+  (0 for everybody before the end). ``scores()`` are the rulebook's points.
+
+Writing a new game: subclass :class:`Game` and :class:`State`, implement the abstract
+methods, and add the game to ``ratai.engines._REGISTRY``. The conformance suite
+``tests/engines/test_contract.py`` then runs on it automatically.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+__all__ = [
+    "CHANCE",
+    "SIMULTANEOUS",
+    "INVALID",
+    "TERMINAL",
+    "IllegalActionError",
+    "UnknownGameError",
+    "Param",
+    "Game",
+    "State",
+    "make_rng",
+    "canonical_json",
+]
+
+#: ``current_player()`` at a chance node (OpenSpiel's kChancePlayerId).
+CHANCE = -1
+#: ``current_player()`` when several seats decide at once (only in joint-action views).
+SIMULTANEOUS = -2
+#: Not a player (e.g. the actor of a chance outcome in ``action_to_string``).
+INVALID = -3
+#: ``current_player()`` once the game is over (OpenSpiel's kTerminalPlayerId).
+TERMINAL = -4
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the state it was applied to.
+
+    Attributes:
+        action: the rejected action (whatever was passed).
+        legal: the legal action ids at that moment (sorted ``list[int]``).
+        labels: ``{action: label}`` for the legal actions, for messages.
+
+    The state is left exactly as it was before the call.
+    """
+
+    def __init__(self, action: Any, legal: Sequence[int], labels: Mapping[int, str] | None = None,
+                 reason: str = ""):
+        self.action = action
+        self.legal = list(legal)
+        self.labels = dict(labels or {})
+        shown = ", ".join(
+            f"{a} ({self.labels[a]})" if a in self.labels else str(a) for a in self.legal
+        )
+        why = f" ({reason})" if reason else ""
+        super().__init__(f"illegal action {action!r}{why}; legal actions: [{shown}]")
+
+
+class UnknownGameError(LookupError):
+    """``load_game`` was asked for a name that is not registered."""
+
+
+def make_rng(rng: Any) -> np.random.Generator:
+    """Return a ``numpy.random.Generator`` from anything ``default_rng`` accepts.
+
+    A ``Generator`` is returned as is (so draws continue its stream); an ``int`` seed or
+    ``None`` makes a new one.
+    """
+    return np.random.default_rng(rng)
+
+
+def canonical_json(obj: Any) -> str:
+    """Compact JSON with sorted keys: the canonical text of an observation."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Param:
+    """One game parameter: its name, default, allowed type and values, and meaning.
+
+    ``choices`` limits the values (``None``: any value of ``type``); ``check`` is an extra
+    predicate for ranges. ``validate`` raises ``ValueError`` naming the parameter and what
+    is allowed.
+    """
+
+    name: str
+    default: Any
+    type: type
+    doc: str = ""
+    choices: tuple | None = None
+    check: Callable[[Any], bool] | None = field(default=None, compare=False)
+    allowed: str = ""
+
+    def validate(self, value: Any) -> Any:
+        if self.type is bool:
+            if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+                value = value.lower() in ("true", "1")
+            ok = isinstance(value, bool) or value in (0, 1)
+            value = bool(value) if ok else value
+        elif self.type is int:
+            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+                value = int(value)
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif self.type is str and value is None and self.default is None:
+            ok = True
+        else:
+            ok = isinstance(value, self.type)
+        if ok and self.choices is not None:
+            ok = value in self.choices
+        if ok and self.check is not None:
+            ok = self.check(value)
+        if not ok:
+            allowed = self.allowed or (
+                "one of " + ", ".join(map(repr, self.choices)) if self.choices
+                else f"a {self.type.__name__}")
+            raise ValueError(f"bad value {value!r} for parameter {self.name!r}: allowed {allowed}")
+        return value
+
+    def describe(self) -> dict:
+        """JSON-able description (for catalogues such as the service's ListGames)."""
+        return {"name": self.name, "default": self.default, "type": self.type.__name__,
+                "choices": list(self.choices) if self.choices else None,
+                "allowed": self.allowed, "doc": self.doc}
+
+
+class Game(ABC):
+    """A game with fixed parameters: a factory of states and the game's constants.
+
+    Subclasses set the class attributes and implement the abstract methods. Instances are
+    immutable and compare equal when their name and parameters are equal.
+
+    Raises:
+        ValueError: at construction, for an unknown parameter or a bad value, naming it.
+    """
+
+    #: Registry name (``load_game`` key), e.g. ``"rat_trap"``.
+    name: ClassVar[str] = ""
+    #: Human title, e.g. ``"Rat Trap"``.
+    title: ClassVar[str] = ""
+    #: Short rules summary (a few sentences) for catalogues.
+    summary: ClassVar[str] = ""
+    #: Parameters with defaults; ``num_players`` is always one of them.
+    param_specs: ClassVar[tuple[Param, ...]] = ()
+    #: False when some seat may lack information another has (hidden cards, secret plans).
+    perfect_information: ClassVar[bool] = False
+
+    def __init__(self, **params: Any):
+        specs = {p.name: p for p in self.param_specs}
+        unknown = sorted(set(params) - set(specs))
+        if unknown:
+            raise ValueError(f"unknown parameter(s) {unknown} for game {self.name!r}; "
+                             f"known: {sorted(specs)}")
+        values = {name: spec.default for name, spec in specs.items()}
+        for name, value in params.items():
+            values[name] = specs[name].validate(value)
+        self.params: dict[str, Any] = self._check_params(values)
+
+    def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Cross-parameter checks (e.g. a variant only for some player counts).
+
+        Returns the (possibly normalised) dict; raises ``ValueError`` naming the parameter.
+        """
+        return params
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.params == self.params
+
+    def __hash__(self) -> int:
+        return hash((self.name, canonical_json(self.params)))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"load_game({self.name!r}, {args})"
+
+    # -- constants ------------------------------------------------------------------
+    def num_players(self) -> int:
+        """Number of seats that take decisions (``0..n-1``)."""
+        return int(self.params["num_players"])
+
+    @abstractmethod
+    def num_distinct_actions(self) -> int:
+        """Size of the action id space (player decisions and chance outcomes together)."""
+
+    @abstractmethod
+    def max_game_length(self) -> int:
+        """An upper bound on the number of actions (decisions + chance outcomes) in a game."""
+
+    @abstractmethod
+    def new_initial_state(self) -> State:
+        """The state before the first action (often a chance node for the setup)."""
+
+    # -- (de)serialization ---------------------------------------------------------------
+    def deserialize_state(self, data: bytes | str) -> State:
+        """Inverse of :meth:`State.serialize`.
+
+        Raises:
+            ValueError: the bytes are not a serialized state of this game and parameters.
+        """
+        try:
+            doc = json.loads(data)
+            if doc["game"] != self.name or doc["params"] != _jsonable(self.params):
+                raise ValueError(f"serialized state is for {doc['game']!r} {doc['params']}, "
+                                 f"not {self!r}")
+            state = self.new_initial_state()
+            state._set_fields(doc["fields"])
+            state._history = [int(a) for a in doc["history"]]
+            return state
+        except (KeyError, TypeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"not a serialized {self.name} state: {exc}") from exc
+
+    def state_from_history(self, history: Sequence[int]) -> State:
+        """Replay ``history`` from the initial state.
+
+        Raises:
+            IllegalActionError: an action of the history is illegal where it is applied.
+        """
+        state = self.new_initial_state()
+        for action in history:
+            state.apply_action(action)
+        return state
+
+    def heuristic_value(self, state: State, player: int) -> float:
+        """A quick estimate in [0, 1] of how well seat ``player`` stands in ``state``.
+
+        Used by the heuristic bot and as a search cut-off evaluation. It reads only
+        ``state.observation(player)`` (never hidden parts), so it cannot peek. Each game
+        documents what it rewards.
+        """
+        raise NotImplementedError(f"{self.name} has no heuristic_value")
+
+    @abstractmethod
+    def state_from_observation(self, player: int, observation: Mapping[str, Any],
+                               rng: Any = None) -> State:
+        """A full state consistent with ``observation`` (an ``observation(player)`` dict).
+
+        Hidden parts are sampled as in ``State.resample_from_infostate``; the result depends
+        only on ``observation``, ``player`` and ``rng``. The rebuilt state has an empty
+        ``history()`` (its past is not known).
+
+        Raises:
+            ValueError: the observation is malformed or impossible, naming the field.
+        """
+
+
+class State(ABC):
+    """A position of a game. Subclasses implement the underscored primitives.
+
+    Mutable fields must be plain JSON data (ints, floats, strings, ``None``, lists and
+    dicts with string keys) stored as instance attributes; ``clone``, ``serialize`` and
+    ``__eq__`` are built on that.
+    """
+
+    def __init__(self, game: Game):
+        self._game = game
+        self._history: list[int] = []
+
+    # -- primitives a game implements -------------------------------------------------------
+    @abstractmethod
+    def current_player(self) -> int:
+        """The seat to act (``0..n-1``), or ``CHANCE``, ``SIMULTANEOUS`` or ``TERMINAL``."""
+
+    @abstractmethod
+    def _legal_actions(self) -> list[int]:
+        """Sorted legal decisions of the current player (called only at decision nodes)."""
+
+    @abstractmethod
+    def _chance_outcomes(self) -> list[tuple[int, float]]:
+        """``(action, probability)`` sorted by action (called only at chance nodes)."""
+
+    @abstractmethod
+    def _apply_action(self, action: int) -> None:
+        """Apply an action known to be legal (the unchecked fast path)."""
+
+    @abstractmethod
+    def _action_to_string(self, player: int, action: int) -> str:
+        """Label of ``action`` taken by ``player`` (``CHANCE`` for outcomes) in this state."""
+
+    @abstractmethod
+    def scores(self) -> list[float]:
+        """The rulebook's points for each seat, now (shape ``[num_players]``)."""
+
+    @abstractmethod
+    def _returns(self) -> list[float]:
+        """Results at a terminal state (win 1, loss 0, k-way shared win 1/k)."""
+
+    @abstractmethod
+    def observation(self, player: int) -> dict:
+        """Everything seat ``player`` knows now, as a JSON-serialisable dict."""
+
+    # -- the public contract ------------------------------------------------------------
+    def get_game(self) -> Game:
+        return self._game
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    def is_player_node(self) -> bool:
+        return self.current_player() >= 0
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """Sorted, unique legal action ids; empty at terminal states.
+
+        At a chance node these are the outcomes' actions. With ``player`` given, the
+        actions of that seat (empty when it is not that seat's turn).
+        """
+        cp = self.current_player()
+        if cp == TERMINAL:
+            return []
+        if cp == CHANCE:
+            return [] if player not in (None, CHANCE) else [a for a, _ in self._chance_outcomes()]
+        if player is not None and player != cp:
+            return []
+        return self._legal_actions()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """``[(action, probability), ...]`` at a chance node (probabilities sum to 1).
+
+        Raises:
+            ValueError: the state is not a chance node.
+        """
+        if not self.is_chance_node():
+            raise ValueError("chance_outcomes() called at a state that is not a chance node")
+        return self._chance_outcomes()
+
+    def apply_action(self, action: int) -> None:
+        """Apply a legal action (decision or chance outcome) and record it in the history.
+
+        Raises:
+            IllegalActionError: ``action`` is not legal here (message lists the legal
+                actions with labels); the state is unchanged.
+        """
+        legal = self.legal_actions()
+        if isinstance(action, bool) or not isinstance(action, int | np.integer) \
+                or int(action) not in legal:
+            reason = "the game is over" if self.is_terminal() else ""
+            cp = self.current_player()
+            labels = {a: self._action_to_string(cp, a) for a in legal}
+            raise IllegalActionError(action, legal, labels, reason)
+        action = int(action)
+        self._apply_action(action)
+        self._history.append(action)
+
+    def history(self) -> list[int]:
+        """The actions applied since the initial state (decisions and chance outcomes)."""
+        return list(self._history)
+
+    def move_number(self) -> int:
+        """Number of actions applied so far (``len(history())``)."""
+        return len(self._history)
+
+    def returns(self) -> list[float]:
+        """Game results per seat: win 1, loss 0, k-way shared win 1/k; zeros before the end."""
+        if not self.is_terminal():
+            return [0.0] * self._game.num_players()
+        return self._returns()
+
+    def action_to_string(self, player: int, action: int) -> str:
+        """Human label of ``action`` taken by ``player`` here (``CHANCE`` for outcomes)."""
+        return self._action_to_string(player, action)
+
+    def string_to_action(self, player: int, text: str) -> int:
+        """The legal action whose label is ``text`` (or the id as digits).
+
+        Raises:
+            IllegalActionError: no legal action has that label.
+        """
+        legal = self.legal_actions()
+        labels = {a: self._action_to_string(player, a) for a in legal}
+        for a, label in labels.items():
+            if label == text:
+                return a
+        if text.strip().isdigit() and int(text) in legal:
+            return int(text)
+        raise IllegalActionError(text, legal, labels, "no legal action has that label")
+
+    def action_to_dict(self, player: int, action: int) -> dict:
+        """JSON description of an action for clients: ``{"action", "label", "player"}``."""
+        return {"action": int(action), "label": self._action_to_string(player, action),
+                "player": int(player)}
+
+    def describe_action(self, viewer: int | None, action: int) -> str:
+        """``action`` (about to be applied here) as seat ``viewer`` perceives it.
+
+        ``viewer=None`` is a spectator who sees only public information. The default shows
+        decisions to everyone and hides chance outcomes; games with partly public outcomes
+        (a revealed trap, a public die roll) override it.
+        """
+        cp = self.current_player()
+        if cp == CHANCE:
+            return "(hidden chance outcome)"
+        return self._action_to_string(cp, action)
+
+    def information_state_string(self, player: int) -> str:
+        """Canonical JSON of ``observation(player)``: equal iff the seat cannot tell apart."""
+        return canonical_json(self.observation(player))
+
+    def observation_string(self, player: int) -> str:
+        """Same as :meth:`information_state_string` (observations carry the seat's memory)."""
+        return self.information_state_string(player)
+
+    def resample_from_infostate(self, player: int, rng: Any = None) -> State:
+        """A full state the seat cannot tell from this one, hidden parts sampled (determinization).
+
+        Depends only on ``information_state_string(player)`` and ``rng`` (an int seed or a
+        ``numpy.random.Generator``): equal information states give equal samples for equal
+        seeds. The sample has an empty history.
+        """
+        return self._game.state_from_observation(player, self.observation(player), rng)
+
+    # -- copying, equality, serialization ----------------------------------------------
+    def _fields(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_game", "_history")}
+
+    def _set_fields(self, fields: Mapping[str, Any]) -> None:
+        for key, value in fields.items():
+            setattr(self, key, copy.deepcopy(value))
+
+    def clone(self) -> State:
+        """An independent deep copy (sharing only the immutable ``Game``)."""
+        new = object.__new__(type(self))
+        new.__dict__ = {k: (v if k == "_game" else _copy_json(v)) for k, v in self.__dict__.items()}
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is type(self) and other._game == self._game
+                and other._fields() == self._fields())
+
+    __hash__ = None  # mutable
+
+    def serialize(self) -> bytes:
+        """Exact bytes of this state (fields and history); see ``Game.deserialize_state``."""
+        return json.dumps({"game": self._game.name, "params": _jsonable(self._game.params),
+                           "fields": self._fields(), "history": self._history},
+                          separators=(",", ":")).encode()
+
+    def to_json(self) -> dict:
+        """A readable dict of the full state (for humans and debugging; includes hidden parts)."""
+        return {"game": self._game.name, "params": _jsonable(self._game.params),
+                "current_player": self.current_player(), **self._fields()}
+
+    def __str__(self) -> str:
+        return json.dumps(self.to_json(), indent=1)
+
+
+def _copy_json(v: Any) -> Any:
+    """Fast deep copy of plain JSON-like data (lists, dicts, scalars)."""
+    if type(v) is list:
+        return [_copy_json(x) if type(x) in (list, dict) else x for x in v]
+    if type(v) is dict:
+        return {k: (_copy_json(x) if type(x) in (list, dict) else x) for k, x in v.items()}
+    return v
+
+
+def _jsonable(params: Mapping[str, Any]) -> dict:
+    return json.loads(json.dumps(dict(params)))
