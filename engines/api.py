@@ -173,6 +173,9 @@ class Game(ABC):
     param_specs: ClassVar[tuple[Param, ...]] = ()
     #: False when some seat may lack information another has (hidden cards, secret plans).
     perfect_information: ClassVar[bool] = False
+    #: Named parameter sets covering the rulebook's variants and player counts
+    #: (``{"name": {param: value}}``); the conformance suite and the CLI use them.
+    variants: ClassVar[dict[str, dict[str, Any]]] = {"default": {}}
 
     def __init__(self, **params: Any):
         specs = {p.name: p for p in self.param_specs}
