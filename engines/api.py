@@ -426,6 +426,13 @@ class State(ABC):
             return "(hidden chance outcome)"
         return self._action_to_string(cp, action)
 
+    def render(self, player: int) -> str:
+        """Readable text of the state as seat ``player`` sees it (terminal play, ``ansi`` mode).
+
+        Reads only ``observation(player)``; the default prints it as indented JSON.
+        """
+        return json.dumps(self.observation(player), indent=1, sort_keys=True)
+
     def information_state_string(self, player: int) -> str:
         """Canonical JSON of ``observation(player)``: equal iff the seat cannot tell apart."""
         return canonical_json(self.observation(player))

@@ -46,8 +46,6 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 from ..api import CHANCE, TERMINAL, Game, Param, State, make_rng
 from . import data as D
 from .data import (
@@ -56,7 +54,6 @@ from .data import (
     CARD_CHEESE,
     CARD_TYPES,
     CAT,
-    CHEESE1,
     CLOVER,
     FACES,
     FOOL,
@@ -306,6 +303,9 @@ class RatTrapState(State):
 
     def describe_action(self, viewer: int | None, action: int) -> str:
         return describe_action(self, viewer, action)
+
+    def render(self, player: int) -> str:
+        return render(self, player)
 
     def scores(self) -> list[float]:
         return [float(p) for p in self.points[: self._game.num_players()]]
@@ -996,4 +996,5 @@ from .view import (  # noqa: E402
     describe_action,
     heuristic_value,
     observation,
+    render,
 )

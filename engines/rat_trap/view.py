@@ -428,3 +428,48 @@ def heuristic_value(state: RatTrapState, player: int) -> float:
         est.append(pts + value)
     rival = max(v for k, v in enumerate(est) if k != player)
     return 1.0 / (1.0 + math.exp(-(est[player] - rival) / 2.0))
+
+
+# ------------------------------------------------------------------------------ rendering
+def _card_list(cs: list[int]) -> str:
+    return ", ".join(CARD_TYPES[c] for c in cs) or "none"
+
+
+def render(state: RatTrapState, player: int) -> str:
+    """Seat ``player``'s view as text: points, scratches, piles, its cards, dice and the turn."""
+    obs = state.observation(player)
+    g = state._game
+    lines = [f"Rat Trap - round {obs['round']}, turn {obs['turn']}, "
+             f"active: {_who(state, obs['active'])}"]
+    lines.append("  player          points  scratches  stored")
+    for k in range(g.participants):
+        name = _who(state, k) + (" (you)" if k == player else "")
+        status = " ELIMINATED" if obs["eliminated"][k] else ""
+        role = obs["public_roles"][k] if k < len(obs["public_roles"]) else None
+        status += f" [{role}]" if role else ""
+        lines.append(f"  {name:<14} {obs['points'][k]:>6}  {obs['scratches'][k]:>9}  "
+                     f"{obs['stored_counts'][k]:>6}{status}")
+    piles = "  ".join(f"#{i}: {n} card(s)" + (f", {t} trap(s) out" if t else "")
+                      for i, (n, t) in enumerate(zip(obs["pile_sizes"], obs["trap_out"],
+                                                     strict=True)))
+    lines.append(f"  piles: {piles}")
+    lines.append(f"  your cards: {_card_list(obs['my_cards'])}")
+    if obs["role"]:
+        lines.append(f"  your role: {obs['role']}")
+    if obs["third_rat_cards"] is not None:
+        lines.append(f"  Third Rat's cards (face up): {_card_list(obs['third_rat_cards'])}")
+    for k, known in enumerate(obs["known"]):
+        if known and k != player:
+            lines.append(f"  you know {_who(state, k)} holds: {_card_list(known)}")
+    if obs["pile_cards"]:
+        for i, cs in enumerate(obs["pile_cards"]):
+            if cs is not None:
+                lines.append(f"  pile #{i} from the top (you ordered it): {_card_list(cs)}")
+    if obs["round_results"]:
+        last = obs["round_results"][-1]
+        gained = ", ".join(f"{_who(state, k)} +{x}" for k, x in enumerate(last["gained"]))
+        lines.append(f"  round {last['round']} scored: {gained}")
+    dice = [FACES[f] for f in obs["black"]] + [FACES[f] + "(white)" for f in obs["white"]]
+    if dice:
+        lines.append(f"  dice: {' '.join(dice)}")
+    return "\n".join(lines)

@@ -1,0 +1,145 @@
+"""The ``ratai`` command.
+
+    ratai games                                  list the games and their variants
+    ratai play rat_trap --players 3              play in the terminal against bots
+
+The full tool set (demo, suggest, arena, bench, serve) is added by later issues.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+import numpy as np
+
+from ratai.bots import make_bot
+from ratai.engines import CHANCE, game_class, load_game, registered_games
+
+
+def _parse_params(pairs: Sequence[str]) -> dict:
+    params = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise SystemExit(f"ratai: bad --param {pair!r}: use NAME=VALUE")
+        try:
+            params[key] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key] = value
+    return params
+
+
+def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
+    for name in registered_games():
+        cls = game_class(name)
+        out.write(f"{name}: {cls.title}\n  {cls.summary}\n")
+        for p in cls.param_specs:
+            out.write(f"  --param {p.name}={json.dumps(p.default)}  {p.doc}\n")
+        out.write(f"  variants: {', '.join(cls.variants)}\n")
+    return 0
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
+    cls = game_class(args.game)
+    params = dict(cls.variants[args.variant]) if args.variant else {}
+    params.update(_parse_params(args.param))
+    if args.players is not None:
+        params["num_players"] = args.players
+    try:
+        game = load_game(args.game, **params)
+    except ValueError as exc:
+        raise SystemExit(f"ratai: {exc}") from None
+    n = game.num_players()
+    me = args.seat
+    if not 0 <= me < n:
+        raise SystemExit(f"ratai: bad --seat {me}: allowed 0..{n - 1}")
+    kinds = [k.strip() for k in args.bots.split(",")] if args.bots else ["random"]
+    rng = np.random.default_rng(args.seed)
+    bots = {}
+    others = [s for s in range(n) if s != me]
+    for i, seat in enumerate(others):
+        spec = kinds[min(i, len(kinds) - 1)]
+        kind, _, budget = spec.partition(":")
+        kw = {"iterations": int(budget)} if budget else {}
+        try:
+            bots[seat] = make_bot(kind, game, seat, seed=int(rng.integers(2**31)), **kw)
+        except ValueError as exc:
+            raise SystemExit(f"ratai: {exc}") from None
+        out.write(f"seat {seat}: {spec} bot\n")
+    out.write(f"you are seat {me}. Type a move's number (or its label), 'q' to quit.\n\n")
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        cp = state.current_player()
+        if cp == CHANCE:
+            outcomes = state.chance_outcomes()
+            probs = np.array([p for _, p in outcomes])
+            action = outcomes[rng.choice(len(outcomes), p=probs / probs.sum())][0]
+        elif cp == me:
+            action = _ask_move(state, me, out, inp)
+            if action is None:
+                out.write("bye\n")
+                return 1
+        else:
+            action = bots[cp].step(state)
+        out.write(f"  * {state.describe_action(me, action)}\n")
+        state.apply_action(action)
+    out.write("\n" + state.render(me) + "\n")
+    out.write(f"Game over. Scores: {state.scores()}  returns: {state.returns()}\n")
+    return 0
+
+
+def _ask_move(state, me: int, out: TextIO, inp: TextIO) -> int | None:
+    legal = state.legal_actions()
+    out.write("\n" + state.render(me) + "\n")
+    for i, a in enumerate(legal):
+        out.write(f"  [{i}] {state.action_to_string(me, a)}\n")
+    while True:
+        out.write("your move> ")
+        out.flush()
+        line = inp.readline()
+        if not line or line.strip().lower() in ("q", "quit"):
+            return None
+        text = line.strip()
+        if text.isdigit() and int(text) < len(legal):
+            return legal[int(text)]
+        try:
+            return state.string_to_action(me, text)
+        except ValueError:
+            out.write(f"  not a legal move: {text!r}; type 0..{len(legal) - 1}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ratai", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("games", help="list the games, their parameters and variants")
+    play = sub.add_parser("play", help="play a game in the terminal against bots")
+    play.add_argument("game", choices=registered_games())
+    play.add_argument("--players", type=int, help="number of seats")
+    play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    play.add_argument("--bots", default="random",
+                      help="bot kinds for the other seats, comma-separated, e.g. random or "
+                           "ismcts:2000,heuristic (the last one repeats)")
+    play.add_argument("--variant", help="a named variant (see `ratai games`)")
+    play.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                      help="a game parameter, e.g. --param big_gang=true")
+    play.add_argument("--seed", type=int, default=None, help="seed for dice, cards and bots")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout,
+         inp: TextIO = sys.stdin) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "games":
+        return cmd_games(args, out)
+    if args.variant and args.variant not in game_class(args.game).variants:
+        raise SystemExit(f"ratai: unknown variant {args.variant!r}; known: "
+                         f"{sorted(game_class(args.game).variants)}")
+    return cmd_play(args, out, inp)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""``ratai play`` and ``ratai games`` (the README's first command)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+from ratai.cli import main
+
+
+class Always:
+    """A stdin that answers every prompt with the same line (first legal move)."""
+
+    def __init__(self, line="0\n"):
+        self.line = line
+
+    def readline(self):
+        return self.line
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_play_a_full_game_against_random_bots(players):
+    out = io.StringIO()
+    code = main(["play", "rat_trap", "--players", str(players), "--seed", "3"], out, Always())
+    text = out.getvalue()
+    assert code == 0 and "Game over. Scores:" in text
+    assert "[0]" in text and "your move>" in text and "Rat Trap - round" in text
+
+
+def test_play_by_label_and_quit():
+    out = io.StringIO()
+    inp = io.StringIO("not a move\nkeep the dice\nq\n")
+    code = main(["play", "rat_trap", "--players", "3", "--seed", "1", "--seat", "0"], out, inp)
+    text = out.getvalue()
+    assert code == 1 and "not a legal move: 'not a move'" in text and text.endswith("bye\n")
+
+
+def test_play_with_variant_and_params():
+    out = io.StringIO()
+    code = main(["play", "rat_trap", "--variant", "5p-big-gang-roles", "--seed", "2",
+                 "--param", "tie_break=extra_round"], out, Always())
+    assert code == 0
+
+
+def test_bad_arguments_are_clear_errors():
+    with pytest.raises(SystemExit, match="big_gang"):
+        main(["play", "rat_trap", "--players", "3", "--param", "big_gang=true"],
+             io.StringIO(), Always())
+    with pytest.raises(SystemExit, match="seat"):
+        main(["play", "rat_trap", "--players", "3", "--seat", "7"], io.StringIO(), Always())
+    with pytest.raises(SystemExit, match="unknown bot kind"):
+        main(["play", "rat_trap", "--bots", "oracle"], io.StringIO(), Always())
+
+
+def test_games_lists_every_game():
+    out = io.StringIO()
+    assert main(["games"], out) == 0
+    assert "rat_trap: Rat Trap" in out.getvalue() and "variants:" in out.getvalue()
+
+
+def test_console_script_runs():
+    proc = subprocess.run([sys.executable, "-m", "ratai.cli", "play", "rat_trap", "--players",
+                           "3", "--seed", "5"], input="0\n" * 2000, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0 and "Game over" in proc.stdout
