@@ -31,6 +31,7 @@ __all__ = [
 #: name -> "module:GameClass" of the pure-Python reference engine.
 _REGISTRY: dict[str, str] = {
     "rat_trap": "ratai.engines.rat_trap.rules:RatTrapGame",
+    "ratapolis": "ratai.engines.ratapolis.rules:RatapolisGame",
 }
 
 #: name -> "module:GameClass" of the Cython twin (issue: Cython core).

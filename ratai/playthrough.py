@@ -17,6 +17,7 @@ from ratai.engines import CHANCE, load_game
 #: Golden playthroughs: game -> (params, seed). Each game adds its own.
 GOLDENS: dict[str, tuple[dict, int]] = {
     "rat_trap": ({"num_players": 4}, 2024),
+    "ratapolis": ({"num_players": 3}, 2024),
 }
 
 
