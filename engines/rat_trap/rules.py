@@ -363,12 +363,9 @@ class RatTrapState(State):
         self._ask("manip_deal", CHANCE, pile=pile)
 
     def _t_manip_order(self, pile: int) -> None:
-        hand = self.manip_hand
-        if sum(1 for c in hand if c) <= 1:  # one card type left: its order is forced
-            t = next((t for t, c in enumerate(hand) if c), None)
-            if t is not None:
-                self.pile_order[pile] += [t] * hand[t]
-                hand[t] = 0
+        """One decision per card, top to bottom (RT-10). Asked even when the rest is forced,
+        so the number of decisions reveals nothing about the pile."""
+        if not any(self.manip_hand):
             self.ordering = -1
             return
         self._ask("manip_order", self.roles.index(MANIPULATOR), pile=pile)

@@ -91,9 +91,11 @@ def test_manipulator_reveals_looks_at_two_piles_and_orders_them():
     do(s, "pile holds 2xtrap,2xcheese1,1xclover")
     assert labels(s) == ["put trap next", "put cheese1 next", "put clover next"]
     do(s, "put cheese1 next", "put trap next", "put clover next", "put cheese1 next")
+    assert labels(s) == ["put trap next"]  # asked even when forced: the count leaks nothing
+    do(s, "put trap next")
     assert s.pile_order[2] == [1, 0, 3, 1, 0]
     do(s, "pile holds 1xtrap,1xcheese1,1xcheese2,2xclover", "put cheese2 next",
-       "put clover next", "put trap next", "put clover next")
+       "put clover next", "put trap next", "put clover next", "put cheese1 next")
     assert s.pile_order[0] == [2, 3, 0, 3, 1]
     assert s.phase == "roll"
     obs0, obs1 = s.observation(0), s.observation(1)
@@ -104,8 +106,8 @@ def test_ordered_pile_draws_follow_the_order_and_the_manipulator_knows_them():
     s = with_roles(["manipulator", "hypnotist", "alchemist"])
     do(s, "look at pile 1", "look at pile 2", "pile holds 1xtrap,2xcheese2,2xclover",
        "put cheese2 next", "put clover next", "put trap next", "put cheese2 next",
-       "pile holds 1xtrap,4xcheese1")
-    do(s, "put cheese1 next", "put trap next")  # the three cheese1 left go in order
+       "put clover next", "pile holds 1xtrap,4xcheese1")
+    do(s, "put cheese1 next", "put trap next", *["put cheese1 next"] * 3)
     assert s.pile_order[2] == [1, 0, 1, 1, 1]
     do(s, "roll key2+cat", "keep the dice")
     # Al Ratone window: seats 1 and 2 have unrevealed roles and are both asked

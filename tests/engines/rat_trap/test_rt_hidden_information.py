@@ -81,8 +81,9 @@ def test_fool_traps_constrain_roles_in_samples():
     g = new_game(num_players=3, roles=True)
     s = g.new_initial_state()
     do(s, "deal manipulator", "deal fool", "deal alchemist", "look at pile 0", "look at pile 1",
-       "pile holds 1xtrap,4xcheese1", "put trap next", "pile holds 1xtrap,1xcheese1,3xcheese2",
-       "put trap next", "put cheese1 next", "roll key1+heal", "keep the dice", "pass", "pass",
+       "pile holds 1xtrap,4xcheese1", "put trap next", *["put cheese1 next"] * 4,
+       "pile holds 1xtrap,1xcheese1,3xcheese2", "put trap next", "put cheese1 next",
+       *["put cheese2 next"] * 3, "roll key1+heal", "keep the dice", "pass", "pass",
        "choose seat 1 as accomplice", "keep die key1", "draw from pile 0")
     assert s.stored[1] == [TRAP] and s.observation(0)["known"][1] == [TRAP]
     for seed in range(10):
