@@ -32,6 +32,7 @@ __all__ = [
 _REGISTRY: dict[str, str] = {
     "rat_trap": "ratai.engines.rat_trap.rules:RatTrapGame",
     "ratapolis": "ratai.engines.ratapolis.rules:RatapolisGame",
+    "rats_to_riches": "ratai.engines.rats_to_riches.rules:RatsToRichesGame",
 }
 
 #: name -> "module:GameClass" of the Cython twin (issue: Cython core).

@@ -18,6 +18,7 @@ from ratai.engines import CHANCE, load_game
 GOLDENS: dict[str, tuple[dict, int]] = {
     "rat_trap": ({"num_players": 4}, 2024),
     "ratapolis": ({"num_players": 3}, 2024),
+    "rats_to_riches": ({"num_players": 3}, 2024),
 }
 
 

@@ -1,0 +1,1077 @@
+"""Rats to Riches (Accentuate Games 2019): the reference rule engine.
+
+Implements ``../shared/seeds/rats_to_riches_rulebook.txt`` with the component data of
+``data.py`` and rulings RR-1..RR-8 of ``../shared/RULES_GAPS.md`` (cited where coded).
+
+Flow
+    Setup ("Building The Sewer"): each seat in turn takes its 3 cheese (a decision; $5 is
+    given), then the 3 Open Sewer slots are revealed one by one (chance); a Yellow card
+    resolves at once, goes to the Cesspit and its slot is revealed again (RR-4). Then seat 0
+    starts. A turn: Step 1 income is collected automatically (Flush $2 + Green incomes +
+    Golden Rat $2); Step 2 is any sequence of buying an Open Sewer card (the slot is refilled
+    at once by a chance node, so the new card can be bought in the same turn), using a card,
+    Flushing, selling pipes, until ``END_STEP2``; Step 3 is one decision that buys 0–3 cheese
+    (5 with the Cheese Baron) and ends the turn. After the last seat's turn the round ends
+    and the Big Cheese is crowned (RR-5). A rat with $100 wins at once (RR-1); after 60
+    rounds the most Swindle wins (RR-6).
+
+Action ids (one id space; bases in :class:`Layout`, ``n`` seats, ``T`` card types, the Flush
+card has card id ``T`` where a card id may name it, ``S`` Open Sewer slots)
+    ``COMBO+k``         a multiset of cheese (``Layout.combos[k]`` = (green, blue, red)):
+                        setup: take it; Step 3: buy it and end the turn.
+    ``BUY+s``           buy the card in Open Sewer slot ``s``.
+    ``FLUSH+s``         dump the Flush card, take slot ``s``'s card free (RR-2).
+    ``END_STEP2``       finish Step 2, go to Step 3.
+    ``USE+t``           use own card of type ``t`` that needs no target (Bonus Bonanza,
+                        Shared Paradise, a bundle; a bundle then asks for its cards).
+    ``PICKPOCKET+q``    use a Pickpocket on rat ``q``.
+    ``MUTUAL+q``        use Mutual Destruction on rat ``q`` (then both discard, ``PICK``).
+    ``SNATCH+q*NS+k``   use a Snatch on rat ``q`` taking the cheese ``combos[k]``.
+    ``CHEESE_RUN+k``    use a Cheese Run taking ``combos[k]`` from the Cheese Bank.
+    ``SABOTAGE+q*(T+1)+t``  use a Sabotage on rat ``q``'s card ``t`` (``t == T``: its Flush).
+    ``TAKEOVER+q*T+t``  use a Hostile Takeover on rat ``q``'s Green card ``t``.
+    ``SELL+t``          put a pipe of type ``t`` into a sale (starts one in Step 2).
+    ``SELL_NOW``        sell the pipes put into the sale.
+    ``PICK+t``          choose own card ``t`` (bundle contents; Mutual Destruction discards).
+    ``COLOUR+c``        Sewer Flood: return one cheese of colour ``c``.
+    ``REVEAL+t``        chance: the next Rat Pack card is of type ``t``.
+    Cards of the same targeted kind (e.g. two Sabotage types) play identically, so the
+    lowest owned type id of that kind is the one used. Multi-card choices (sale contents,
+    bundle contents, discards, returned cheese) are made one card at a time in
+    non-decreasing id order, so each set is reached once. A choice with a single legal
+    option is applied automatically.
+
+Hidden information
+    None that matters: the Rat Pack is drawn lazily (draw-on-reveal): its state is the list of
+    face-down segments (Scrappy Sewer above Supreme Sewer; later the reshuffled Cesspit) with
+    the counts of each card type left, which every rat can work out from the cards seen. So
+    every observation is the whole state (``perfect_information = True``: a perfect-
+    information game with chance, like backgammon); ``state_from_observation`` rebuilds it
+    exactly and needs no sampling. Card backs of a reshuffled pack are ignored.
+
+Safety valves (not rules)
+    ``max_turn_actions``: at most this many Step 2 actions (buys, uses, Flushes, sales) per
+    turn; then only ``END_STEP2`` is legal. Cheese Runs recycled through the Cesspit could
+    otherwise make a turn unbounded. A slot refill shuffles the Cesspit into the Rat Pack at
+    most once (a Cesspit holding only events would otherwise cycle forever); if the new pack
+    also runs out during that refill, the slot stays empty as in RR-6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..api import CHANCE, TERMINAL, Game, Param, State, make_rng
+from . import data as D
+from .data import BLUE, COLOURS, GREEN, RED, RatsToRichesData
+
+__all__ = ["RatsToRichesGame", "RatsToRichesState", "Layout"]
+
+#: Actions that take effect through a target (their card is the lowest owned type of the kind).
+TARGETED = ("pickpocket", "mutual_destruction", "snatch", "cheese_run", "sabotage",
+            "hostile_takeover")
+#: Active cards used with ``USE+t`` (no target).
+PLAIN = ("bonus_bonanza", "shared_paradise")
+
+_PHASES = ("setup", "reveal", "step2", "step3", "over")
+_FRAME_KINDS = ("sell", "bundle", "discard", "flood")
+
+
+def cheese_combos(k_max: int) -> list[tuple[int, int, int]]:
+    """All cheese multisets ``(green, blue, red)`` of size 0..``k_max``, by size then green."""
+    out = []
+    for k in range(k_max + 1):
+        for g in range(k, -1, -1):
+            for b in range(k - g, -1, -1):
+                out.append((g, b, k - g - b))
+    return out
+
+
+def pipe_sale_value(pipes: int) -> int:
+    """Rulebook "Blue Cards are Pipes": selling ``pipes`` pipes pays ``pipes**2`` $."""
+    return pipes * pipes
+
+
+class Layout:
+    """The action id layout for ``n`` seats and the card types of ``data``.
+
+    Attributes: one ``int`` base per action block (see the module docstring), ``combos`` the
+    cheese multisets and ``combo_index`` the reverse map, ``snatch_combos`` how many of the
+    first combos a Snatch may take (sizes up to its amount), ``size`` the number of ids.
+    """
+
+    def __init__(self, n: int, data: RatsToRichesData):
+        T = len(data.card_types)
+        S = data.open_sewer_slots
+        baron = data.career_amounts["cheese_baron"]["cheese_limit"]
+        snatch = data.action_amounts["snatch"]["cheese"]
+        k_max = max(data.start_cheese, data.cheese_per_turn, baron, snatch,
+                    data.action_amounts["cheese_run"]["cheese"])
+        self.combos = cheese_combos(k_max)
+        self.combo_index = {c: i for i, c in enumerate(self.combos)}
+        self.snatch_combos = len(cheese_combos(snatch))
+        NC = len(self.combos)
+        self.COMBO = 0
+        self.BUY = self.COMBO + NC
+        self.FLUSH = self.BUY + S
+        self.END_STEP2 = self.FLUSH + S
+        self.USE = self.END_STEP2 + 1
+        self.PICKPOCKET = self.USE + T
+        self.MUTUAL = self.PICKPOCKET + n
+        self.SNATCH = self.MUTUAL + n
+        self.CHEESE_RUN = self.SNATCH + n * self.snatch_combos
+        self.SABOTAGE = self.CHEESE_RUN + NC
+        self.TAKEOVER = self.SABOTAGE + n * (T + 1)
+        self.SELL = self.TAKEOVER + n * T
+        self.SELL_NOW = self.SELL + T
+        self.PICK = self.SELL_NOW + 1
+        self.COLOUR = self.PICK + T + 1
+        self.REVEAL = self.COLOUR + len(COLOURS)
+        self.size = self.REVEAL + T
+        self.bases = [(getattr(self, name), name) for name in (
+            "COMBO", "BUY", "FLUSH", "END_STEP2", "USE", "PICKPOCKET", "MUTUAL", "SNATCH",
+            "CHEESE_RUN", "SABOTAGE", "TAKEOVER", "SELL", "SELL_NOW", "PICK", "COLOUR",
+            "REVEAL")]
+
+    def decode(self, action: int) -> tuple[str, int]:
+        """``(block name, offset)`` of an action id.
+
+        Raises:
+            ValueError: ``action`` is outside ``range(size)``.
+        """
+        if not 0 <= action < self.size:
+            raise ValueError(f"action {action!r} outside 0..{self.size - 1}")
+        found = self.bases[0]
+        for base, name in self.bases:
+            if base <= action:
+                found = (base, name)
+        return found[1], action - found[0]
+
+
+class RatsToRichesGame(Game):
+    """Rats to Riches: the race to $100 Swindle.
+
+    Params:
+        num_players: 2–5 rats.
+        data_path: another card list (``None``: the packaged stand-in data).
+        max_turn_actions: safety valve, not a rule: Step 2 actions (buys, uses, Flushes,
+            sales) allowed per turn before only ``END_STEP2`` remains (bounds the game).
+    """
+
+    name = "rats_to_riches"
+    title = "Rats to Riches"
+    summary = ("Filthy scheming rats race to $100 Swindle: collect income, buy Open Sewer "
+               "cards with cheese, sell pipe sets for $n², sabotage rivals, tax cheese "
+               "through careers; random events hit everyone. First to $100 wins.")
+    perfect_information = True
+    variants = {f"{n}p": {"num_players": n} for n in range(2, 6)}
+    param_specs = (
+        Param("num_players", 3, int, "rats (seats)", check=lambda v: 2 <= v <= 5,
+              allowed="an int from 2 to 5"),
+        Param("data_path", None, str, "component data file (None: packaged stand-in)"),
+        Param("max_turn_actions", 30, int, "safety valve on Step 2 actions per turn",
+              check=lambda v: v >= 1, allowed="an int >= 1"),
+    )
+
+    def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.data: RatsToRichesData = D.load(params["data_path"])
+        n = params["num_players"]
+        if not self.data.min_players <= n <= self.data.max_players:
+            raise ValueError(f"bad value {n!r} for parameter 'num_players': the data "
+                             f"{self.data.source} allows {self.data.min_players} to "
+                             f"{self.data.max_players}")
+        self.layout = Layout(n, self.data)
+        types = self.data.card_types
+        self.T = len(types)
+        #: Type ids per card colour name (Flush excluded).
+        self.of_colour = {c: [t.id for t in types if t.colour == c] for c in D.CARD_COLOURS}
+        #: Type ids per active kind.
+        self.of_action = {k: [t.id for t in types if t.action == k] for k in D.ACTION_AMOUNTS}
+        self.incomes = [t.income for t in types]
+        self.pipes = [t.pipes for t in types]
+        self.keys = [t.key for t in types] + ["Flush"]
+        self.key_id = {k: i for i, k in enumerate(self.keys)}
+        return params
+
+    def num_distinct_actions(self) -> int:
+        return self.layout.size
+
+    def max_game_length(self) -> int:
+        """An upper bound on actions, from the safety valves (loose but finite).
+
+        Counted over the whole game: cheese choices at setup (``n``); per turn at most
+        ``max_turn_actions`` Step 2 actions plus ``END_STEP2`` and Step 3; card picks (sale,
+        bundle, discard), each moving a card that entered a tableau by a buy or a Flush (or a
+        Flush card); reveals, at most ``2 × total_cards`` per slot refill (one reshuffle per
+        refill) and at most ``S`` refills per Step 2 action plus ``S`` at setup; Sewer Flood
+        choices, each returning one cheese of the at most ``C`` ever gained (start cheese
+        plus, per turn, Step 3 cheese and a Cheese Run per Step 2 action).
+        """
+        d, n = self.data, self.num_players()
+        turns, cap = d.max_rounds * n, self.params["max_turn_actions"]
+        limit = max(d.cheese_per_turn, d.career_amounts["cheese_baron"]["cheese_limit"])
+        run = d.action_amounts["cheese_run"]["cheese"]
+        cheese = n * d.start_cheese + turns * (limit + cap * run)
+        refills = d.open_sewer_slots * (1 + turns * cap)
+        picks = turns * cap + n
+        return n + turns * (cap + 2) + picks + refills * 2 * d.total_cards + cheese
+
+    def new_initial_state(self) -> RatsToRichesState:
+        return RatsToRichesState(self)
+
+    def heuristic_value(self, state: State, player: int) -> float:
+        """0.5 + (own worth − best rival's worth) / (2 × $100), clipped to [0, 1].
+
+        Worth = Swindle + 3 × income + the sale value of the rat's pipes; a finished game
+        gives the result (1, 0 or 1/k). Reads only ``state.observation(player)``.
+        """
+        obs = state.observation(player)
+        if obs["winners"]:
+            return 1.0 / len(obs["winners"]) if player in obs["winners"] else 0.0
+        worth = []
+        for p in range(self.num_players()):
+            tab = obs["tableau"][p]
+            income = self.data.flush_income * obs["flush"][p] + sum(
+                self.incomes[self.key_id[k]] * c for k, c in tab.items() if k != "Flush")
+            if obs["golden_rat"] == p:
+                income += self.data.big_cheese_income
+            pipes = sum(self.pipes[self.key_id[k]] * c for k, c in tab.items() if k != "Flush")
+            worth.append(obs["cash"][p] + 3 * income + pipe_sale_value(pipes))
+        best_rival = max(w for p, w in enumerate(worth) if p != player)
+        v = 0.5 + (worth[player] - best_rival) / (2.0 * self.data.win_cash)
+        return min(1.0, max(0.0, v))
+
+    def state_from_observation(self, player: int, observation: Mapping[str, Any],
+                               rng: Any = None) -> RatsToRichesState:
+        """Rebuild the state from ``observation(player)``.
+
+        Every observation is the whole state (see the module docstring), so the result is
+        exact and ``rng`` is not drawn from (it is accepted for the contract).
+
+        Raises:
+            ValueError: a field is missing, malformed, or the card counts are impossible
+                (the message names the field).
+        """
+        make_rng(rng)
+        return _from_observation(self, player, observation)
+
+
+class RatsToRichesState(State):
+    """A Rats to Riches position. Fields are plain JSON data (see ``engines/api.py``).
+
+    Fields:
+        phase: ``"setup"`` (seat ``active`` takes its cheese), ``"reveal"`` (setup reveals),
+            ``"step2"``, ``"step3"``, ``"over"``.
+        active: the active rat (in setup: the seat choosing cheese).
+        round: rounds completed.
+        cash: $ per rat; cheese: ``[green, blue, red]`` per rat.
+        tableau: per rat, the count of each card type in front of it.
+        flush: per rat, 1 while it has its Flush card; box: Flush cards out of play.
+        golden: holder of the Golden Rat (Big Cheese) or ``None``.
+        sewer: the Open Sewer slots (type id or ``None``).
+        pack: face-down Rat Pack segments, top first: ``{"deck", "counts"}``.
+        cesspit: count of each card type in the Cesspit.
+        refill: Open Sewer slots waiting to be refilled, in order; reshuffled: the current
+            refill already shuffled the Cesspit into the pack.
+        pending: sub-decisions in order (``{"kind": "sell"|"bundle"|"discard"|"flood",
+            "player", ...}``).
+        turn_actions: Step 2 actions taken this turn; winners: seats that won (or ``[]``).
+    """
+
+    def __init__(self, game: RatsToRichesGame):
+        super().__init__(game)
+        d, n, T = game.data, game.num_players(), game.T
+        self.phase = "setup"
+        self.active = 0
+        self.round = 0
+        self.cash = [d.start_cash] * n
+        self.cheese = [[0, 0, 0] for _ in range(n)]
+        self.tableau = [[0] * T for _ in range(n)]
+        self.flush = [1] * n  # one Flush card face up to each rat
+        self.box = d.max_players - n  # spare Flush cards out of play (issue 8)
+        self.golden = None
+        self.sewer: list[int | None] = [None] * d.open_sewer_slots
+        # Scrappy Sewer on top of Supreme Sewer, each shuffled: drawn lazily.
+        self.pack = [{"deck": name, "counts": [t.counts[i] for t in d.card_types]}
+                     for i, name in enumerate(d.decks)]
+        self.pack = [seg for seg in self.pack if sum(seg["counts"])]
+        self.cesspit = [0] * T
+        self.refill: list[int] = []
+        self.reshuffled = False
+        self.pending: list[dict] = []
+        self.turn_actions = 0
+        self.winners: list[int] = []
+
+    # ----------------------------------------------------------------- contract primitives
+    def current_player(self) -> int:
+        if self.phase == "over":
+            return TERMINAL
+        if self.pending:
+            return self.pending[0]["player"]
+        if self.refill:
+            return CHANCE
+        return self.active
+
+    def _legal_actions(self) -> list[int]:
+        if self.pending:
+            return self._frame_legal(self.pending[0])
+        if self.phase == "step2":
+            return self._step2_legal()
+        g: RatsToRichesGame = self._game
+        L = g.layout
+        if self.phase == "setup":
+            k = g.data.start_cheese
+            return [L.COMBO + i for i, c in enumerate(L.combos) if sum(c) == k]
+        # step3
+        p = self.active
+        limit = self.cheese_limit(p)
+        free = self._free_colours(p)
+        out = []
+        for i, c in enumerate(L.combos):
+            if sum(c) <= limit and self.cheese_cost(c, free) <= self.cash[p]:
+                out.append(L.COMBO + i)
+        return out
+
+    def _chance_outcomes(self) -> list[tuple[int, float]]:
+        g: RatsToRichesGame = self._game
+        counts = self.pack[0]["counts"]
+        total = sum(counts)
+        return [(g.layout.REVEAL + t, c / total) for t, c in enumerate(counts) if c]
+
+    def _apply_action(self, action: int) -> None:
+        g: RatsToRichesGame = self._game
+        block, k = g.layout.decode(action)
+        if block == "REVEAL":
+            self._reveal(k)
+        elif self.pending:
+            self._frame_apply(block, k)
+        else:
+            getattr(self, "_a_" + block.lower())(k)
+        self._settle()
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return _label(self, action)
+
+    def describe_action(self, viewer: int | None, action: int) -> str:
+        """Every action is public: Rat Pack reveals are turned face up for all (RR-8)."""
+        return _label(self, action)
+
+    def scores(self) -> list[float]:
+        """Swindle ($) per rat."""
+        return [float(c) for c in self.cash]
+
+    def _returns(self) -> list[float]:
+        share = 1.0 / len(self.winners)
+        return [share if p in self.winners else 0.0 for p in range(len(self.cash))]
+
+    def observation(self, player: int) -> dict:
+        """The whole state as readable JSON (cards by key); see the module docstring.
+
+        Keys: ``player``, ``phase``, ``active``, ``round``, ``cash``, ``cheese`` (per rat
+        ``{"green", "blue", "red"}``), ``flush`` (bools), ``flush_in_box``, ``tableau``
+        (per rat ``{card key: count}``), ``golden_rat``, ``open_sewer`` (keys or ``None``),
+        ``rat_pack`` (segments top first ``{"deck", "counts": {key: count}}``), ``cesspit``,
+        ``refill``, ``reshuffled``, ``pending`` (frames with card keys and colour names),
+        ``turn_actions``, ``winners``.
+        """
+        g: RatsToRichesGame = self._game
+        if not 0 <= player < g.num_players():
+            raise ValueError(f"bad player {player!r}: allowed 0..{g.num_players() - 1}")
+        keys = g.keys
+        return {
+            "player": player,
+            "phase": self.phase,
+            "active": self.active,
+            "round": self.round,
+            "cash": list(self.cash),
+            "cheese": [dict(zip(COLOURS, c, strict=True)) for c in self.cheese],
+            "flush": [bool(f) for f in self.flush],
+            "flush_in_box": self.box,
+            "tableau": [_by_key(keys, row) for row in self.tableau],
+            "golden_rat": self.golden,
+            "open_sewer": [None if t is None else keys[t] for t in self.sewer],
+            "rat_pack": [{"deck": s["deck"], "counts": _by_key(keys, s["counts"])}
+                         for s in self.pack],
+            "cesspit": _by_key(keys, self.cesspit),
+            "refill": list(self.refill),
+            "reshuffled": self.reshuffled,
+            "pending": [_frame_to_obs(keys, f) for f in self.pending],
+            "turn_actions": self.turn_actions,
+            "winners": list(self.winners),
+        }
+
+    # ----------------------------------------------------------------- rule helpers
+    def income(self, p: int) -> int:
+        """Step 1: Flush card $2 + Green card incomes + Golden Rat $2 (rulebook "Meeples")."""
+        g: RatsToRichesGame = self._game
+        d = g.data
+        total = d.flush_income * self.flush[p]
+        total += sum(c * inc for c, inc in zip(self.tableau[p], g.incomes, strict=True) if c)
+        if self.golden == p:
+            total += d.big_cheese_income
+        return total
+
+    def careers(self, p: int) -> set[str]:
+        """Career kinds rat ``p`` holds (its Purple cards)."""
+        types = self._game.data.card_types
+        return {types[t].career for t, c in enumerate(self.tableau[p]) if c and types[t].career}
+
+    def _free_colours(self, p: int) -> list[bool]:
+        """RR-7: a career holder buying cheese of its colour pays nobody (it is free)."""
+        mine = self.careers(p)
+        return [c in mine for c in COLOURS]
+
+    def cheese_cost(self, combo: tuple | list, free: list[bool]) -> int:
+        """$ a rat pays in Step 3 for ``combo`` (colours in ``free`` cost nothing)."""
+        price = self._game.data.cheese_price
+        return sum(k * price for k, f in zip(combo, free, strict=True) if not f)
+
+    def cheese_limit(self, p: int) -> int:
+        """Cheese rat ``p`` may buy in Step 3: 3, or 5 with the Cheese Baron."""
+        d = self._game.data
+        if "cheese_baron" in self.careers(p):
+            return max(d.cheese_per_turn, d.career_amounts["cheese_baron"]["cheese_limit"])
+        return d.cheese_per_turn
+
+    def career_holder(self, colour: int, buyer: int) -> int | None:
+        """Who is paid for cheese of ``colour`` (RR-7): first holder clockwise from the buyer."""
+        n = len(self.cash)
+        for i in range(1, n):
+            q = (buyer + i) % n
+            if COLOURS[colour] in self.careers(q):
+                return q
+        return None
+
+    def can_afford(self, p: int, t: int) -> bool:
+        """Rulebook "Buying Cards": the card's cost in coloured cheese or $ (Grey)."""
+        ct = self._game.data.card_types[t]
+        return (self.cash[p] >= ct.cost_cash
+                and all(h >= c for h, c in zip(self.cheese[p], ct.cost_cheese, strict=True)))
+
+    def _owned_kind(self, p: int, kind: str) -> int | None:
+        for t in self._game.of_action[kind]:
+            if self.tableau[p][t]:
+                return t
+        return None
+
+    def _bundle_ok(self, p: int, t: int) -> bool:
+        g: RatsToRichesGame = self._game
+        need = g.data.card_types[t].bundle
+        for c, k in enumerate(need):
+            if k and sum(self.tableau[p][u] for u in g.of_colour[COLOURS[c]]) < k:
+                return False
+        return True
+
+    def _gain(self, p: int, amount: int) -> None:
+        self.cash[p] += amount
+
+    def _check_win(self) -> bool:
+        """RR-1: a rat with $100 wins at once; several: most Swindle, then turn order."""
+        g: RatsToRichesGame = self._game
+        n, target = len(self.cash), g.data.win_cash
+        rich = [p for p in range(n) if self.cash[p] >= target]
+        if not rich:
+            return False
+        best = max(self.cash[p] for p in rich)
+        order = [(self.active + i) % n for i in range(n)]
+        self.winners = [next(p for p in order if self.cash[p] == best)]
+        self._end_game()
+        return True
+
+    def _end_game(self) -> None:
+        self.phase = "over"
+        self.pending = []
+        self.refill = []
+
+    def _discard(self, p: int, t: int) -> None:
+        """Card ``t`` of rat ``p`` goes to the Cesspit (the Flush card to the box, RR-2)."""
+        if t == self._game.T:
+            self.flush[p] = 0
+            self.box += 1
+        else:
+            self.tableau[p][t] -= 1
+            self.cesspit[t] += 1
+
+    # ----------------------------------------------------------------- Step 2
+    def _step2_legal(self) -> list[int]:
+        g: RatsToRichesGame = self._game
+        L, T, types = g.layout, g.T, g.data.card_types
+        p, n = self.active, len(self.cash)
+        out = [L.END_STEP2]
+        if self.turn_actions >= g.params["max_turn_actions"]:
+            return out
+        for s, t in enumerate(self.sewer):
+            if t is not None:
+                if self.can_afford(p, t):
+                    out.append(L.BUY + s)
+                if self.flush[p]:
+                    out.append(L.FLUSH + s)
+        tab = self.tableau[p]
+        for t, c in enumerate(tab):
+            if not c:
+                continue
+            ct = types[t]
+            if ct.action in PLAIN or (ct.is_bundle and self._bundle_ok(p, t)):
+                out.append(L.USE + t)
+            if ct.pipes:
+                out.append(L.SELL + t)
+        others = [q for q in range(n) if q != p]
+        if self._owned_kind(p, "pickpocket") is not None:
+            out += [L.PICKPOCKET + q for q in others]
+        if self._owned_kind(p, "mutual_destruction") is not None:
+            out += [L.MUTUAL + q for q in others]
+        if self._owned_kind(p, "snatch") is not None:
+            amount = g.data.action_amounts["snatch"]["cheese"]
+            for q in others:
+                take = min(amount, sum(self.cheese[q]))
+                for i in range(L.snatch_combos):
+                    combo = L.combos[i]
+                    if sum(combo) == take and all(
+                            a <= h for a, h in zip(combo, self.cheese[q], strict=True)):
+                        out.append(L.SNATCH + q * L.snatch_combos + i)
+        if self._owned_kind(p, "cheese_run") is not None:
+            amount = g.data.action_amounts["cheese_run"]["cheese"]
+            out += [L.CHEESE_RUN + i for i, c in enumerate(L.combos) if sum(c) == amount]
+        sab = self._owned_kind(p, "sabotage")
+        if sab is not None:
+            for q in range(n):  # "from any rat": its own cards too
+                for t in range(T):
+                    if self.tableau[q][t] - (q == p and t == sab) > 0:
+                        out.append(L.SABOTAGE + q * (T + 1) + t)
+                if self.flush[q]:
+                    out.append(L.SABOTAGE + q * (T + 1) + T)
+        if self._owned_kind(p, "hostile_takeover") is not None:
+            for q in others:
+                for t in g.of_colour["green"]:
+                    if self.tableau[q][t]:
+                        out.append(L.TAKEOVER + q * T + t)
+        out.sort()
+        return out
+
+    def _a_combo(self, k: int) -> None:
+        g: RatsToRichesGame = self._game
+        combo = g.layout.combos[k]
+        p = self.active
+        if self.phase == "setup":  # "Each rat then takes 3 pieces of any Cheese"
+            self.cheese[p] = list(combo)
+            self.active += 1
+            if self.active == len(self.cash):  # RR-4: setup events after cash and cheese
+                self.phase = "reveal"
+                self.active = 0
+                self.refill = list(range(g.data.open_sewer_slots))
+            return
+        # Step 3: buy cheese at $1, paid to the Slush Fund or the career holder (RR-7).
+        free = self._free_colours(p)
+        price = g.data.cheese_price
+        for c, k_c in enumerate(combo):
+            if not k_c:
+                continue
+            self.cheese[p][c] += k_c
+            if free[c]:
+                continue
+            self.cash[p] -= k_c * price
+            holder = self.career_holder(c, p)
+            if holder is not None:
+                self._gain(holder, k_c * price)
+        if self._check_win():
+            return
+        self._end_turn()
+
+    def _a_buy(self, s: int) -> None:
+        """Rulebook "Buying Cards": pay, keep it face up (RR-3), refill the slot at once."""
+        g: RatsToRichesGame = self._game
+        p, t = self.active, self.sewer[s]
+        ct = g.data.card_types[t]
+        self.cash[p] -= ct.cost_cash
+        for c in range(3):
+            self.cheese[p][c] -= ct.cost_cheese[c]
+        self.tableau[p][t] += 1
+        self.sewer[s] = None
+        self.refill.append(s)
+        self.turn_actions += 1
+
+    def _a_flush(self, s: int) -> None:
+        """RR-2: the Flush card leaves the game; take slot ``s`` free, the rest to the Cesspit."""
+        p = self.active
+        self.flush[p] = 0
+        self.box += 1
+        for i, t in enumerate(self.sewer):
+            if t is None:
+                continue
+            if i == s:
+                self.tableau[p][t] += 1
+            else:
+                self.cesspit[t] += 1
+        self.sewer = [None] * len(self.sewer)
+        self.refill = list(range(len(self.sewer)))
+        self.turn_actions += 1
+
+    def _a_end_step2(self, _k: int) -> None:
+        self.phase = "step3"
+
+    def _use(self, t: int) -> int:
+        """Rulebook "Use Cards": the used card goes to the Cesspit; counts a Step 2 action."""
+        self._discard(self.active, t)
+        self.turn_actions += 1
+        return self.active
+
+    def _a_use(self, t: int) -> None:
+        g: RatsToRichesGame = self._game
+        ct = g.data.card_types[t]
+        p = self._use(t)
+        n = len(self.cash)
+        if ct.action == "bonus_bonanza":  # collect your income again now
+            self._gain(p, self.income(p))
+        elif ct.action == "shared_paradise":  # all rats take $5; you take $10 instead
+            amounts = g.data.action_amounts["shared_paradise"]
+            for q in range(n):
+                self._gain(q, amounts["self"] if q == p else amounts["all"])
+        else:  # a bundle: choose its cards, then $25
+            self.pending.append({"kind": "bundle", "player": p, "need": list(ct.bundle),
+                                 "last": -1})
+            return
+        self._check_win()
+
+    def _a_pickpocket(self, q: int) -> None:
+        g: RatsToRichesGame = self._game
+        p = self._use(self._owned_kind(self.active, "pickpocket"))
+        take = min(g.data.action_amounts["pickpocket"]["cash"], self.cash[q])
+        self.cash[q] -= take
+        self._gain(p, take)
+        self._check_win()
+
+    def _a_mutual(self, q: int) -> None:
+        """Mutual Destruction: you, then the chosen rat, each send 2 own cards to the Cesspit."""
+        g: RatsToRichesGame = self._game
+        p = self._use(self._owned_kind(self.active, "mutual_destruction"))
+        k = g.data.action_amounts["mutual_destruction"]["cards"]
+        for r in (p, q):
+            left = min(k, sum(self.tableau[r]) + self.flush[r])
+            if left:
+                self.pending.append({"kind": "discard", "player": r, "left": left, "last": -1})
+
+    def _a_snatch(self, k: int) -> None:
+        g: RatsToRichesGame = self._game
+        L = g.layout
+        q, i = divmod(k, L.snatch_combos)
+        p = self._use(self._owned_kind(self.active, "snatch"))
+        for c, a in enumerate(L.combos[i]):
+            self.cheese[q][c] -= a
+            self.cheese[p][c] += a
+
+    def _a_cheese_run(self, k: int) -> None:
+        g: RatsToRichesGame = self._game
+        p = self._use(self._owned_kind(self.active, "cheese_run"))
+        for c, a in enumerate(g.layout.combos[k]):
+            self.cheese[p][c] += a
+
+    def _a_sabotage(self, k: int) -> None:
+        """Sabotage: any rat's card to the Cesspit (RR-7: a career goes with its card)."""
+        g: RatsToRichesGame = self._game
+        q, t = divmod(k, g.T + 1)
+        self._use(self._owned_kind(self.active, "sabotage"))
+        self._discard(q, t)
+
+    def _a_takeover(self, k: int) -> None:
+        g: RatsToRichesGame = self._game
+        q, t = divmod(k, g.T)
+        p = self._use(self._owned_kind(self.active, "hostile_takeover"))
+        self.tableau[q][t] -= 1
+        self.tableau[p][t] += 1
+
+    def _a_sell(self, t: int) -> None:
+        """Start a sale with one pipe card (rulebook "Blue Cards are Pipes")."""
+        p = self.active
+        self.turn_actions += 1
+        self.pending.append({"kind": "sell", "player": p, "pipes": 0, "last": -1})
+        self._frame_apply("SELL", t)
+
+    # ----------------------------------------------------------------- sub-decisions
+    def _frame_legal(self, f: dict) -> list[int]:
+        g: RatsToRichesGame = self._game
+        L = g.layout
+        kind, p, last = f["kind"], f["player"], f["last"]
+        if kind == "sell":
+            return [L.SELL + t for t in g.of_colour["blue"]
+                    if t >= last and self.tableau[p][t]] + [L.SELL_NOW]
+        if kind == "flood":
+            return [L.COLOUR + c for c in _ordered_picks(self.cheese[p], last, f["left"])]
+        if kind == "discard":
+            owned = self.tableau[p] + [self.flush[p]]
+            return [L.PICK + t for t in _ordered_picks(owned, last, f["left"])]
+        # bundle: fill green, then blue, then red, each in non-decreasing type order
+        c = next(i for i, k in enumerate(f["need"]) if k)
+        ids = g.of_colour[COLOURS[c]]
+        owned = [self.tableau[p][t] for t in ids]
+        pos = -1 if last < 0 else ids.index(last)
+        return [L.PICK + ids[i] for i in _ordered_picks(owned, pos, f["need"][c])]
+
+    def _frame_apply(self, block: str, k: int) -> None:
+        g: RatsToRichesGame = self._game
+        f = self.pending[0]
+        kind, p = f["kind"], f["player"]
+        if kind == "sell":
+            if block == "SELL":
+                self._discard(p, k)  # sold pipes go to the Cesspit
+                f["pipes"] += g.pipes[k]
+                f["last"] = k
+                return
+            self.pending.pop(0)
+            pipes = f["pipes"]
+            if pipes and "pipe_dream" in self.careers(p):
+                pipes += g.data.career_amounts["pipe_dream"]["extra_pipes"]
+            self._gain(p, pipe_sale_value(pipes))
+            self._check_win()
+        elif kind == "flood":
+            self.cheese[p][k] -= 1
+            self._count_down(f, k)
+        elif kind == "discard":
+            self._discard(p, k)
+            self._count_down(f, k)
+        else:  # bundle
+            self._discard(p, k)
+            c = COLOURS.index(g.data.card_types[k].colour)
+            f["need"][c] -= 1
+            f["last"] = k if f["need"][c] else -1
+            if not any(f["need"]):  # "Dump this with 3 ... for $25"
+                self.pending.pop(0)
+                self._gain(p, g.data.bundle_payout)
+                self._check_win()
+
+    def _count_down(self, f: dict, k: int) -> None:
+        f["left"] -= 1
+        f["last"] = k
+        if not f["left"]:
+            self.pending.pop(0)
+
+    # ----------------------------------------------------------------- reveals and events
+    def _reveal(self, t: int) -> None:
+        """A Rat Pack card turns face up in the first slot waiting (RR-4 for events)."""
+        g: RatsToRichesGame = self._game
+        seg = self.pack[0]
+        seg["counts"][t] -= 1
+        if not sum(seg["counts"]):
+            self.pack.pop(0)
+        ct = g.data.card_types[t]
+        if ct.event:
+            self.cesspit[t] += 1  # affects all rats, then to the Cesspit; slot waits again
+            self._event(ct.event)
+            return
+        self.sewer[self.refill.pop(0)] = t
+        self.reshuffled = False
+
+    def _event(self, event: str) -> None:
+        """Yellow cards: "affects ALL rats immediately" (RR-4), in order from the active rat."""
+        g: RatsToRichesGame = self._game
+        amounts = g.data.event_amounts[event]
+        n = len(self.cash)
+        order = [(self.active + i) % n for i in range(n)]
+        if event == "free_money":
+            for q in order:
+                self._gain(q, amounts["cash"])
+        elif event == "underdog_grant":
+            low = min(self.cash)
+            for q in order:
+                if self.cash[q] == low:
+                    self._gain(q, amounts["cash"])
+        elif event == "tax_man":
+            for q in order:
+                if self.cash[q] > amounts["threshold"]:
+                    self.cash[q] -= min(amounts["cash"], self.cash[q])
+        elif event == "cheese_famine":
+            for q in order:
+                self.cheese[q] = [max(0, h - amounts["per_colour"]) for h in self.cheese[q]]
+        else:  # sewer_flood: return half (rounded down), own choice of colours
+            for q in order:
+                half = sum(self.cheese[q]) // amounts["divisor"]
+                if half:
+                    self.pending.append({"kind": "flood", "player": q, "left": half,
+                                         "last": 0})
+        self._check_win()
+
+    # ----------------------------------------------------------------- turn machine
+    def _settle(self) -> None:
+        """Run automatic steps (forced choices, reshuffles, turn starts) until a node."""
+        g: RatsToRichesGame = self._game
+        while self.phase != "over":
+            if self.pending:
+                legal = self._frame_legal(self.pending[0])
+                if len(legal) != 1:
+                    return
+                self._frame_apply(*g.layout.decode(legal[0]))
+                continue
+            if self.refill:
+                if self.pack:
+                    return  # chance node: reveal
+                if not self.reshuffled and sum(self.cesspit):
+                    # RR-6: shuffle the Cesspit into a new Rat Pack (once per refill).
+                    self.pack = [{"deck": "Cesspit", "counts": self.cesspit}]
+                    self.cesspit = [0] * g.T
+                    self.reshuffled = True
+                else:  # RR-6: both empty, the slot stays empty
+                    self.refill.pop(0)
+                    self.reshuffled = False
+                continue
+            if self.phase == "reveal":
+                self._start_turn()
+                continue
+            return
+
+    def _start_turn(self) -> None:
+        """Step 1: collect income."""
+        self.phase = "step2"
+        self.turn_actions = 0
+        self._gain(self.active, self.income(self.active))
+        self._check_win()
+
+    def _end_turn(self) -> None:
+        g: RatsToRichesGame = self._game
+        n = len(self.cash)
+        if self.active == n - 1:  # round end
+            self._crown_big_cheese()
+            self.round += 1
+            if self.round >= g.data.max_rounds:  # RR-6 safety valve: most Swindle wins
+                best = max(self.cash)
+                self.winners = [p for p in range(n) if self.cash[p] == best]
+                self._end_game()
+                return
+        self.active = (self.active + 1) % n
+        self._start_turn()
+
+    def _crown_big_cheese(self) -> None:
+        """RR-5: strictly most Swindle takes the Golden Rat; a tied holder keeps it."""
+        best = max(self.cash)
+        tied = [p for p, c in enumerate(self.cash) if c == best]
+        if len(tied) == 1:
+            self.golden = tied[0]
+        elif self.golden not in tied:
+            self.golden = None
+
+
+def _ordered_picks(owned: list[int], last: int, left: int) -> list[int]:
+    """Indices ``i >= last`` with ``owned[i] > 0`` such that ``left`` picks in non-decreasing
+    index order can still be completed (at least ``left`` items at indices ``>= i``)."""
+    out = []
+    suffix = 0
+    for i in range(len(owned) - 1, max(last, 0) - 1, -1):
+        suffix += owned[i]
+        if owned[i] and suffix >= left:
+            out.append(i)
+    out.reverse()
+    return out
+
+
+# ----------------------------------------------------------------------------- labels
+def _combo_text(combo: tuple | list) -> str:
+    parts = [f"{k} {c}" for k, c in zip(combo, COLOURS, strict=True) if k]
+    return ", ".join(parts) if parts else "no"
+
+
+def _label(state: RatsToRichesState, action: int) -> str:
+    g: RatsToRichesGame = state._game
+    L, keys, T = g.layout, g.keys, g.T
+    try:
+        block, k = L.decode(action)
+    except ValueError:
+        return f"invalid action {action}"
+    if block == "COMBO":
+        text = _combo_text(L.combos[k])
+        if state.phase == "setup":
+            return f"take {text} cheese"
+        return f"buy {text} cheese, end turn"
+    if block in ("BUY", "FLUSH"):
+        t = state.sewer[k] if k < len(state.sewer) else None
+        card = "empty slot" if t is None else keys[t]
+        verb = "buy" if block == "BUY" else "flush: take"
+        return f"{verb} {card} (Open Sewer slot {k})"
+    if block == "END_STEP2":
+        return "end step 2"
+    if block == "USE":
+        return f"use {keys[k]}"
+    if block == "PICKPOCKET":
+        return f"use Pickpocket on rat {k}"
+    if block == "MUTUAL":
+        return f"use Mutual Destruction on rat {k}"
+    if block == "SNATCH":
+        q, i = divmod(k, L.snatch_combos)
+        return f"use Snatch on rat {q}: take {_combo_text(L.combos[i])} cheese"
+    if block == "CHEESE_RUN":
+        return f"use Cheese Run: take {_combo_text(L.combos[k])} cheese"
+    if block == "SABOTAGE":
+        q, t = divmod(k, T + 1)
+        return f"use Sabotage on rat {q}'s {keys[t]}"
+    if block == "TAKEOVER":
+        q, t = divmod(k, T)
+        return f"use Hostile Takeover on rat {q}'s {keys[t]}"
+    if block == "SELL":
+        return f"sell {keys[k]}"
+    if block == "SELL_NOW":
+        return "sell the chosen pipes"
+    if block == "PICK":
+        if state.pending and state.pending[0]["kind"] == "bundle":
+            return f"dump {keys[k]} with the bundle"
+        return f"send own {keys[k]} to the Cesspit"
+    if block == "COLOUR":
+        return f"return 1 {COLOURS[k]} cheese"
+    return f"reveal {keys[k]}"  # REVEAL
+
+
+# ----------------------------------------------------------------------------- observations
+def _by_key(keys: list[str], counts: list[int]) -> dict[str, int]:
+    return {keys[t]: c for t, c in enumerate(counts) if c}
+
+
+def _frame_to_obs(keys: list[str], f: dict) -> dict:
+    out = dict(f)
+    if f["kind"] == "flood":
+        out["last"] = COLOURS[f["last"]]
+    else:
+        out["last"] = None if f["last"] < 0 else keys[f["last"]]
+    if f["kind"] == "bundle":
+        out["need"] = dict(zip(COLOURS, f["need"], strict=True))
+    return out
+
+
+class _Reader:
+    """Checked access to an observation dict; errors name the field."""
+
+    def __init__(self, game: RatsToRichesGame, obs: Mapping[str, Any]):
+        if not isinstance(obs, Mapping):
+            raise ValueError("observation must be a dict")
+        self.game = game
+        self.obs = obs
+        self.n = game.num_players()
+
+    def fail(self, field: str, problem: str) -> ValueError:
+        return ValueError(f"observation field {field!r}: {problem}")
+
+    def get(self, field: str) -> Any:
+        if field not in self.obs:
+            raise self.fail(field, "missing")
+        return self.obs[field]
+
+    def int(self, value: Any, field: str, lo: int = 0, hi: int | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo or (
+                hi is not None and value > hi):
+            rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+            raise self.fail(field, f"must be an int {rng}, got {value!r}")
+        return value
+
+    def seat(self, value: Any, field: str, allow_none: bool = False) -> int | None:
+        if value is None and allow_none:
+            return None
+        return self.int(value, field, 0, self.n - 1)
+
+    def list(self, field: str, length: int | None = None, value: Any = None) -> list:
+        v = self.get(field) if value is None else value
+        if not isinstance(v, list) or (length is not None and len(v) != length):
+            raise self.fail(field, f"must be a list of length {length}")
+        return v
+
+    def card(self, value: Any, field: str, flush: bool = False) -> int:
+        keys = self.game.keys if flush else self.game.keys[:-1]
+        if value not in keys:
+            raise self.fail(field, f"unknown card {value!r}")
+        return self.game.key_id[value]
+
+    def counts(self, value: Any, field: str) -> list[int]:
+        if not isinstance(value, Mapping):
+            raise self.fail(field, "must be a dict {card key: count}")
+        out = [0] * self.game.T
+        for key, c in value.items():
+            out[self.card(key, field)] = self.int(c, f"{field}.{key}", 1)
+        return out
+
+    def cheese(self, value: Any, field: str) -> list[int]:
+        if not isinstance(value, Mapping) or set(value) != set(COLOURS):
+            raise self.fail(field, f"must be a dict with keys {COLOURS}")
+        return [self.int(value[c], f"{field}.{c}") for c in COLOURS]
+
+
+def _from_observation(game: RatsToRichesGame, player: int,
+                      obs: Mapping[str, Any]) -> RatsToRichesState:
+    r = _Reader(game, obs)
+    n, d = r.n, game.data
+    if r.get("player") != player:
+        raise r.fail("player", f"is {obs.get('player')!r}, not the seat {player!r} asked for")
+    s = RatsToRichesState(game)
+    phase = r.get("phase")
+    if phase not in _PHASES:
+        raise r.fail("phase", f"must be one of {_PHASES}, got {phase!r}")
+    s.phase = phase
+    s.active = r.int(r.get("active"), "active", 0, n - 1)
+    s.round = r.int(r.get("round"), "round", 0, d.max_rounds)
+    s.cash = [r.int(v, f"cash[{i}]") for i, v in enumerate(r.list("cash", n))]
+    s.cheese = [r.cheese(v, f"cheese[{i}]") for i, v in enumerate(r.list("cheese", n))]
+    flush = r.list("flush", n)
+    if any(not isinstance(f, bool) for f in flush):
+        raise r.fail("flush", "must be a list of bools")
+    s.flush = [int(f) for f in flush]
+    s.box = r.int(r.get("flush_in_box"), "flush_in_box", 0, d.max_players)
+    if sum(s.flush) + s.box != d.max_players:
+        raise r.fail("flush_in_box", f"Flush cards held + in the box must be {d.max_players}")
+    s.tableau = [r.counts(v, f"tableau[{i}]") for i, v in enumerate(r.list("tableau", n))]
+    s.golden = r.seat(r.get("golden_rat"), "golden_rat", allow_none=True)
+    sewer = r.list("open_sewer", d.open_sewer_slots)
+    s.sewer = [None if v is None else r.card(v, f"open_sewer[{i}]") for i, v in enumerate(sewer)]
+    for i, t in enumerate(s.sewer):
+        if t is not None and d.card_types[t].event:
+            raise r.fail(f"open_sewer[{i}]", "an event never stays in the Open Sewer (RR-4)")
+    s.pack = []
+    for i, seg in enumerate(r.list("rat_pack")):
+        if not isinstance(seg, Mapping) or not isinstance(seg.get("deck"), str):
+            raise r.fail(f"rat_pack[{i}]", "must be {'deck': str, 'counts': {...}}")
+        counts = r.counts(seg.get("counts"), f"rat_pack[{i}].counts")
+        if not sum(counts):
+            raise r.fail(f"rat_pack[{i}].counts", "an empty segment is not listed")
+        s.pack.append({"deck": seg["deck"], "counts": counts})
+    s.cesspit = r.counts(r.get("cesspit"), "cesspit")
+    for t, ct in enumerate(d.card_types):
+        seen = (sum(seg["counts"][t] for seg in s.pack) + s.sewer.count(t)
+                + sum(row[t] for row in s.tableau) + s.cesspit[t])
+        if seen != ct.total:
+            raise r.fail("rat_pack/open_sewer/tableau/cesspit",
+                         f"card {ct.key!r}: {seen} copies placed, the game has {ct.total}")
+    s.refill = [r.int(v, "refill", 0, d.open_sewer_slots - 1) for v in r.list("refill")]
+    for slot in s.refill:
+        if s.sewer[slot] is not None:
+            raise r.fail("refill", f"slot {slot} waits for a card but holds one")
+    if not isinstance(r.get("reshuffled"), bool):
+        raise r.fail("reshuffled", "must be a bool")
+    s.reshuffled = obs["reshuffled"]
+    s.turn_actions = r.int(r.get("turn_actions"), "turn_actions")
+    s.pending = [_frame_from_obs(r, f, f"pending[{i}]")
+                 for i, f in enumerate(r.list("pending"))]
+    winners = r.list("winners")
+    s.winners = [r.seat(w, "winners") for w in winners]
+    if (phase == "over") != bool(s.winners):
+        raise r.fail("winners", "must be non-empty exactly when the phase is 'over'")
+    s._settle()  # no-op for an observation of a real state
+    return s
+
+
+def _frame_from_obs(r: _Reader, f: Any, field: str) -> dict:
+    if not isinstance(f, Mapping) or f.get("kind") not in _FRAME_KINDS:
+        raise r.fail(f"{field}.kind", f"must be one of {_FRAME_KINDS}")
+    kind = f["kind"]
+    out: dict[str, Any] = {"kind": kind, "player": r.seat(f.get("player"), f"{field}.player")}
+    last = f.get("last")
+    if kind == "flood":
+        if last not in COLOURS:
+            raise r.fail(f"{field}.last", f"must be one of {COLOURS}")
+        out["left"] = r.int(f.get("left"), f"{field}.left", 1)
+        out["last"] = COLOURS.index(last)
+        return out
+    out["last"] = -1 if last is None else r.card(last, f"{field}.last", flush=True)
+    if kind == "sell":
+        out["pipes"] = r.int(f.get("pipes"), f"{field}.pipes")
+    elif kind == "discard":
+        out["left"] = r.int(f.get("left"), f"{field}.left", 1)
+    else:
+        out["need"] = r.cheese(f.get("need"), f"{field}.need")
+    return out
+
+
+# keep the colour ids importable from here for tests
+__all__ += ["GREEN", "BLUE", "RED", "cheese_combos", "pipe_sale_value"]
