@@ -44,11 +44,7 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
-    cls = game_class(args.game)
-    params = dict(cls.variants[args.variant]) if args.variant else {}
-    params.update(_parse_params(args.param))
-    if args.players is not None:
-        params["num_players"] = args.players
+    params = _game_params(args)
     try:
         game = load_game(args.game, **params)
     except ValueError as exc:
@@ -112,21 +108,84 @@ def _ask_move(state, me: int, out: TextIO, inp: TextIO) -> int | None:
             out.write(f"  not a legal move: {text!r}; type 0..{len(legal) - 1}\n")
 
 
+def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
+    from rich.progress import Progress
+
+    from ratai.arena import format_table, run_arena, standings, write_records
+
+    params = _game_params(args)
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    if len(bots) < 1:
+        raise SystemExit("ratai: --bots needs at least one bot spec")
+    with Progress(console=None if out is sys.stdout else _console(out),
+                  transient=True) as progress:
+        task = progress.add_task(f"{args.game}: {len(bots)} bots", total=args.games)
+        try:
+            records = run_arena(args.game, params, bots, args.games, seed=args.seed,
+                                workers=args.workers, backend=args.backend,
+                                on_record=lambda rec: progress.advance(task))
+        except ValueError as exc:
+            raise SystemExit(f"ratai: {exc}") from None
+    rows = standings(records, list(dict.fromkeys(bots)))
+    moves = sum(r["moves"] for r in records) / max(1, len(records))
+    out.write(f"{args.game} {json.dumps(records[0]['params'] if records else params)}: "
+              f"{len(records)} games, {moves:.0f} actions per game\n\n")
+    out.write(format_table(rows) + "\n")
+    if args.out:
+        write_records(records, args.out)
+        out.write(f"\nrecords written to {args.out}\n")
+    return 0
+
+
+def _console(out: TextIO):
+    from rich.console import Console
+
+    return Console(file=out)
+
+
+def _game_params(args: argparse.Namespace) -> dict:
+    cls = game_class(args.game)
+    if args.variant and args.variant not in cls.variants:
+        raise SystemExit(f"ratai: unknown variant {args.variant!r}; known: "
+                         f"{sorted(cls.variants)}")
+    params = dict(cls.variants[args.variant]) if args.variant else {}
+    params.update(_parse_params(args.param))
+    if args.players is not None:
+        params["num_players"] = args.players
+    return params
+
+
+def _add_game_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", choices=registered_games())
+    p.add_argument("--players", type=int, help="number of seats")
+    p.add_argument("--variant", help="a named variant (see `ratai games`)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a game parameter, e.g. --param big_gang=true")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ratai", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("games", help="list the games, their parameters and variants")
-    play = sub.add_parser("play", help="play a game in the terminal against bots")
-    play.add_argument("game", choices=registered_games())
-    play.add_argument("--players", type=int, help="number of seats")
+    play = sub.add_parser("play", help="play a game in the terminal against bots",
+                          epilog="example: ratai play rat_trap --players 3 --bots random")
+    _add_game_options(play)
     play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     play.add_argument("--bots", default="random",
                       help="bot kinds for the other seats, comma-separated, e.g. random or "
                            "ismcts:2000,heuristic (the last one repeats)")
-    play.add_argument("--variant", help="a named variant (see `ratai games`)")
-    play.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                      help="a game parameter, e.g. --param big_gang=true")
     play.add_argument("--seed", type=int, default=None, help="seed for dice, cards and bots")
+    arena = sub.add_parser(
+        "arena", help="seat-rotated matches between bots, with win rates and ratings",
+        epilog="example: ratai arena rat_trap --players 3 --bots random,heuristic --games 30")
+    _add_game_options(arena)
+    arena.add_argument("--bots", required=True,
+                       help="comma-separated bot specs KIND[:ITERATIONS|:SECONDSs]")
+    arena.add_argument("--games", type=int, default=20, help="number of games (default 20)")
+    arena.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    arena.add_argument("--backend", choices=("local", "ray"), default="local")
+    arena.add_argument("--seed", type=int, default=0, help="seed of the whole tournament")
+    arena.add_argument("--out", help="write every game record (JSON lines) to this file")
     return parser
 
 
@@ -135,9 +194,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout,
     args = build_parser().parse_args(argv)
     if args.command == "games":
         return cmd_games(args, out)
-    if args.variant and args.variant not in game_class(args.game).variants:
-        raise SystemExit(f"ratai: unknown variant {args.variant!r}; known: "
-                         f"{sorted(game_class(args.game).variants)}")
+    if args.command == "arena":
+        return cmd_arena(args, out)
     return cmd_play(args, out, inp)
 
 

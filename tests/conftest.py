@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from ratai.engines import game_class, load_game, registered_games
 
 

@@ -7,9 +7,9 @@ import json
 
 import numpy as np
 import pytest
+
 from ratai.engines import CHANCE, TERMINAL, IllegalActionError, UnknownGameError, load_game
 from ratai.engines.api import canonical_json
-
 from tests.conftest import random_playout, sample_action
 
 GAMES_PER_VARIANT = 3

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+
 from ratai.engines import CHANCE
 from ratai.engines.rat_trap.data import ROLES, TRAP
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from ratai.engines.rat_trap.data import TRAP
 
+from ratai.engines.rat_trap.data import TRAP
 from tests.conftest import random_playout
 
 from .rt_helpers import cards, do, new_game, start_turn

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+
 from ratai.engines import game_class, load_game
 from ratai.engines.rat_trap.data import CLOVER, TRAP
-
 from tests.conftest import random_playout
 
 VARIANTS = list(game_class("rat_trap").variants.items())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from ratai.engines import CHANCE, IllegalActionError
 from ratai.engines.rat_trap.data import CARD_TYPES, TRAP
 from ratai.engines.rat_trap.rules import DRAW, _draw_outcomes

@@ -7,8 +7,8 @@ import copy
 
 import numpy as np
 import pytest
-from ratai.engines import SIMULTANEOUS, IllegalActionError, load_game
 
+from ratai.engines import SIMULTANEOUS, IllegalActionError, load_game
 from tests.conftest import random_playout, sample_action
 
 CI_GAMES = 150

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ratai.engines import load_game
 from rp_helpers import (
     BLUE,
     RED,
@@ -17,6 +16,8 @@ from rp_helpers import (
     plan,
     set_board,
 )
+
+from ratai.engines import load_game
 
 
 def test_market_places_a_rat_from_supply_when_a_has_room():

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from ratai.engines import load_game
 from rp_helpers import BLUE, GREEN, RED, YELLOW, count, hunt, idx, make_state, plan, set_board
 
+from ratai.engines import load_game
 from tests.conftest import sample_action
 
 

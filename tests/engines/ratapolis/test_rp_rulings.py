@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from rp_helpers import BLUE, GREEN, RED, YELLOW, count, do, hunt, idx, labels, make_state, plan
+
 from ratai.engines import load_game
 from ratai.engines.ratapolis.rules import share_capacity
-from rp_helpers import BLUE, GREEN, RED, YELLOW, count, do, hunt, idx, labels, make_state, plan
 
 
 def test_rp1_one_rat_of_each_colour_on_every_building():

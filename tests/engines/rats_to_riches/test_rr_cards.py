@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from ratai.engines import CHANCE, IllegalActionError, load_game
 from rr_helpers import PIPE, PIPE3, do, labels, make_state, reveal
+
+from ratai.engines import CHANCE, IllegalActionError, load_game
 
 #: Effect kinds with a test below (the coverage test checks the data has no other kind).
 TESTED_KINDS = {

@@ -6,10 +6,10 @@ import json
 
 import numpy as np
 import pytest
-from ratai.engines import load_game
-from ratai.engines.rats_to_riches import data as D
 from rr_helpers import PIPE, card_total, make_state
 
+from ratai.engines import load_game
+from ratai.engines.rats_to_riches import data as D
 from tests.conftest import random_playout, sample_action
 
 PLAYER_COUNTS = (2, 3, 4, 5)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ratai.engines import CHANCE, TERMINAL, load_game
 from rr_helpers import PIPE, card_total, do, labels, make_state, reveal
+
+from ratai.engines import CHANCE, TERMINAL, load_game
 
 
 # ----------------------------------------------------------------------------- RR-1

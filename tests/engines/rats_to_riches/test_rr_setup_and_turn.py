@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from ratai.engines import CHANCE, IllegalActionError, load_game
 from rr_helpers import PIPE, card_total, do, labels, make_state, reveal
+
+from ratai.engines import CHANCE, IllegalActionError, load_game
 
 
 def test_setup_cash_flush_cards_and_rat_pack_order():

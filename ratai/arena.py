@@ -1,0 +1,243 @@
+"""Tournaments between bots: seat-rotated matches, win rates with 95% intervals, and
+multiplayer ratings (openskill's Plackett-Luce model, Weng & Lin 2011).
+
+Every game is reproducible from ``(game, params, seed, game index)``: the chance outcomes
+come from ``numpy.random.default_rng([seed, index])`` and each seat's bot is seeded from
+``SeedSequence([seed, index, seat])``, so local and Ray runs give identical records. Each
+record holds the full action history, so
+``load_game(...).state_from_history(record["history"])`` replays it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ratai.bots import make_bot
+from ratai.engines import CHANCE, load_game
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot kind and its budget, parsed from ``kind[:N]`` (N iterations) or ``kind[:Ts]``
+    (T seconds), e.g. ``random``, ``ismcts:2000``, ``mcts:0.5s``."""
+
+    kind: str
+    iterations: int | None = None
+    time_limit: float | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> BotSpec:
+        """Raises ``ValueError`` for a malformed budget."""
+        kind, _, budget = text.strip().partition(":")
+        if not kind:
+            raise ValueError(f"bad bot spec {text!r}: expected KIND[:ITERATIONS|:SECONDSs]")
+        if not budget:
+            return cls(kind)
+        try:
+            if budget.endswith("s"):
+                return cls(kind, time_limit=float(budget[:-1]))
+            return cls(kind, iterations=int(budget))
+        except ValueError:
+            raise ValueError(f"bad bot spec {text!r}: budget must be an int (iterations) "
+                             f"or seconds like 0.5s") from None
+
+    @property
+    def label(self) -> str:
+        if self.iterations is not None:
+            return f"{self.kind}:{self.iterations}"
+        if self.time_limit is not None:
+            return f"{self.kind}:{self.time_limit:g}s"
+        return self.kind
+
+    def make(self, game, seat: int, seed: Any):
+        kw = {}
+        if self.iterations is not None:
+            kw["iterations"] = self.iterations
+        if self.time_limit is not None:
+            kw["time_limit"] = self.time_limit
+        return make_bot(self.kind, game, seat, seed=seed, **kw)
+
+
+def _derived_seed(*keys: int) -> int:
+    """An independent 32-bit seed for each (tournament seed, game, seat)."""
+    return int(np.random.SeedSequence(list(keys)).generate_state(1)[0])
+
+
+def seat_assignment(num_bots: int, num_players: int, index: int) -> list[int]:
+    """Bot index per seat for game ``index``: bots rotate through the seats game by game."""
+    return [(index + seat) % num_bots for seat in range(num_players)]
+
+
+def play_game(game_name: str, params: dict, specs: Sequence[str], seed: int, index: int,
+              backend: str = "auto") -> dict:
+    """Play one game between the bots ``specs`` (one spec string per seat).
+
+    Returns the record: ``game``, ``params``, ``seed``, ``index``, ``seats`` (spec per seat),
+    ``history`` (all actions), ``scores``, ``returns``, ``moves``, ``seconds``.
+    """
+    game = load_game(game_name, backend=backend, **params)
+    rng = np.random.default_rng([seed, index])
+    bots = [BotSpec.parse(s).make(game, seat, _derived_seed(seed, index, seat))
+            for seat, s in enumerate(specs)]
+    state = game.new_initial_state()
+    start = time.perf_counter()
+    while not state.is_terminal():
+        cp = state.current_player()
+        if cp == CHANCE:
+            outcomes = state.chance_outcomes()
+            probs = np.array([p for _, p in outcomes])
+            action = outcomes[rng.choice(len(outcomes), p=probs / probs.sum())][0]
+        else:
+            action = bots[cp].step(state)
+        state.apply_action(action)
+    return {"game": game_name, "params": dict(game.params), "seed": seed, "index": index,
+            "seats": list(specs), "history": state.history(), "scores": state.scores(),
+            "returns": state.returns(), "moves": state.move_number(),
+            "seconds": round(time.perf_counter() - start, 4)}
+
+
+@dataclass
+class Standing:
+    """One bot's results: ``games`` seats played, ``wins`` (sum of returns: a k-way shared
+    win counts 1/k), mean ``score``, and its openskill rating (``mu``, ``sigma``)."""
+
+    bot: str
+    games: int = 0
+    wins: float = 0.0
+    score_sum: float = 0.0
+    returns: list[float] = field(default_factory=list)
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """95% normal-approximation interval of the mean return, clipped to [0, 1]."""
+        n = self.games
+        if n < 2:
+            return (0.0, 1.0)
+        sd = float(np.std(self.returns, ddof=1))
+        half = 1.96 * sd / math.sqrt(n)
+        return (max(0.0, self.win_rate - half), min(1.0, self.win_rate + half))
+
+    @property
+    def mean_score(self) -> float:
+        return self.score_sum / self.games if self.games else 0.0
+
+    @property
+    def ordinal(self) -> float:
+        """Conservative skill estimate mu - 3 sigma."""
+        return self.mu - 3 * self.sigma
+
+
+def standings(records: Iterable[dict], bots: Sequence[str]) -> list[Standing]:
+    """Aggregate records (in index order) into one :class:`Standing` per bot, best first."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    table = {b: Standing(b) for b in bots}
+    ratings = {b: model.rating(name=b) for b in bots}
+    for rec in sorted(records, key=lambda r: r["index"]):
+        seats, rets = rec["seats"], rec["returns"]
+        for seat, bot in enumerate(seats):
+            st = table[bot]
+            st.games += 1
+            st.wins += rets[seat]
+            st.score_sum += rec["scores"][seat]
+            st.returns.append(rets[seat])
+        ranks = [1 + sum(1 for r in rets if r > mine) for mine in rets]
+        new = model.rate([[ratings[b]] for b in seats], ranks=ranks)
+        updated: dict[str, list] = {}
+        for bot, team in zip(seats, new, strict=True):
+            updated.setdefault(bot, []).append(team[0])
+        for bot, rs in updated.items():  # a bot in several seats: average its updates
+            r = ratings[bot]
+            r.mu = sum(x.mu for x in rs) / len(rs)
+            r.sigma = min(x.sigma for x in rs)
+    for bot, r in ratings.items():
+        table[bot].mu, table[bot].sigma = r.mu, r.sigma
+    return sorted(table.values(), key=lambda s: (-s.win_rate, -s.ordinal))
+
+
+def run_arena(game_name: str, params: dict, bots: Sequence[str], games: int, *, seed: int = 0,
+              workers: int = 1, backend: str = "local", engine_backend: str = "auto",
+              on_record: Callable[[dict], None] | None = None) -> list[dict]:
+    """Play ``games`` seat-rotated games and return their records (in index order).
+
+    Args:
+        bots: bot specs (``BotSpec.parse`` syntax); seats are filled by rotation.
+        workers: processes for ``backend="local"`` (1 = in this process).
+        backend: ``"local"`` or ``"ray"`` (needs ``pip install ratai[ray]``; connects with
+            ``ray.init()``, so ``RAY_ADDRESS`` selects a cluster).
+        on_record: called with each finished record (for progress display).
+
+    Raises:
+        ValueError: a bad bot spec or kind, bad game parameters, or a bad backend.
+    """
+    for spec in bots:
+        BotSpec.parse(spec)
+    game = load_game(game_name, backend=engine_backend, **params)
+    n = game.num_players()
+    jobs = [(game_name, dict(game.params), [bots[b] for b in seat_assignment(len(bots), n, i)],
+             seed, i, engine_backend) for i in range(games)]
+    # fail fast on bad kinds before starting workers
+    for seat, spec in enumerate(jobs[0][2] if jobs else []):
+        BotSpec.parse(spec).make(game, seat, 0)
+    records: list[dict] = []
+
+    def done(rec: dict) -> None:
+        records.append(rec)
+        if on_record is not None:
+            on_record(rec)
+
+    if backend == "ray":
+        try:
+            import ray
+        except ImportError:
+            raise ValueError("backend 'ray' needs Ray: pip install 'ratai[ray]'") from None
+        if not ray.is_initialized():
+            ray.init(ignore_reinit_error=True, log_to_driver=False)
+        remote = ray.remote(play_game)
+        pending = [remote.remote(*job) for job in jobs]
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            done(ray.get(ready[0]))
+    elif backend == "local":
+        if workers <= 1:
+            for job in jobs:
+                done(play_game(*job))
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                for rec in pool.map(play_game, *zip(*jobs, strict=True)):
+                    done(rec)
+    else:
+        raise ValueError(f"bad backend {backend!r}: allowed 'local' or 'ray'")
+    return sorted(records, key=lambda r: r["index"])
+
+
+def format_table(rows: Sequence[Standing]) -> str:
+    """A Markdown table of standings."""
+    lines = ["| bot | seats played | win rate | 95% interval | mean score | rating mu | "
+             "sigma | ordinal |", "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
+    for s in rows:
+        lo, hi = s.ci95
+        lines.append(f"| {s.bot} | {s.games} | {s.win_rate:.3f} | [{lo:.3f}, {hi:.3f}] | "
+                     f"{s.mean_score:.2f} | {s.mu:.2f} | {s.sigma:.2f} | {s.ordinal:.2f} |")
+    return "\n".join(lines)
+
+
+def write_records(records: Iterable[dict], path: str) -> None:
+    with open(path, "w") as f:
+        for rec in records:
+            f.write(json.dumps(rec) + "\n")
