@@ -32,6 +32,7 @@ __all__ = [
 _REGISTRY: dict[str, str] = {
     "rat_trap": "ratai.engines.rat_trap.rules:RatTrapGame",
     "ratapolis": "ratai.engines.ratapolis.rules:RatapolisGame",
+    "first_rat": "ratai.engines.first_rat.rules:FirstRatGame",
     "rats_to_riches": "ratai.engines.rats_to_riches.rules:RatsToRichesGame",
 }
 

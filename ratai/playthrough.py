@@ -19,6 +19,7 @@ GOLDENS: dict[str, tuple[dict, int]] = {
     "rat_trap": ({"num_players": 4}, 2024),
     "ratapolis": ({"num_players": 3}, 2024),
     "rats_to_riches": ({"num_players": 3}, 2024),
+    "first_rat": ({"num_players": 3}, 2024),
 }
 
 

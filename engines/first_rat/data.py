@@ -1,0 +1,373 @@
+"""First Rat component data: junkyard path, light string, rat burrow, score tracks, items, solo.
+
+The rulebook (Pegasus Spiele 2022) prints the rules, the setup counts, the rocket-part costs and
+the scoring steps; it does not print the board (space colours and yields, shortcuts, the light
+string and burrow layout), the score-track values, the item texts or the solo cards. Those are
+the stand-ins of ``../shared/data/first_rat.json`` (see ``../shared/RULES_GAPS.md``, section
+First Rat), packaged here as ``first_rat.json``. Load another file with
+``load_game("first_rat", data_path=...)``.
+
+Numbers printed in the rulebook's rule text (not on components) are the constants of
+:data:`RULEBOOK`; each names its rulebook section.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+#: Numbers from the rulebook's text (section in the comment).
+RULEBOOK: dict[str, int] = {
+    "rats_per_team": 4,  # Components: 4 Rats per team
+    "rats_on_start": 2,  # Setup: 2 Rats in the Start space
+    "rats_in_nursery": 2,  # Setup: 2 Rats in the Nursery
+    "option_a_max": 5,  # Step 1, option A: 1 Rat 1 to 5 spaces
+    "option_b_min_rats": 2,  # Step 1, option B: 2-4 Rats
+    "option_b_max_rats": 4,
+    "option_b_max": 3,  # Step 1, option B: 1 to 3 spaces each
+    "landing_fee": 1,  # Rules for Movement: give that player 1 Cheese
+    "moldy_value": 3,  # Moldy Cheese: each gives you 3 Cheese
+    "moldy_penalty": 2,  # End of Game: -2 points per Moldy Cheese
+    "award_points": 3,  # The Launchpad: an Award is worth 3 points
+    "max_nursery_raises": 2,  # Rat Burrow Details: raise a maximum of 2 new Rats
+    "score_markers": 10,  # End of Game note: never more than 10 Score markers
+    "end_trigger_markers": 8,  # End of Game B: the 8th Score marker
+    "track_spaces": 5,  # Score Tracks: each Score track has 5 spaces
+    "leftover_per_point": 4,  # End of Game: 1 point per 4 leftover resources
+    "drink_multiplier": 2,  # energy drink: double the yield (data "energy_drink.effect")
+}
+
+#: Material names used in yields, costs and the supply (rulebook names in the comment).
+MATERIALS = ("vinegar", "soda", "tin", "calculator")  # Vinegar Bottle, Baking Soda, Tin Can, Calc.
+#: Yield kinds of a space: cheese, one of MATERIALS, light bulbs, apple cores.
+YIELD_KINDS = ("cheese", *MATERIALS, "bulb", "apple")
+#: The five space colours (rulebook "Step 2: Collect Resources").
+COLOURS = ("yellow", "green", "orange", "blue", "white")
+#: Score tracks in a fixed id order.
+TRACKS = ("cockpit", "cargo_bay", "thruster", "rocket", "provisions", "construction_lights",
+          "stored_food", "rattronaut")
+#: Rocket parts (rulebook "Step 4: Build") in id order.
+PARTS = ("cockpit", "cargo_bay", "thruster")
+#: Item kind sold at each booth (rulebook "Setup": Harry Hamster backpacks, Zippy the Frog
+#: energy drinks, the Madcap Crow bottle caps).
+BOOTH_ITEMS = {"harry_hamster": "backpack", "zippy_the_frog": "energy_drink",
+               "madcap_crow": "bottle_cap"}
+#: Bottle-cap count names (data "bottle_caps[].counts").
+CAP_COUNTS = ("cockpits_built", "cargo_bays_built", "thrusters_built", "rocket_markers",
+              "rattronauts", "provisions_markers", "construction_lights_markers",
+              "stored_food_markers", "comics_owned", "backpacks_owned")
+
+#: Comic effects in machine form, keyed by comic id. The amounts restate the data's effect
+#: texts (``comics[].effect``); a data file whose comic ids differ must extend this table.
+COMIC_EFFECTS: dict[str, dict[str, Any]] = {
+    "CM1": {"kind": "free_shortcuts"},
+    "CM2": {"kind": "no_landing_fee"},
+    "CM3": {"kind": "option_a_extra", "amount": 1},
+    "CM4": {"kind": "option_b_extra", "amount": 1},
+    "CM5": {"kind": "item_discount", "amount": 2},
+    "CM6": {"kind": "extra_bulb", "amount": 1},
+    "SR1": {"kind": "super_chameleon"},
+    "SR2": {"kind": "super_turbo", "amount": 2},
+    "SR3": {"kind": "super_strong", "amount": 1},
+    "SR4": {"kind": "super_ghost"},
+}
+
+
+@dataclass(frozen=True)
+class Space:
+    """A junkyard path tile: colour and yield (``kind`` in YIELD_KINDS, ``amount`` >= 1)."""
+
+    tile: int
+    colour: str
+    kind: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class Shortcut:
+    """A pipe from space ``start`` to space ``end`` (one step), paid with ``cost`` (FR-1)."""
+
+    id: str
+    start: int
+    end: int
+    cost: str
+
+
+@dataclass(frozen=True)
+class Card:
+    """A solo card: Greg's moves for the rats in 1st..4th position, and its icon or None."""
+
+    id: str
+    group: str
+    moves: tuple[int, ...]
+    icon: str | None
+
+
+@dataclass(frozen=True)
+class FirstRatData:
+    """Validated component data (see the module docstring for what is printed)."""
+
+    launchpad: int
+    tiles: dict[int, Space]  # tile id (= standard slot) -> space
+    booths: dict[int, str]  # slot -> booth name (printed on the board; FR-14)
+    launchpad_colours: tuple[str, ...]
+    shortcuts: tuple[Shortcut, ...]
+    tile_groups: tuple[tuple[str, tuple[int, ...]], ...]  # (letter, slots) in path order
+    light_length: int
+    construction_lights: tuple[int, ...]
+    lit_per_step: int
+    burrow_start: str
+    burrow_edges: dict[str, tuple[str, ...]]
+    burrow_choices: dict[str, dict[str, str]]  # intersection -> {direction: next node}
+    burrow_rewards: dict[str, str]  # node -> stored_food | nursery | library
+    track_values: dict[str, tuple[int, ...]]
+    neutral_markers: dict[int, tuple[int, ...]]  # players -> 1-based track spaces
+    variable_value_sets: tuple[tuple[int, ...], ...]
+    variable_tracks: tuple[str, ...]
+    part_costs: dict[str, dict[str, int]]
+    provisions_cost: int
+    prices: dict[str, int]
+    backpacks_shown: dict[int, int]
+    energy_drinks: dict[int, int]
+    bottle_caps_shown: int
+    comics_shown: int
+    start_cheese: tuple[int, ...]
+    supply: dict[str, int]
+    backpacks: tuple[tuple[str, str, int], ...]  # (id, colour, bonus)
+    bottle_caps: tuple[tuple[str, int, str], ...]  # (id, points_per, counts)
+    comics: tuple[tuple[str, str, bool], ...]  # (id, name, super_rat)
+    solo_deck: dict[str, dict[str, int]]
+    greg_start: tuple[int, ...]
+    greg_tracks: tuple[str, ...]
+    cards: tuple[Card, ...]
+    source: str
+
+    def routes(self, origin: int, max_steps: int) -> list[tuple[int, int, int]]:
+        """Moves of 1..``max_steps`` steps from ``origin`` (FR-1).
+
+        Returns ``[(dest, shortcut_mask, steps)]`` sorted; bit ``i`` of the mask is
+        ``shortcuts[i]``. Each step goes to the next space or through one shortcut; the
+        Launchpad ends every route.
+        """
+        return _routes(self, origin, max_steps)
+
+
+def _routes(d: FirstRatData, origin: int, max_steps: int) -> list[tuple[int, int, int]]:
+    found: dict[tuple[int, int], int] = {}
+    frontier = [(origin, 0)]
+    for steps in range(1, max_steps + 1):
+        nxt = []
+        for pos, mask in frontier:
+            if pos >= d.launchpad:
+                continue
+            options = [(pos + 1, mask)]
+            for i, sc in enumerate(d.shortcuts):
+                if sc.start == pos:
+                    options.append((sc.end, mask | (1 << i)))
+            for key in options:
+                if key not in found:
+                    found[key] = steps
+                    nxt.append(key)
+        frontier = nxt
+    return sorted((dest, mask, steps) for (dest, mask), steps in found.items())
+
+
+def _fail(source: str, field: str, problem: str) -> ValueError:
+    return ValueError(f"{source}: field {field!r}: {problem}")
+
+
+def _int_keys(raw: dict, source: str, field: str) -> dict[int, Any]:
+    out = {}
+    for key, value in raw.items():
+        if key.startswith("_"):
+            continue
+        if not key.isdigit():
+            raise _fail(source, f"{field}.{key}", "keys must be player counts")
+        out[int(key)] = value
+    return out
+
+
+def parse(doc: dict, source: str = "<data>") -> FirstRatData:
+    """Validate a first_rat.json document.
+
+    Raises:
+        ValueError: naming the file and the field that is missing or wrong.
+    """
+    try:
+        path = doc["path"]
+        launchpad = int(path["launchpad"])
+        if int(path["start"]) != 0:
+            raise _fail(source, "path.start", "must be 0")
+        tiles: dict[int, Space] = {}
+        booths: dict[int, str] = {}
+        for k, sp in enumerate(path["spaces"]):
+            field = f"path.spaces[{k}]"
+            i = int(sp["i"])
+            if i != k + 1:
+                raise _fail(source, field, f"spaces must be numbered 1..{launchpad - 1} in order")
+            if sp["colour"] not in COLOURS:
+                raise _fail(source, field + ".colour", f"must be one of {COLOURS}")
+            if len(sp["yield"]) != 1:
+                raise _fail(source, field + ".yield", "must have exactly one kind")
+            (kind, amount), = sp["yield"].items()
+            if kind not in YIELD_KINDS or int(amount) < 1:
+                raise _fail(source, field + ".yield", f"kind in {YIELD_KINDS}, amount >= 1")
+            tiles[i] = Space(i, sp["colour"], kind, int(amount))
+            if "booth" in sp:
+                if sp["booth"] not in BOOTH_ITEMS:
+                    raise _fail(source, field + ".booth", f"must be one of {sorted(BOOTH_ITEMS)}")
+                booths[i] = sp["booth"]
+        if sorted(tiles) != list(range(1, launchpad)):
+            raise _fail(source, "path.spaces", f"must list spaces 1..{launchpad - 1}")
+        lp_colours = tuple(path["launchpad_colours"])
+        if sorted(lp_colours) != sorted(COLOURS):
+            raise _fail(source, "path.launchpad_colours", f"must be the 5 colours {COLOURS}")
+        shortcuts = []
+        for k, sc in enumerate(path["shortcuts"]):
+            s = Shortcut(str(sc["id"]), int(sc["from"]), int(sc["to"]), sc["cost"])
+            if not 0 < s.start < s.end <= launchpad or s.cost not in MATERIALS:
+                raise _fail(source, f"path.shortcuts[{k}]", "needs 0 < from < to <= launchpad "
+                            f"and a cost in {MATERIALS}")
+            shortcuts.append(s)
+        groups = tuple((g, tuple(int(x) for x in slots))
+                       for g, slots in sorted(path["variable_tile_groups"].items()))
+        covered = sorted(x for _, slots in groups for x in slots)
+        if covered != list(range(1, launchpad)):
+            raise _fail(source, "path.variable_tile_groups", "must partition the path spaces")
+
+        light = doc["light_string"]
+        burrow = doc["burrow"]
+        edges = {k: tuple(v) for k, v in burrow["edges"].items()}
+        choices = {k: dict(v) for k, v in burrow["intersections"].items()}
+        for node, nexts in edges.items():
+            if not nexts or any(n not in edges for n in nexts):
+                raise _fail(source, f"burrow.edges.{node}", "must lead to known nodes")
+            if len(nexts) > 1 and (node not in choices
+                                   or sorted(choices[node].values()) != sorted(nexts)):
+                raise _fail(source, f"burrow.intersections.{node}", "must name each branch")
+        if burrow["start"] not in edges:
+            raise _fail(source, "burrow.start", "unknown node")
+        rewards = dict(burrow["rewards"])
+        if any(r not in ("stored_food", "nursery", "library") for r in rewards.values()):
+            raise _fail(source, "burrow.rewards", "rewards are stored_food, nursery, library")
+
+        st = doc["score_tracks"]
+        values = {t: tuple(int(v) for v in st["values"][t]) for t in TRACKS}
+        for t, v in values.items():
+            if len(v) != RULEBOOK["track_spaces"]:
+                raise _fail(source, f"score_tracks.values.{t}", "needs 5 values")
+        neutral = {n: tuple(int(x) for x in v)
+                   for n, v in _int_keys(st["neutral_markers"], source,
+                                         "score_tracks.neutral_markers").items()}
+        for n in (2, 3, 4, 5):
+            if n not in neutral or any(not 1 <= x < RULEBOOK["track_spaces"]
+                                       for x in neutral[n]):
+                raise _fail(source, "score_tracks.neutral_markers",
+                            f"needs spaces 1..4 for {n} players")
+        value_sets = tuple(tuple(int(v) for v in s) for s in st["variable_value_sets"])
+        variable_tracks = tuple(t for t in TRACKS if t != "rocket")
+        if len(value_sets) <= len(variable_tracks) - 1 or any(len(s) != 5 for s in value_sets):
+            raise _fail(source, "score_tracks.variable_value_sets",
+                        f"needs at least {len(variable_tracks)} sets of 5 values")
+
+        costs = {p: {m: int(c) for m, c in doc["rocket_part_costs"][p].items()} for p in PARTS}
+        for p, cost in costs.items():
+            if any(m not in MATERIALS for m in cost):
+                raise _fail(source, f"rocket_part_costs.{p}", f"materials are {MATERIALS}")
+        setup = doc["setup"]
+        supply = {k: int(setup["supply"][k]) for k in (*MATERIALS, "moldy_cheese", "awards")}
+        backpacks = tuple((str(b["id"]), b["colour"], int(b["bonus"])) for b in doc["backpacks"])
+        if any(c not in COLOURS for _, c, _ in backpacks):
+            raise _fail(source, "backpacks", f"colours are {COLOURS}")
+        caps = tuple((str(c["id"]), int(c["points_per"]), c["counts"])
+                     for c in doc["bottle_caps"])
+        if any(c not in CAP_COUNTS for _, _, c in caps):
+            raise _fail(source, "bottle_caps", f"counts are {CAP_COUNTS}")
+        comics = tuple((str(c["id"]), str(c["name"]), bool(c["super_rat"]))
+                       for c in doc["comics"])
+        for cid, _, _ in comics:
+            if cid not in COMIC_EFFECTS:
+                raise _fail(source, "comics", f"comic {cid!r} has no entry in COMIC_EFFECTS")
+        solo = doc["solo"]
+        cards = tuple(Card(str(c["id"]), str(c["id"])[0], tuple(int(m) for m in c["moves"]),
+                           c["icon"]) for c in solo["cards"])
+        greg_tracks = tuple(solo["unplayed_colour_tracks"])
+        for k, c in enumerate(cards):
+            if len(c.moves) != RULEBOOK["rats_per_team"] or c.group not in "ABC":
+                raise _fail(source, f"solo.cards[{k}]", "needs 4 moves and an id A*/B*/C*")
+            if c.icon not in (None, "remove_comic", "prepare_best") and not (
+                    c.icon.startswith("prepare:") and c.icon[8:] in greg_tracks):
+                raise _fail(source, f"solo.cards[{k}].icon", "unknown icon")
+        deck = {k: {g: int(n) for g, n in v.items()}
+                for k, v in solo["deck_by_difficulty"].items()}
+        data = FirstRatData(
+            launchpad=launchpad, tiles=tiles, booths=booths, launchpad_colours=lp_colours,
+            shortcuts=tuple(shortcuts), tile_groups=groups,
+            light_length=int(light["length"]),
+            construction_lights=tuple(int(x) for x in light["construction_lights"]),
+            lit_per_step=int(light["lit_path_spaces_per_step"]),
+            burrow_start=burrow["start"], burrow_edges=edges, burrow_choices=choices,
+            burrow_rewards=rewards, track_values=values, neutral_markers=neutral,
+            variable_value_sets=value_sets, variable_tracks=variable_tracks,
+            part_costs=costs, provisions_cost=int(doc["provisions_cost"]["cheese"]),
+            prices={k: int(doc["prices"][k]) for k in ("backpack", "energy_drink", "bottle_cap")},
+            backpacks_shown={int(k): int(v) for k, v in
+                             _int_keys(setup["backpacks_shown"], source, "setup").items()},
+            energy_drinks={int(k): int(v) for k, v in
+                           _int_keys(setup["energy_drinks"], source, "setup").items()},
+            bottle_caps_shown=int(setup["bottle_caps_shown"]),
+            comics_shown=int(setup["comics_shown"]),
+            start_cheese=tuple(int(x) for x in setup["start_cheese_by_seat"]),
+            supply=supply, backpacks=backpacks, bottle_caps=caps, comics=comics,
+            solo_deck=deck, greg_start=tuple(int(x) for x in solo["greg_start_spaces"]),
+            greg_tracks=greg_tracks, cards=cards, source=source,
+        )
+    except KeyError as exc:
+        raise _fail(source, str(exc.args[0]), "missing") from None
+    except (TypeError, AttributeError) as exc:
+        raise ValueError(f"{source}: malformed data: {exc}") from None
+    if len(data.start_cheese) < 5:
+        raise _fail(source, "setup.start_cheese_by_seat", "needs 5 seats")
+    for n in (2, 3, 4, 5):
+        if n not in data.backpacks_shown or data.backpacks_shown[n] > len(backpacks):
+            raise _fail(source, "setup.backpacks_shown", f"bad count for {n} players")
+        if n not in data.energy_drinks:
+            raise _fail(source, "setup.energy_drinks", f"missing {n} players")
+    if data.bottle_caps_shown > len(caps) or data.comics_shown > len(comics):
+        raise _fail(source, "setup", "more items shown than exist")
+    if sum(1 for _, _, s in comics if not s) < data.comics_shown:
+        raise _fail(source, "comics", "the first game needs enough comics without Super Rats")
+    for level, row in deck.items():
+        for g, n in row.items():
+            if n > sum(1 for c in cards if c.group == g):
+                raise _fail(source, f"solo.deck_by_difficulty.{level}", f"too many {g} cards")
+    if len(data.greg_start) != RULEBOOK["rats_per_team"]:
+        raise _fail(source, "solo.greg_start_spaces", "needs 4 spaces")
+    return data
+
+
+@lru_cache(maxsize=8)
+def load(path: str | None = None) -> FirstRatData:
+    """The packaged data (``path=None``) or the JSON file at ``path``, validated and cached.
+
+    Raises:
+        ValueError: the file is missing, not JSON, or fails validation.
+    """
+    if path is None:
+        text = resources.files(__package__).joinpath("first_rat.json").read_text()
+        source = "first_rat.json"
+    else:
+        try:
+            text = Path(path).read_text()
+        except OSError as exc:
+            raise ValueError(f"bad value {path!r} for parameter 'data_path': {exc}") from None
+        source = str(path)
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{source}: not valid JSON: {exc}") from None
+    return parse(doc, source)

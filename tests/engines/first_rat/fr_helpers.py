@@ -1,0 +1,48 @@
+"""Helpers for the First Rat tests: deterministic setups, acting by label."""
+
+from __future__ import annotations
+
+from ratai.engines import load_game
+from ratai.engines.first_rat.rules import FirstRatState
+
+
+def first_outcomes(state: FirstRatState) -> None:
+    """Resolve chance nodes with their first (lowest-id) outcome until a decision."""
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+
+
+def make(num_players: int = 2, **params) -> FirstRatState:
+    """A fresh game after setup (first outcome of every draw), seat 0 to move."""
+    state = load_game("first_rat", backend="python", num_players=num_players,
+                      **params).new_initial_state()
+    first_outcomes(state)
+    return state
+
+
+def restart(state: FirstRatState, seat: int = 0) -> FirstRatState:
+    """Begin seat ``seat``'s turn again after a test edited the fields."""
+    state._start_turn(seat)
+    return state
+
+
+def labels(state: FirstRatState) -> list[str]:
+    cp = state.current_player()
+    return [state.action_to_string(cp, a) for a in state.legal_actions()]
+
+
+def do(state: FirstRatState, label: str) -> None:
+    """Apply the legal action whose label is ``label``."""
+    state.apply_action(state.string_to_action(state.current_player(), label))
+
+
+def mover_labels(state: FirstRatState, prefix: str = "") -> set[str]:
+    return {x for x in labels(state) if x.startswith(prefix)}
+
+
+def clear_board(state: FirstRatState, rats: dict[int, list[int]] | None = None) -> None:
+    """Put every seat's rats in the Nursery except those given ``{seat: positions}``."""
+    n = state.get_game().num_players()
+    for p in range(n):
+        pos = (rats or {}).get(p, [])
+        state.rats[p] = list(pos) + [-1] * (4 - len(pos))

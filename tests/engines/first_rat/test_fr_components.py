@@ -1,0 +1,79 @@
+"""First Rat components with numbers in the rulebook ("Components", "Solo Play" setup)."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from fr_helpers import make
+
+from ratai.engines.first_rat.data import RULEBOOK, TRACKS, load
+
+
+def raw() -> dict:
+    return json.loads(resources.files("ratai.engines.first_rat")
+                      .joinpath("first_rat.json").read_text())
+
+
+def test_items():
+    """Components: "36 Items: 10 Backpacks, 6 Energy Drinks, 10 Bottle Caps, 10 Comics (4 of
+    the Comics show Super Rats)"."""
+    d = load()
+    assert len(d.backpacks) == 10 and raw()["energy_drink"]["count"] == 6
+    assert len(d.bottle_caps) == 10 and len(d.comics) == 10
+    assert sum(1 for c in d.comics if c[2]) == 4
+    assert max(d.energy_drinks.values()) <= raw()["energy_drink"]["count"]
+
+
+def test_rats_and_score_markers_per_team():
+    """Components: 4 Rats and 10 Score markers per team; Setup: 8 in front, 2 aside."""
+    assert RULEBOOK["rats_per_team"] == 4
+    assert RULEBOOK["score_markers"] == 10 and RULEBOOK["end_trigger_markers"] == 8
+
+
+def test_neutral_components_for_two_players():
+    """Components, Neutral: 2 Rats and 14 Score markers - exactly the 2-player setup: two
+    markers on each of the 7 Score tracks and two Neutral Rats on the Rattronaut track."""
+    s = make(2)
+    markers = sum(slots.count(-1) for t, slots in s.track_slots.items() if t != "rattronaut")
+    assert markers == 14 and s.track_slots["rattronaut"].count(-1) == 2
+    assert len(TRACKS) == 8
+
+
+def test_variable_components():
+    """Components: 26 Junkyard path tiles in 5 groups (A to E), 8 Score Tracks."""
+    d = load()
+    assert [g for g, _ in d.tile_groups] == ["A", "B", "C", "D", "E"]
+    assert sum(len(s) for _, s in d.tile_groups) == 26
+    assert len(d.variable_value_sets) == 8
+
+
+def test_solo_cards():
+    """Components: 22 Cards for the Solo Game, in stacks A, B, C (one C card); the unplayed
+    colour marks 6 tracks: Cockpit, Cargo Bay, Thruster, Stored Food, Provisions and
+    Construction Lights (not Rattronaut or Rocket)."""
+    d = load()
+    assert len(d.cards) == 22
+    assert {c.group for c in d.cards} == {"A", "B", "C"}
+    assert sum(1 for c in d.cards if c.group == "C") == 1
+    assert set(d.greg_tracks) == {"cockpit", "cargo_bay", "thruster", "stored_food",
+                                  "provisions", "construction_lights"}
+
+
+def test_three_burrow_rewards_and_two_nursery_rats():
+    """Rat Burrow Details: "3 spaces in the Rat Burrow provide you with a reward"; "You can
+    raise a maximum of 2 new Rats during the game" (2 Rats start in the Nursery)."""
+    d = load()
+    assert sorted(d.burrow_rewards.values()) == ["library", "nursery", "stored_food"]
+    assert RULEBOOK["rats_in_nursery"] == RULEBOOK["max_nursery_raises"] == 2
+
+
+def test_path_yields_are_one_to_four():
+    """Step 2: yellow 1-4 Cheese, blue 1-4 Lightbulbs, white 1-4 Apple Cores, green and orange
+    1 material."""
+    d = load()
+    for sp in d.tiles.values():
+        if sp.colour in ("green", "orange"):
+            assert sp.amount == 1
+        else:
+            assert 1 <= sp.amount <= 4
