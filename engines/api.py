@@ -51,6 +51,7 @@ __all__ = [
     "State",
     "make_rng",
     "canonical_json",
+    "check_player",
 ]
 
 #: ``current_player()`` at a chance node (OpenSpiel's kChancePlayerId).
@@ -97,6 +98,18 @@ def make_rng(rng: Any) -> np.random.Generator:
     ``None`` makes a new one.
     """
     return np.random.default_rng(rng)
+
+
+def check_player(player: Any, num_players: int) -> int:
+    """``player`` as a plain ``int`` seat, accepting Python and numpy integers.
+
+    Raises:
+        ValueError: not an integer (bools and floats included) or not in ``0..num_players-1``.
+    """
+    if isinstance(player, bool) or not isinstance(player, int | np.integer) \
+            or not 0 <= int(player) < num_players:
+        raise ValueError(f"bad player {player!r}: allowed an int from 0 to {num_players - 1}")
+    return int(player)
 
 
 def canonical_json(obj: Any) -> str:
@@ -231,15 +244,25 @@ class Game(ABC):
         """
         try:
             doc = json.loads(data)
-            if doc["game"] != self.name or doc["params"] != _jsonable(self.params):
-                raise ValueError(f"serialized state is for {doc['game']!r} {doc['params']}, "
-                                 f"not {self!r}")
-            state = self.new_initial_state()
-            state._set_fields(doc["fields"])
-            state._history = [int(a) for a in doc["history"]]
-            return state
-        except (KeyError, TypeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"not a serialized {self.name} state: {exc}") from exc
+        except (TypeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"not a serialized {self.name} state: {exc}") from None
+        if not isinstance(doc, dict) or set(doc) != {"game", "params", "fields", "history"}:
+            raise ValueError(f"not a serialized {self.name} state: expected the keys game, "
+                             "params, fields, history")
+        if doc["game"] != self.name or doc["params"] != _jsonable(self.params):
+            raise ValueError(f"serialized state is for {doc['game']!r} {doc['params']}, "
+                             f"not {self!r}")
+        state = self.new_initial_state()
+        fields, history = doc["fields"], doc["history"]
+        if not isinstance(fields, dict) or set(fields) != set(state._fields()):
+            raise ValueError(f"serialized 'fields' must hold exactly the {self.name} state "
+                             f"fields {sorted(state._fields())}")
+        if not isinstance(history, list) or any(
+                isinstance(a, bool) or not isinstance(a, int) for a in history):
+            raise ValueError("serialized 'history' must be a list of action ids")
+        state._set_fields(fields)
+        state._history = list(history)
+        return state
 
     def state_from_history(self, history: Sequence[int]) -> State:
         """Replay ``history`` from the initial state.

@@ -66,8 +66,11 @@ def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
         except ValueError as exc:
             raise SystemExit(f"ratai: {exc}") from None
         out.write(f"seat {seat}: {spec} bot\n")
-    out.write(f"you are seat {me}. Type a move's number (or its label), 'q' to quit.\n\n")
+    out.write(f"you are seat {me}. Type a move's number (or its label); 'h' hint, "
+              f"'u' undo, 'q' quit.\n\n")
+    hint = _HintBot(args.hint, game, me)
     state = game.new_initial_state()
+    undo: list = []  # states at your earlier decisions
     while not state.is_terminal():
         cp = state.current_player()
         if cp == CHANCE:
@@ -75,10 +78,18 @@ def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
             probs = np.array([p for _, p in outcomes])
             action = outcomes[rng.choice(len(outcomes), p=probs / probs.sum())][0]
         elif cp == me:
-            action = _ask_move(state, me, out, inp)
+            action = _ask_move(state, me, out, inp, hint)
             if action is None:
                 out.write("bye\n")
-                return 1
+                return 0
+            if action == "undo":
+                if undo:
+                    state = undo.pop()
+                    out.write("  (undone: back to your previous decision)\n")
+                else:
+                    out.write("  (nothing to undo)\n")
+                continue
+            undo.append(state.clone())
         else:
             action = bots[cp].step(state)
         out.write(f"  * {state.describe_action(me, action)}\n")
@@ -88,11 +99,47 @@ def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
     return 0
 
 
-def _ask_move(state, me: int, out: TextIO, inp: TextIO) -> int | None:
+class _HintBot:
+    """The bot behind 'h', built on first use (so a bad --hint only fails when asked)."""
+
+    def __init__(self, spec: str, game, seat: int):
+        self.spec, self.game, self.seat, self.bot = spec, game, seat, None
+
+    def get(self):
+        from ratai.arena import BotSpec
+
+        if self.bot is None:
+            self.bot = BotSpec.parse(self.spec).make(self.game, self.seat, 0)
+        return self.bot
+
+
+def _show_hint(state, hint: _HintBot, out: TextIO, top: int = 5) -> None:
+    """The hint bot's analysis: its best moves with visits and values (win chance)."""
+    try:
+        bot = hint.get()
+    except ValueError as exc:
+        out.write(f"  no hint: {exc}\n")
+        return
+    if not hasattr(bot, "analyze"):
+        out.write(f"  hint: {state.action_to_string(bot.player, bot.step(state))}\n")
+        return
+    analysis = bot.analyze(state)
+    best = state.action_to_string(bot.player, analysis.best_action)
+    out.write(f"  hint ({analysis.kind}, {analysis.iterations} iterations, "
+              f"{analysis.elapsed_s:.2f}s): play {best}\n")
+    for m in analysis.moves[:top]:
+        out.write(f"    {m.label:<40} visits {m.visits:>6}  value {m.value:.3f}\n")
+    if analysis.pv:
+        out.write("    line: " + " -> ".join(step.label for step in analysis.pv[:6]) + "\n")
+
+
+def _ask_move(state, me: int, out: TextIO, inp: TextIO, hint=None) -> int | str | None:
     legal = state.legal_actions()
     out.write("\n" + state.render(me) + "\n")
     for i, a in enumerate(legal):
         out.write(f"  [{i}] {state.action_to_string(me, a)}\n")
+    if len(legal) == 1:
+        out.write("  (your only option: the game still asks, so nobody learns why)\n")
     while True:
         out.write("your move> ")
         out.flush()
@@ -100,6 +147,11 @@ def _ask_move(state, me: int, out: TextIO, inp: TextIO) -> int | None:
         if not line or line.strip().lower() in ("q", "quit"):
             return None
         text = line.strip()
+        if text.lower() in ("u", "undo"):
+            return "undo"
+        if text.lower() in ("h", "hint") and hint is not None:
+            _show_hint(state, hint, out)
+            continue
         if text.isdigit() and int(text) < len(legal):
             return legal[int(text)]
         try:
@@ -151,6 +203,9 @@ def _game_params(args: argparse.Namespace) -> dict:
     params = dict(cls.variants[args.variant]) if args.variant else {}
     params.update(_parse_params(args.param))
     if args.players is not None:
+        if args.variant and params.get("num_players", args.players) != args.players:
+            raise SystemExit(f"ratai: --players {args.players} contradicts --variant "
+                             f"{args.variant} ({params['num_players']} players)")
         params["num_players"] = args.players
     return params
 
@@ -175,6 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="bot kinds for the other seats, comma-separated, e.g. random or "
                            "ismcts:2000,heuristic (the last one repeats)")
     play.add_argument("--seed", type=int, default=None, help="seed for dice, cards and bots")
+    play.add_argument("--hint", default="ismcts:1000",
+                      help="the bot that answers 'h' (default ismcts:1000)")
     arena = sub.add_parser(
         "arena", help="seat-rotated matches between bots, with win rates and ratings",
         epilog="example: ratai arena rat_trap --players 3 --bots random,heuristic --games 30")

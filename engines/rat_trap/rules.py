@@ -483,9 +483,18 @@ class RatTrapState(State):
             if self.scratches[actor] > 0:
                 self.scratches[actor] -= 1
 
-    def _controller(self) -> int:
-        card = self._game.data.third_rat_cards[self.tr_card]
-        return self.active if card.controller == "active" else 1 - self.active
+    def _controller(self, card: int | None = None) -> int:
+        """The seat acting for the Third Rat with ``card`` (default: this turn's card)."""
+        tr_card = self._game.data.third_rat_cards[self.tr_card if card is None else card]
+        return self.active if tr_card.controller == "active" else 1 - self.active
+
+    def _third_rat_keeps(self, card: int, pair: list[int]) -> int:
+        """RT-8: the first face of the card's priority that is rolled; Heal first when the
+        Third Rat has 2 scratches."""
+        g: RatTrapGame = self._game
+        if self.scratches[g.third_rat] == 2 and HEAL in pair:
+            return HEAL
+        return next(f for f in g.data.third_rat_cards[card].priority if f in pair)
 
     def _choice(self, phase: str, who: int, options: list[int], **ctx: Any) -> None:
         """A decision whose options are public: skipped if empty, applied if only one."""
@@ -761,17 +770,13 @@ def _tr_outcomes(s: RatTrapState) -> list[tuple[int, float]]:
 
 
 def _apply_tr_card(s: RatTrapState, a: int) -> None:
-    """The Third Rat keeps the first rolled face of its card's list; Heal first at 2 scratches."""
+    """Reveal a Third Rat card; the Third Rat keeps a die by it (RT-8)."""
     g: RatTrapGame = s._game
     card = a - TRCARD
     s.tr_card = card
     s.tr_used.append(card)
     colour = s.ctx["colour"]
-    pair = getattr(s, colour)
-    if s.scratches[g.third_rat] == 2 and HEAL in pair:
-        face = HEAL
-    else:
-        face = next(f for f in g.data.third_rat_cards[card].priority if f in pair)
+    face = s._third_rat_keeps(card, getattr(s, colour))
     s._done()
     s._keep(g.third_rat, colour, face)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..api import CHANCE, State
+from ..api import CHANCE, State, check_player
 from .data import (
     ALCHEMIST,
     CARD_CHEESE,
@@ -29,6 +29,8 @@ from .data import (
     TRAP,
 )
 from .rules import (
+    _LEGAL,
+    _OUTCOMES,
     DEAL,
     DRAW,
     DRAW_LABELS,
@@ -75,8 +77,7 @@ DERIVED_FIELDS = ("pile_sizes", "pile_placed", "stored_counts", "lost_counts",
 def observation(s: RatTrapState, p: int) -> dict:
     """Seat ``p``'s information state (JSON dict). Raises ``ValueError`` for a bad seat."""
     g: RatTrapGame = s._game
-    if not (isinstance(p, int) and 0 <= p < g.num_players()):
-        raise ValueError(f"bad player {p!r}: allowed 0..{g.num_players() - 1}")
+    p = check_player(p, g.num_players())
     obs = {f: copy.deepcopy(getattr(s, f)) for f in PUBLIC_FIELDS}
     tr = g.third_rat
     is_manip = 0 <= p < len(s.roles) and s.roles[p] == MANIPULATOR
@@ -179,7 +180,10 @@ def describe_action(s: RatTrapState, viewer: int | None, a: int) -> str:
         m = s.roles.index(MANIPULATOR)
         base = f"the Manipulator looks at pile {ctx['pile']}"
         return f"{base}: {label}" if viewer == m else base
-    return label  # dice and Third Rat cards are public
+    if phase == "tr_card":  # public: the card and the die the Third Rat keeps with it
+        face = s._third_rat_keeps(a - TRCARD, getattr(s, ctx["colour"]))
+        return f"{label}: it keeps {FACES[face]}, controlled by seat {s._controller(a - TRCARD)}"
+    return label  # dice are public
 
 
 # ------------------------------------------------------------------------ determinization
@@ -204,6 +208,59 @@ def _cards(obs: Mapping[str, Any], key: str, value: Any = None) -> list[int]:
     return sorted(value)
 
 
+_ROUND_RESULT_KEYS = {"round", "revealed", "eliminated", "gained", "stored_counts", "roles"}
+
+
+def _check_public(g: RatTrapGame, obs: Mapping[str, Any], template: RatTrapState) -> None:
+    """Validate the public fields of an observation against a fresh state's shapes and ranges.
+
+    Raises:
+        ValueError: naming the first field that is missing, of the wrong type or out of range.
+    """
+    n, P = g.num_players(), g.participants
+    fixed = {"points": P, "scratches": P, "eliminated": P, "trap_out": g.num_piles,
+             "role_public": n, "role_gone": n}
+    ranges = {"active": range(n), "acc": range(-1, P), "acc_white": range(-1, P),
+              "acc_black": range(-1, P), "ordering": range(-1, g.num_piles),
+              "tr_card": range(-1, len(g.data.third_rat_cards)), "round": range(1, 100),
+              "turn": range(0, g.params["max_turns_per_round"] + 1),
+              "used_clovers": range(0, sum(g.deck) + 1)}
+    elements = {"black": range(len(FACES)), "white": range(len(FACES)),
+                "returned": range(len(FACES)), "alr_queue": range(n), "cat_targets": range(P),
+                "not_fool": range(n), "manip_piles": range(g.num_piles),
+                "tr_used": range(len(g.data.third_rat_cards)), "winners": range(P)}
+    for f in PUBLIC_FIELDS:
+        value, want = _field(obs, f), getattr(template, f)
+        kind = type(want)
+        ok = type(value) is kind or (kind is list and isinstance(value, list))
+        if ok and kind is list and want and type(want[0]) in (int, bool):
+            ok = all(type(v) is type(want[0]) for v in value)
+        if ok and f in fixed:
+            ok = len(value) == fixed[f]
+        if ok and f in ranges:
+            ok = value in ranges[f]
+        if ok and f in elements:
+            ok = all(isinstance(v, int) and v in elements[f] for v in value)
+        if not ok:
+            raise ValueError(f"observation field {f!r} is malformed: {value!r}")
+    phase = obs["phase"]
+    if phase not in _LEGAL and phase not in _OUTCOMES and phase != "over":
+        raise ValueError(f"observation field 'phase' is unknown: {phase!r}")
+    for task in obs["todo"]:
+        if not (isinstance(task, list) and task and isinstance(task[0], str)
+                and hasattr(RatTrapState, "_t_" + task[0])
+                and all(isinstance(x, int | str) for x in task[1:])):
+            raise ValueError(f"observation field 'todo' has a malformed task: {task!r}")
+    if not all(k in [str(x) for x in range(P)] and v in range(len(FACES))
+               for k, v in obs["kept"].items()):
+        raise ValueError("observation field 'kept' is malformed")
+    if not all(isinstance(r, dict) and set(r) == _ROUND_RESULT_KEYS
+               for r in obs["round_results"]):
+        raise ValueError("observation field 'round_results' is malformed")
+    if phase in _LEGAL and obs["ctx"].get("who") not in range(n):
+        raise ValueError("observation field 'ctx' lacks the seat to move ('who')")
+
+
 def _rebuild(g: RatTrapGame, p: int, obs: Mapping[str, Any], rng: np.random.Generator
              ) -> RatTrapState:
     """See :meth:`RatTrapGame.state_from_observation`."""
@@ -217,6 +274,7 @@ def _rebuild(g: RatTrapGame, p: int, obs: Mapping[str, Any], rng: np.random.Gene
     s = RatTrapState.__new__(RatTrapState)
     State.__init__(s, g)
     s._reset_round_fields()
+    _check_public(g, obs, RatTrapState(g))
     for f in PUBLIC_FIELDS:
         setattr(s, f, copy.deepcopy(_field(obs, f)))
     for key, length in (("points", P), ("scratches", P), ("trap_out", piles)):
@@ -394,6 +452,13 @@ def _rebuild(g: RatTrapGame, p: int, obs: Mapping[str, Any], rng: np.random.Gene
         traps = s.stored[f].count(TRAP) + s.lost[f].count(TRAP)
         s.fool_piles = list(fool_piles) if f == p else \
             sorted(int(x) for x in rng.integers(piles, size=traps))
+    try:  # the public fields passed one by one; do they make a playable position together?
+        if s.current_player() == CHANCE:
+            s.chance_outcomes()
+        else:
+            s.legal_actions()
+    except (LookupError, TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
+        raise ValueError(f"observation is inconsistent: {type(exc).__name__}: {exc}") from None
     return s
 
 

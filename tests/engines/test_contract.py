@@ -165,3 +165,23 @@ def test_unknown_game_and_bad_params():
         load_game("rat_trap", backend="fortran")
     with pytest.raises(ValueError, match="unknown parameter"):
         load_game("rat_trap", colour="red")
+
+
+def test_deserialize_rejects_malformed_documents(any_game):
+    """A serialized state cannot replace the game, add fields, or carry a bad history."""
+    state = any_game.new_initial_state()
+    doc = json.loads(state.serialize())
+    bad_docs = [
+        {**doc, "fields": []},
+        {**doc, "fields": {**doc["fields"], "_game": 1}},
+        {**doc, "fields": {k: v for k, v in list(doc["fields"].items())[1:]}},
+        {**doc, "history": ["x"]},
+        {**doc, "game": "chess"},
+        {k: v for k, v in doc.items() if k != "history"},
+        [],
+    ]
+    for bad in bad_docs:
+        with pytest.raises(ValueError):
+            any_game.deserialize_state(json.dumps(bad))
+    with pytest.raises(ValueError):
+        any_game.deserialize_state(b"\xff not json")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ratai.engines.rat_trap.data import TRAP
 from tests.conftest import random_playout
@@ -95,3 +96,38 @@ def test_fool_traps_constrain_roles_in_samples():
         roles = s.resample_from_infostate(2, seed).roles
         holders.add(roles.index(3) if 3 in roles else None)
     assert holders == {1, None}  # seat 1 may be the Fool, or the Fool was not dealt
+
+
+def test_observation_seat_accepts_numpy_ints_and_rejects_others():
+    s = new_game(num_players=3).new_initial_state()
+    assert s.observation(np.int64(1))["player"] == 1
+    assert type(s.observation(np.int64(1))["player"]) is int
+    for bad in (True, 0.0, "0", 3, -1, None):
+        with pytest.raises(ValueError, match="bad player"):
+            s.observation(bad)
+
+
+@pytest.mark.parametrize("field,value", [
+    ("used_clovers", None), ("phase", "no_such_phase"), ("ctx", None), ("role_public", "x"),
+    ("todo", None), ("todo", [["no_such_task"]]), ("points", [0, 0]), ("active", 7),
+    ("black", [9]), ("kept", {"0": "x"}),
+])
+def test_state_from_observation_names_the_malformed_field(field, value):
+    """Game.state_from_observation: a malformed observation raises ValueError naming the field."""
+    g = new_game(num_players=3)
+    s = g.new_initial_state()
+    start_turn(s, "key1+cat", 1, "cat")
+    obs = s.observation(0)
+    obs[field] = value
+    with pytest.raises(ValueError, match=field):
+        g.state_from_observation(0, obs, 1)
+
+
+def test_state_from_observation_rejects_an_inconsistent_position():
+    g = new_game(num_players=3)
+    s = g.new_initial_state()
+    start_turn(s, "key1+cat", 1, "cat")
+    obs = s.observation(0)
+    obs["ctx"] = {"who": 1}  # a cat target decision without its options
+    with pytest.raises(ValueError, match="inconsistent"):
+        g.state_from_observation(0, obs, 1)

@@ -47,7 +47,7 @@ def check_game(game, seed):
 
 @pytest.mark.parametrize("name,params", VARIANTS, ids=[v for v, _ in VARIANTS])
 def test_invariants_200_games(name, params):
-    game = load_game("rat_trap", **params)
+    game = load_game("rat_trap", backend="python", **params)
     for seed in range(200):
         check_game(game, seed)
 
@@ -55,6 +55,6 @@ def test_invariants_200_games(name, params):
 @pytest.mark.slow
 @pytest.mark.parametrize("name,params", VARIANTS, ids=[v for v, _ in VARIANTS])
 def test_invariants_2000_games(name, params):
-    game = load_game("rat_trap", **params)
+    game = load_game("rat_trap", backend="python", **params)
     for seed in range(2000):
         check_game(game, 10_000 + seed)
