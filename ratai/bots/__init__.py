@@ -1,66 +1,56 @@
 """ratai.bots: bots that choose actions for one seat, built with :func:`make_bot`.
 
 Every bot sees a state only through that seat's information: it reads
-``state.legal_actions()`` at the seat's own decision nodes and, when it needs a full state,
-``state.resample_from_infostate(player, rng)``. So two states with the same
-``information_state_string(player)`` get the same answer for the same seed.
+``state.legal_actions(player)`` at the seat's own decision nodes and, when it needs a full
+state of a hidden-information game, ``state.resample_from_infostate(player, rng)``. So two
+states with the same ``information_state_string(player)`` get the same answer for the same
+seed.
+
+Kinds (see each class): ``random`` (:class:`RandomBot`), ``heuristic``
+(:class:`HeuristicBot`), ``mcts`` (:class:`MCTSBot`, UCT — Kocsis & Szepesvári 2006),
+``ismcts`` (:class:`ISMCTSBot`, Cowling, Powley & Whitehouse 2012), ``pimc``
+(:class:`PIMCBot`, Ginsberg 2001 / Long et al. 2010), ``expectimax``
+(:class:`ExpectimaxBot`, Michie 1966 / Ballard 1983), ``smmcts`` (:class:`SMMCTSBot`,
+decoupled UCT — Lanctot et al. 2013 / Tak et al. 2014).
+
+>>> from ratai.bots import make_bot
+>>> bot = make_bot("ismcts", game, player=1, iterations=1000, seed=7)  # doctest: +SKIP
+>>> analysis = bot.analyze(state)                                       # doctest: +SKIP
+>>> analysis.best_action, analysis.moves[0].visits, analysis.pv        # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
+from ratai.engines.api import Game
+from ratai.search.common import Analysis, MoveStat, PVStep
 
-from ratai.engines.api import Game, State, make_rng
+from .base import Bot, RandomBot
+from .heuristic import HeuristicBot
+from .search_bots import (
+    ExpectimaxBot,
+    ISMCTSBot,
+    MCTSBot,
+    PIMCBot,
+    SearchBot,
+    SMMCTSBot,
+)
 
-__all__ = ["Bot", "RandomBot", "make_bot", "BOT_KINDS"]
+__all__ = [
+    "Bot", "RandomBot", "HeuristicBot", "SearchBot", "MCTSBot", "ISMCTSBot", "PIMCBot",
+    "ExpectimaxBot", "SMMCTSBot", "Analysis", "MoveStat", "PVStep", "make_bot", "BOT_KINDS",
+]
 
-
-class Bot:
-    """A bot for seat ``player`` of ``game``.
-
-    Args:
-        game: the game it plays.
-        player: its seat (``0..num_players-1``).
-        seed: anything ``numpy.random.default_rng`` accepts; fixes the bot's choices.
-
-    Raises:
-        ValueError: ``player`` is not a seat of ``game``.
-    """
-
-    def __init__(self, game: Game, player: int, *, seed: Any = None):
-        if not 0 <= player < game.num_players():
-            raise ValueError(f"bad player {player!r}: allowed 0..{game.num_players() - 1}")
-        self.game = game
-        self.player = player
-        self.seed = seed
-        self.rng: np.random.Generator = make_rng(seed)
-
-    def _check_turn(self, state: State) -> list[int]:
-        if state.current_player() != self.player:
-            raise ValueError(f"it is not seat {self.player}'s turn "
-                             f"(current player: {state.current_player()})")
-        return state.legal_actions(self.player)
-
-    def step(self, state: State) -> int:
-        """The action this bot plays at ``state`` (its own decision node).
-
-        Raises:
-            ValueError: it is not this bot's seat's turn.
-        """
-        raise NotImplementedError
-
-
-class RandomBot(Bot):
-    """Uniform choice among the legal actions (the weakest baseline)."""
-
-    def step(self, state: State) -> int:
-        legal = self._check_turn(state)
-        return int(legal[self.rng.integers(len(legal))])
-
-
-BOT_KINDS: dict[str, type[Bot]] = {"random": RandomBot}
+BOT_KINDS: dict[str, type[Bot]] = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+    "mcts": MCTSBot,
+    "ismcts": ISMCTSBot,
+    "pimc": PIMCBot,
+    "expectimax": ExpectimaxBot,
+    "smmcts": SMMCTSBot,
+}
 
 
 def make_bot(kind: str, game: Game, player: int, *, iterations: int | None = None,
@@ -69,14 +59,20 @@ def make_bot(kind: str, game: Game, player: int, *, iterations: int | None = Non
     """Create a bot of ``kind`` for seat ``player`` of ``game``.
 
     Args:
-        kind: one of :data:`BOT_KINDS` (``"random"``; search kinds come with the search issue).
-        iterations: search budget in iterations (search bots).
-        time_limit: search budget in seconds of wall clock (search bots).
-        max_depth: depth limit in plies (expectimax).
-        seed: fixes the bot's random choices.
+        kind: one of :data:`BOT_KINDS`.
+        iterations: search budget in iterations (exact; the reproducible budget). For
+            ``expectimax`` a node budget.
+        time_limit: search budget in seconds of wall clock. With ``iterations`` too, the
+            first exhausted stops the search.
+        max_depth: depth limit in plies (``expectimax``).
+        seed: fixes the bot's random choices (an ``int``: reproducible per position).
+        **kw: the kind's options (see each bot class), plus ``on_progress`` /
+            ``progress_every`` / ``skip_forced`` for search bots.
 
     Raises:
-        ValueError: unknown ``kind`` (the message lists the known kinds) or a bad argument.
+        ValueError: unknown ``kind`` (the message lists the known kinds), a search bot
+            without a budget, an unknown or bad option, or a game the kind cannot play
+            (``mcts`` on hidden information without ``determinize=True``).
     """
     if kind not in BOT_KINDS:
         raise ValueError(f"unknown bot kind {kind!r}; known kinds: {sorted(BOT_KINDS)}")
@@ -85,5 +81,11 @@ def make_bot(kind: str, game: Game, player: int, *, iterations: int | None = Non
         if kw:
             raise ValueError(f"unexpected argument(s) {sorted(kw)} for bot kind 'random'")
         return RandomBot(game, player, seed=seed)
+    if cls is HeuristicBot:
+        allowed = ("chance_samples", "determinizations", "joint_samples", "max_evals")
+        unknown = sorted(set(kw) - set(allowed))
+        if unknown:
+            raise ValueError(f"unknown option(s) {unknown} for bot kind 'heuristic'; "
+                             f"allowed: {list(allowed)}")
     return cls(game, player, iterations=iterations, time_limit=time_limit,
                max_depth=max_depth, seed=seed, **kw)

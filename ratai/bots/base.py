@@ -1,0 +1,95 @@
+"""The :class:`Bot` base class and the uniform :class:`RandomBot`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ratai.engines.api import SIMULTANEOUS, Game, State, make_rng
+from ratai.search.common import Analysis, MoveStat, PVStep, SearchRng
+
+__all__ = ["Bot", "RandomBot"]
+
+
+class Bot:
+    """A bot for seat ``player`` of ``game``.
+
+    Args:
+        game: the game it plays.
+        player: its seat (``0..num_players-1``).
+        seed: anything ``numpy.random.default_rng`` accepts; fixes the bot's choices. With an
+            ``int`` seed every call draws its random numbers from a stream derived from
+            ``(seed, information_state_string(player))``, so the same position gets the same
+            answer from ``step`` and ``analyze`` however often it is asked.
+
+    Raises:
+        ValueError: ``player`` is not a seat of ``game``.
+    """
+
+    #: The ``make_bot`` kind.
+    kind = ""
+
+    def __init__(self, game: Game, player: int, *, seed: Any = None):
+        if isinstance(player, bool) or not isinstance(player, int | np.integer) \
+                or not 0 <= player < game.num_players():
+            raise ValueError(f"bad player {player!r}: allowed 0..{game.num_players() - 1}")
+        self.game = game
+        self.player = int(player)
+        self.seed = seed
+        self.rng: np.random.Generator = make_rng(seed)
+
+    def _check_turn(self, state: State) -> list[int]:
+        """The seat's legal actions; raises ``ValueError`` when it has none to choose from.
+
+        A seat may act when it is the current player, or at a ``SIMULTANEOUS`` node of a
+        joint-move view where it has legal actions.
+        """
+        cp = state.current_player()
+        if cp == self.player:
+            return state.legal_actions(self.player)
+        if cp == SIMULTANEOUS:
+            legal = state.legal_actions(self.player)
+            if legal:
+                return legal
+        raise ValueError(f"it is not seat {self.player}'s turn "
+                         f"(current player: {cp})")
+
+    def _rng(self, state: State) -> SearchRng:
+        """The random streams for one call (see the class docstring)."""
+        return SearchRng(self.seed, state, self.player, self.rng)
+
+    def step(self, state: State) -> int:
+        """The action this bot plays at ``state`` (its own decision node).
+
+        Raises:
+            ValueError: it is not this bot's seat's turn.
+        """
+        return self.analyze(state).best_action
+
+    def analyze(self, state: State) -> Analysis:
+        """The action this bot plays at ``state`` with the evidence (see ``Analysis``).
+
+        Raises:
+            ValueError: it is not this bot's seat's turn.
+        """
+        raise NotImplementedError
+
+
+class RandomBot(Bot):
+    """Uniform choice among the legal actions (the weakest baseline)."""
+
+    kind = "random"
+
+    def step(self, state: State) -> int:
+        legal = self._check_turn(state)
+        return int(legal[self._rng(state).py.randrange(len(legal))])
+
+    def analyze(self, state: State) -> Analysis:
+        legal = self._check_turn(state)
+        a = int(legal[self._rng(state).py.randrange(len(legal))])
+        label = state.action_to_string(self.player, a)
+        moves = tuple(MoveStat(int(b), state.action_to_string(self.player, b), int(b == a),
+                               0.0, 1.0 / len(legal)) for b in [a] + [x for x in legal if x != a])
+        return Analysis(a, moves, (PVStep(self.player, a, label),), 0, 0, 0, 0.0, self.seed,
+                        self.player, self.kind)

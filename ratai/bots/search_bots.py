@@ -1,0 +1,207 @@
+"""Search bots: ``mcts``, ``ismcts``, ``pimc``, ``expectimax`` and ``smmcts``.
+
+Each wraps one algorithm of :mod:`ratai.search` behind the :class:`ratai.bots.Bot`
+interface: it validates the budget and options at construction, derives the call's random
+streams from its seed and the seat's information state, and returns an
+:class:`ratai.search.Analysis`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ratai.engines.api import Game, State
+from ratai.search.common import Analysis, Budget, MoveStat, ProgressFn, PVStep
+from ratai.search.expectimax import Expectimax
+from ratai.search.ismcts import ISMCTS
+from ratai.search.pimc import PIMC
+from ratai.search.smmcts import SMMCTS
+from ratai.search.uct import UCT, analyze_uct
+
+from .base import Bot
+
+__all__ = ["SearchBot", "MCTSBot", "ISMCTSBot", "PIMCBot", "ExpectimaxBot", "SMMCTSBot"]
+
+_UCT_OPTIONS = ("exploration", "rollout", "rollout_cutoff", "rollout_epsilon")
+
+
+class SearchBot(Bot):
+    """Common machinery of the search bots.
+
+    Args:
+        game, player, seed: see :class:`ratai.bots.Bot`.
+        iterations: exact number of iterations (the reproducible budget).
+        time_limit: wall-clock seconds; with ``iterations`` too, the first exhausted stops.
+        max_depth: depth limit in plies (expectimax).
+        on_progress: ``on_progress(analysis)`` every ``progress_every`` iterations;
+            returning ``False`` stops the search and the best move so far is played.
+        progress_every: the ``K`` of ``on_progress`` (>= 1).
+        skip_forced: with a single legal move, return it at once (``iterations == 0``).
+        **options: the algorithm's options (listed in each subclass's ``OPTIONS``).
+
+    Raises:
+        ValueError: no budget, a bad budget, an unknown or bad option (named), or a game the
+            algorithm cannot play.
+    """
+
+    OPTIONS: tuple[str, ...] = ()
+    NEEDS = "iterations or time_limit"
+
+    def __init__(self, game: Game, player: int, *, iterations: int | None = None,
+                 time_limit: float | None = None, max_depth: int | None = None,
+                 seed: Any = None, on_progress: ProgressFn | None = None,
+                 progress_every: int = 100, skip_forced: bool = False, **options: Any):
+        super().__init__(game, player, seed=seed)
+        unknown = sorted(set(options) - set(self.OPTIONS))
+        if unknown:
+            allowed = sorted(self.OPTIONS) + ["on_progress", "progress_every", "skip_forced"]
+            raise ValueError(f"unknown option(s) {unknown} for bot kind {self.kind!r}; "
+                             f"allowed: {allowed}")
+        if isinstance(progress_every, bool) or not isinstance(progress_every, int) \
+                or progress_every < 1:
+            raise ValueError(f"bad progress_every {progress_every!r}: allowed an int >= 1")
+        self.budget = Budget(iterations, time_limit, max_depth).check(need=self.NEEDS)
+        self.on_progress = on_progress
+        self.progress_every = progress_every
+        self.skip_forced = bool(skip_forced)
+        self._setup(**options)
+
+    def _setup(self, **options: Any) -> None:
+        raise NotImplementedError
+
+    def analyze(self, state: State, on_progress: ProgressFn | None = None) -> Analysis:
+        """Search ``state`` for the seat and report; ``on_progress`` overrides the bot's.
+
+        Raises:
+            ValueError: it is not the seat's turn.
+        """
+        legal = self._check_turn(state)
+        if self.skip_forced and len(legal) == 1:
+            a = legal[0]
+            label = state.action_to_string(self.player, a)
+            return Analysis(a, (MoveStat(a, label, 0, 0.0, 1.0),),
+                            (PVStep(self.player, a, label),), 0, 0, 0, 0.0, self.seed,
+                            self.player, self.kind)
+        b = self.budget
+        budget = Budget(b.iterations, b.time_limit, b.max_depth)
+        return self._analyze(state, budget, self._rng(state), on_progress or self.on_progress)
+
+    def _analyze(self, state: State, budget: Budget, srng, on_progress) -> Analysis:
+        raise NotImplementedError
+
+
+class MCTSBot(SearchBot):
+    """UCT (Kocsis & Szepesvári 2006) with vector returns and sampled chance; see
+    :mod:`ratai.search.uct`.
+
+    Options: ``exploration`` (UCB1 ``c``, default 1.0), ``rollout`` (``"random"`` or
+    ``"heuristic"``), ``rollout_cutoff`` (plies, ``None``), ``rollout_epsilon`` (0.1),
+    ``determinize`` (False). UCT needs the true state: on a game with hidden information
+    (``game.perfect_information`` False) the bot refuses unless ``determinize=True``, in which
+    case it searches one determinization drawn with ``resample_from_infostate`` per call
+    (use ``pimc`` for several, ``ismcts`` for the sound alternative).
+    """
+
+    kind = "mcts"
+    OPTIONS = _UCT_OPTIONS + ("determinize",)
+
+    def _setup(self, determinize: bool = False, **kw: Any) -> None:
+        if not self.game.perfect_information and not determinize:
+            raise ValueError(f"mcts needs perfect information, and game {self.game.name!r} has "
+                             f"hidden information: use kind 'ismcts' or 'pimc', or pass "
+                             f"determinize=True to search one determinization")
+        self.determinize = bool(determinize)
+        self.search = UCT(self.game, self.player, **kw)
+
+    def _analyze(self, state, budget, srng, on_progress):
+        root = state
+        if not self.game.perfect_information:
+            root = state.resample_from_infostate(self.player, srng.child_seed())
+        return analyze_uct(self.search, root, budget, srng, on_progress, self.progress_every,
+                           self.seed, self.kind)
+
+
+class ISMCTSBot(SearchBot):
+    """Single-observer IS-MCTS (Cowling, Powley & Whitehouse 2012); see
+    :mod:`ratai.search.ismcts`.
+
+    Options: ``exploration`` (default 0.7), ``rollout``, ``rollout_cutoff``,
+    ``rollout_epsilon``, ``chance_key`` (``"infostate"`` or ``"action"``).
+    """
+
+    kind = "ismcts"
+    OPTIONS = _UCT_OPTIONS + ("chance_key",)
+
+    def _setup(self, **kw: Any) -> None:
+        self.search = ISMCTS(self.game, self.player, **kw)
+
+    def _analyze(self, state, budget, srng, on_progress):
+        return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
+                                   self.seed, self.kind)
+
+
+class PIMCBot(SearchBot):
+    """Perfect-information Monte Carlo (Ginsberg 2001; Long et al. 2010): ``determinizations``
+    worlds (default 8), a UCT search on each, votes aggregated by visits; see
+    :mod:`ratai.search.pimc`. Options: ``determinizations`` and the UCT options.
+    """
+
+    kind = "pimc"
+    OPTIONS = _UCT_OPTIONS + ("determinizations",)
+
+    def _setup(self, **kw: Any) -> None:
+        self.search = PIMC(self.game, self.player, **kw)
+
+    def _analyze(self, state, budget, srng, on_progress):
+        return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
+                                   self.seed, self.kind)
+
+
+class ExpectimaxBot(SearchBot):
+    """Expectimax with max^n or paranoid backup, Star1 pruning, iterative deepening and a
+    transposition table (Michie 1966; Ballard 1983); see :mod:`ratai.search.expectimax`.
+
+    Budget: ``max_depth`` (decision plies), ``time_limit`` and/or ``iterations`` (here: a
+    node budget); at least one. ``on_progress`` is called after every completed depth.
+    Options: ``mode`` (``"maxn"`` or ``"paranoid"``), ``determinizations`` (4, hidden
+    information only), ``max_chance_outcomes`` (``None``), ``transposition_table`` (True).
+    """
+
+    kind = "expectimax"
+    OPTIONS = ("mode", "determinizations", "max_chance_outcomes", "transposition_table")
+    NEEDS = "iterations or time_limit or max_depth"
+
+    def _setup(self, **kw: Any) -> None:
+        self.search = Expectimax(self.game, self.player, **kw)
+
+    def _analyze(self, state, budget, srng, on_progress):
+        return self.search.analyze(state, budget, srng, on_progress, 1, self.seed, self.kind)
+
+
+class SMMCTSBot(SearchBot):
+    """Decoupled UCT for simultaneous moves (Lanctot et al. 2013; Tak et al. 2014) in a game's
+    joint-move view (``current_player() == SIMULTANEOUS``, ``legal_actions(p)`` per seat,
+    ``apply_actions([...])``); sequential and chance nodes are searched as in UCT. See
+    :mod:`ratai.search.smmcts`.
+
+    Options: the UCT options and ``determinizations`` (default 1): for a game with hidden
+    information the bot searches that many determinizations and aggregates them by visits
+    (as ``pimc``); with perfect information it searches the state itself.
+    """
+
+    kind = "smmcts"
+    OPTIONS = _UCT_OPTIONS + ("determinizations",)
+
+    def _setup(self, determinizations: int = 1, **kw: Any) -> None:
+        if self.game.perfect_information:
+            self.search = SMMCTS(self.game, self.player, **kw)
+        else:
+            self.search = PIMC(self.game, self.player, determinizations=determinizations,
+                               search_cls=SMMCTS, **kw)
+
+    def _analyze(self, state, budget, srng, on_progress):
+        if isinstance(self.search, PIMC):
+            return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
+                                       self.seed, self.kind)
+        return analyze_uct(self.search, state, budget, srng, on_progress, self.progress_every,
+                           self.seed, self.kind)

@@ -1,0 +1,349 @@
+"""Shared pieces of the search algorithms: the :class:`Analysis` report, budgets, seeding,
+fast state stepping and rollout policies.
+
+Every search reads a state through the engine contract (``ratai.engines.api``) only. The
+hot loops use the contract's unchecked fast path (``State._apply_action``, see
+:func:`apply_unchecked`) on actions taken from the state's own legal list or chance outcomes,
+so no legal-action list is generated twice per step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ratai.engines.api import CHANCE, INVALID, SIMULTANEOUS, TERMINAL, Game, State
+
+__all__ = [
+    "Analysis",
+    "MoveStat",
+    "PVStep",
+    "Budget",
+    "SearchRng",
+    "ProgressFn",
+    "apply_unchecked",
+    "apply_joint",
+    "joint_legal",
+    "sample_outcome",
+    "heuristic_vector",
+    "has_heuristic",
+    "Rollout",
+    "numbers",
+]
+
+
+@dataclass(frozen=True)
+class MoveStat:
+    """One candidate move at the root of a search.
+
+    Attributes:
+        action: the action id.
+        label: ``state.action_to_string(player, action)``.
+        visits: how often the search tried it (iterations through it; for expectimax the
+            nodes searched below it; for the heuristic bot the evaluations).
+        value: its estimated result for the searching seat, in [0, 1] (mean return, or
+            the heuristic estimate for ``heuristic`` / at an expectimax horizon).
+        prior: the prior probability the search gave it before searching (uniform for UCT).
+        values: the estimate for every seat (shape ``[num_players]``); ``value`` is
+            ``values[player]``.
+    """
+
+    action: int
+    label: str
+    visits: int
+    value: float
+    prior: float
+    values: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class PVStep:
+    """One step of a principal variation: who acts (a seat or ``CHANCE``), the action, its label."""
+
+    player: int
+    action: int
+    label: str
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What a bot decided and the evidence, as the issue specifies.
+
+    Attributes:
+        best_action: the action the bot plays.
+        moves: the root moves, sorted best first (most visits, then value, then id).
+        pv: the principal variation from the root (the best move first); chance outcomes
+            appear with ``player == CHANCE``. May stop early where the search tree does.
+        iterations: iterations run (UCT-family: simulations; expectimax: completed
+            iterative-deepening depths; heuristic: evaluations).
+        nodes: search-tree nodes created (expectimax: nodes visited).
+        max_depth: the deepest ply the search reached below the root.
+        elapsed_s: wall-clock seconds spent (the only field that is not reproducible).
+        seed: the bot's seed (``None`` when it was unseeded).
+        player: the seat the analysis is for.
+        kind: the bot kind that produced it.
+    """
+
+    best_action: int
+    moves: tuple[MoveStat, ...]
+    pv: tuple[PVStep, ...]
+    iterations: int
+    nodes: int
+    max_depth: int
+    elapsed_s: float
+    seed: Any = None
+    player: int = 0
+    kind: str = ""
+
+
+def numbers(analysis: Analysis) -> tuple:
+    """Every field of ``analysis`` except ``elapsed_s``: what seeded runs must reproduce."""
+    return (analysis.best_action, analysis.moves, analysis.pv, analysis.iterations,
+            analysis.nodes, analysis.max_depth, analysis.seed, analysis.player, analysis.kind)
+
+
+#: ``on_progress(analysis) -> bool | None``; returning ``False`` stops the search.
+ProgressFn = Callable[[Analysis], Any]
+
+
+@dataclass
+class Budget:
+    """A search budget: ``iterations`` (exact count) and/or ``time_limit`` (seconds).
+
+    When both are given the first one exhausted stops the search. ``max_depth`` (plies) is
+    carried for the depth-limited searches. Raises ``ValueError`` for negative or absent
+    budgets (see :meth:`check`).
+    """
+
+    iterations: int | None = None
+    time_limit: float | None = None
+    max_depth: int | None = None
+    start: float = field(default=0.0, repr=False)
+    deadline: float = field(default=math.inf, repr=False)
+
+    def check(self, *, need: str = "iterations or time_limit") -> Budget:
+        """Validate; ``need`` names what must be present. Returns ``self``."""
+        if self.iterations is not None:
+            it = self.iterations
+            if isinstance(it, bool) or not isinstance(it, int | np.integer) or it < 1:
+                raise ValueError(f"bad iterations {self.iterations!r}: allowed an int >= 1")
+            self.iterations = int(self.iterations)
+        if self.time_limit is not None:
+            if isinstance(self.time_limit, bool) or not isinstance(self.time_limit, int | float) \
+                    or not self.time_limit > 0:
+                raise ValueError(f"bad time_limit {self.time_limit!r}: allowed seconds > 0")
+            self.time_limit = float(self.time_limit)
+        if self.max_depth is not None:
+            md = self.max_depth
+            if isinstance(md, bool) or not isinstance(md, int | np.integer) or md < 1:
+                raise ValueError(f"bad max_depth {self.max_depth!r}: allowed an int >= 1")
+            self.max_depth = int(self.max_depth)
+        present = {"iterations": self.iterations, "time_limit": self.time_limit,
+                   "max_depth": self.max_depth}
+        if all(present[k] is None for k in need.split(" or ")):
+            raise ValueError(f"a search bot needs a budget: give {need}")
+        return self
+
+    def begin(self) -> None:
+        """Start the clock."""
+        self.start = time.perf_counter()
+        self.deadline = (self.start + self.time_limit) if self.time_limit is not None else math.inf
+
+    def done(self, iterations_run: int) -> bool:
+        """True when the budget is exhausted after ``iterations_run`` iterations."""
+        if self.iterations is not None and iterations_run >= self.iterations:
+            return True
+        return time.perf_counter() >= self.deadline
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def split(self, k: int, i: int) -> Budget:
+        """The ``i``-th of ``k`` equal shares (iterations distributed exactly, time evenly)."""
+        it = None
+        if self.iterations is not None:
+            it = self.iterations // k + (1 if i < self.iterations % k else 0)
+        tl = self.time_limit / k if self.time_limit is not None else None
+        return Budget(it, tl, self.max_depth)
+
+
+class SearchRng:
+    """The random streams of one search call, derived from a seed and the seat's information.
+
+    For an ``int`` seed the streams depend only on ``(seed, information_state_string(player))``,
+    so one seeded bot gives the same answer for the same position however often it is asked,
+    and different answers are not correlated across positions; they never depend on hidden
+    parts of the state. ``seed=None`` draws fresh entropy; a ``numpy.random.Generator`` is
+    used as a running stream.
+
+    Attributes:
+        np: a ``numpy.random.Generator`` (for ``resample_from_infostate``).
+        py: a ``random.Random`` (fast draws in the hot loops).
+    """
+
+    def __init__(self, seed: Any, state: State | None, player: int,
+                 fallback: np.random.Generator | None = None):
+        if isinstance(seed, np.random.Generator):
+            base = seed
+        elif seed is None:
+            base = fallback if fallback is not None else np.random.default_rng()
+        else:
+            info = state.information_state_string(player) if state is not None else ""
+            h = int.from_bytes(hashlib.blake2b(info.encode(), digest_size=8).digest(), "little")
+            base = np.random.default_rng([_seed_int(seed), h, player])
+        self.np = np.random.default_rng(int(base.integers(2**63)))
+        self.py = random.Random(int(base.integers(2**63)))
+
+    def child_seed(self) -> int:
+        """A fresh 63-bit seed drawn from this stream (for sub-searches)."""
+        return int(self.np.integers(2**63))
+
+
+def _seed_int(seed: Any) -> int:
+    if isinstance(seed, bool):
+        raise ValueError(f"bad seed {seed!r}: allowed a non-negative int, None or a Generator")
+    if isinstance(seed, int | np.integer) and seed >= 0:
+        return int(seed)
+    if isinstance(seed, str):
+        return int.from_bytes(hashlib.blake2b(seed.encode(), digest_size=8).digest(), "little")
+    raise ValueError(f"bad seed {seed!r}: allowed a non-negative int, None or a Generator")
+
+
+def apply_unchecked(state: State, action: int) -> None:
+    """Apply ``action`` without the legality check (the contract's fast path).
+
+    Valid only for an action taken from ``state``'s own legal list or chance outcomes; it
+    records the action in the history exactly as ``State.apply_action`` does.
+    """
+    state._apply_action(action)
+    state._history.append(action)
+
+
+def joint_legal(state: State, n: int) -> list[list[int]]:
+    """Per-seat legal actions at a ``SIMULTANEOUS`` node (``[]`` for a seat that does not act)."""
+    return [state.legal_actions(p) for p in range(n)]
+
+
+def apply_joint(state: State, joint: Sequence[int]) -> None:
+    """Apply one action per seat at a ``SIMULTANEOUS`` node (``INVALID`` for seats without moves).
+
+    Uses ``state.apply_actions(joint)``, the joint-move interface of games that offer a
+    simultaneous view (Ratapolis ``simultaneous=True``).
+    """
+    state.apply_actions(list(joint))
+
+
+def sample_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:
+    """The outcome whose cumulative probability interval contains ``u`` in [0, 1)."""
+    acc = 0.0
+    for a, p in outcomes:
+        acc += p
+        if u < acc:
+            return a
+    return outcomes[-1][0]
+
+
+def has_heuristic(game: Game) -> bool:
+    """True when ``game`` implements ``heuristic_value`` (the base class raises)."""
+    return type(game).heuristic_value is not Game.heuristic_value
+
+
+def heuristic_vector(game: Game, state: State, n: int) -> list[float]:
+    """``[game.heuristic_value(state, p) for p in seats]`` (terminal: ``returns()``)."""
+    if state.is_terminal():
+        return list(state.returns())
+    return [float(game.heuristic_value(state, p)) for p in range(n)]
+
+
+class Rollout:
+    """A playout policy: from a state, play to the end (or a cut-off) and return values per seat.
+
+    Args:
+        game: the game.
+        policy: ``"random"`` (uniform legal moves) or ``"heuristic"`` (epsilon-greedy one-ply
+            on ``game.heuristic_value`` for the mover; slower, stronger).
+        cutoff: stop after this many plies and score the position with
+            ``heuristic_value`` for every seat (``None``: play to the end).
+        epsilon: probability of a uniform move in the heuristic policy.
+
+    Raises:
+        ValueError: an unknown policy, a bad cut-off, or heuristics asked of a game without
+            ``heuristic_value``.
+    """
+
+    POLICIES = ("random", "heuristic")
+
+    def __init__(self, game: Game, policy: str = "random", cutoff: int | None = None,
+                 epsilon: float = 0.1):
+        if policy not in self.POLICIES:
+            raise ValueError(f"bad rollout {policy!r}: allowed one of {self.POLICIES}")
+        if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int)
+                                   or cutoff < 0):
+            raise ValueError(f"bad rollout_cutoff {cutoff!r}: allowed an int >= 0 or None")
+        if not 0.0 <= float(epsilon) <= 1.0:
+            raise ValueError(f"bad rollout_epsilon {epsilon!r}: allowed 0..1")
+        if (policy == "heuristic" or cutoff is not None) and not has_heuristic(game):
+            raise ValueError(f"game {game.name!r} has no heuristic_value: use rollout='random' "
+                             f"and rollout_cutoff=None")
+        self.game = game
+        self.n = game.num_players()
+        self.policy = policy
+        self.cutoff = cutoff
+        self.epsilon = float(epsilon)
+
+    def __call__(self, state: State, rnd: random.Random) -> tuple[list[float], int]:
+        """Play ``state`` (mutated) out; returns ``(values per seat, plies played)``."""
+        game, n, cutoff = self.game, self.n, self.cutoff
+        greedy = self.policy == "heuristic"
+        eps = self.epsilon
+        plies = 0
+        while True:
+            p = state.current_player()
+            if p == TERMINAL:
+                return list(state._returns()), plies
+            if cutoff is not None and plies >= cutoff:
+                return heuristic_vector(game, state, n), plies
+            if p == CHANCE:
+                a = sample_outcome(state._chance_outcomes(), rnd.random())
+            elif p == SIMULTANEOUS:
+                joint = [(la[int(rnd.random() * len(la))] if la else INVALID)
+                         for la in joint_legal(state, n)]
+                apply_joint(state, joint)
+                plies += 1
+                continue
+            else:
+                legal = state._legal_actions()
+                if greedy and len(legal) > 1 and rnd.random() >= eps:
+                    a = _greedy(game, state, p, legal)
+                else:
+                    a = legal[int(rnd.random() * len(legal))]
+            state._apply_action(a)
+            state._history.append(a)
+            plies += 1
+
+
+def _greedy(game: Game, state: State, p: int, legal: Sequence[int]) -> int:
+    best, best_v = legal[0], -math.inf
+    for a in legal:
+        child = state.clone()
+        apply_unchecked(child, a)
+        v = child.returns()[p] if child.is_terminal() else game.heuristic_value(child, p)
+        if v > best_v:
+            best, best_v = a, v
+    return best
+
+
+def sort_moves(moves: list[MoveStat]) -> tuple[MoveStat, ...]:
+    """Best first: most visits, then highest value, then lowest action id."""
+    return tuple(sorted(moves, key=lambda m: (-m.visits, -m.value, m.action)))
+
+
+def elapsed_since(t0: float) -> float:
+    return time.perf_counter() - t0

@@ -1,0 +1,393 @@
+"""Depth-limited expectimax: max^n or paranoid search with chance nodes weighted by probability.
+
+* Chance nodes take the probability-weighted mean of their outcomes (expectiminimax,
+  Michie 1966, "Game-playing and game-learning automata", in *Advances in Programming and
+  Non-numerical Computation*).
+* ``mode="maxn"``: every seat maximises its own component of a value vector (Luckhardt &
+  Irani 1986, "An algorithmic solution of N-person games", AAAI). No pruning.
+* ``mode="paranoid"``: the searching seat maximises its value and every other seat is assumed
+  to minimise it (Sturtevant & Korf 2000, "On pruning techniques for multi-player games");
+  alpha-beta at decision nodes and Ballard's Star1 pruning at chance nodes (Ballard 1983,
+  "The *-minimax search procedure for trees containing chance nodes", Artificial
+  Intelligence 21), using the value bounds [0, 1] of returns and heuristic values.
+* Iterative deepening over decision plies (chance nodes do not consume depth, and a chance
+  node at the horizon is averaged over its outcomes while they fit in 16 leaves) until
+  ``max_depth``, the node budget (``iterations``) or ``time_limit`` runs out; a depth cut
+  short is discarded, except the first, which always completes. Deepening stops early when
+  a depth was searched without reaching the horizon anywhere (the values are exact).
+* A transposition table keyed by the state's full field content (a hash of the state) and
+  remaining depth, per search.
+* At the horizon: ``game.heuristic_value(state, seat)`` for each seat (``1/n`` for everyone
+  if the game has no heuristic).
+* ``SIMULTANEOUS`` joint-view nodes below the root are scored like the horizon; a
+  ``SIMULTANEOUS`` root is refused (use ``smmcts``).
+* Hidden information: the root is determinized ``determinizations`` times with
+  ``resample_from_infostate`` and the root values are averaged over the worlds.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from typing import Any
+
+from ratai.engines.api import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
+
+from .common import Analysis, Budget, MoveStat, PVStep, apply_unchecked, has_heuristic
+
+__all__ = ["Expectimax"]
+
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+
+
+class _Abort(Exception):
+    """The budget ran out in the middle of a depth."""
+
+
+class Expectimax:
+    """Expectimax for seat ``player`` of ``game`` (see the module docstring).
+
+    Args:
+        game, player: the game and the searching seat.
+        mode: ``"maxn"`` or ``"paranoid"``.
+        determinizations: worlds averaged for hidden-information games (ignored, 1, with
+            perfect information).
+        max_chance_outcomes: if a chance node has more outcomes, sample this many (with
+            replacement, equal weights) instead of enumerating them (``None``: enumerate).
+        transposition_table: keep the transposition table (default True).
+
+    Raises:
+        ValueError: a bad parameter (named).
+    """
+
+    MODES = ("maxn", "paranoid")
+    #: Leaves allowed below a chance node met at the horizon (see ``_horizon_chance``).
+    HORIZON_WIDTH = 16
+
+    def __init__(self, game: Game, player: int, *, mode: str = "maxn",
+                 determinizations: int = 4, max_chance_outcomes: int | None = None,
+                 transposition_table: bool = True):
+        if mode not in self.MODES:
+            raise ValueError(f"bad mode {mode!r}: allowed one of {self.MODES}")
+        if isinstance(determinizations, bool) or not isinstance(determinizations, int) \
+                or determinizations < 1:
+            raise ValueError(f"bad determinizations {determinizations!r}: allowed an int >= 1")
+        if max_chance_outcomes is not None and (
+                isinstance(max_chance_outcomes, bool) or not isinstance(max_chance_outcomes, int)
+                or max_chance_outcomes < 1):
+            raise ValueError(f"bad max_chance_outcomes {max_chance_outcomes!r}: "
+                             f"allowed an int >= 1 or None")
+        self.game = game
+        self.player = player
+        self.n = game.num_players()
+        self.mode = mode
+        self.k = 1 if game.perfect_information else determinizations
+        self.max_chance = max_chance_outcomes
+        self.has_h = has_heuristic(game)
+        self.use_tt = bool(transposition_table)
+
+    # -- driver ------------------------------------------------------------------------
+    def analyze(self, state: State, budget: Budget, srng, on_progress=None, every: int = 1,
+                seed: Any = None, kind: str = "expectimax") -> Analysis:
+        """Iteratively deepen on each world; ``on_progress`` after every completed depth."""
+        player, _n, k = self.player, self.n, self.k
+        if state.current_player() == SIMULTANEOUS:
+            raise ValueError("expectimax does not search a SIMULTANEOUS root; use the "
+                             "sequential view of the game or the smmcts bot")
+        legal = state.legal_actions(player)
+        if self.game.perfect_information:
+            worlds = [state.clone()]
+        else:
+            worlds = [state.resample_from_infostate(player, srng.child_seed()) for _ in range(k)]
+        label = worlds[0]
+        budget.begin()
+        per_world: list[dict] = []
+        totals = {"iterations": 0, "nodes": 0, "depth": 0}
+
+        def report(extra: dict | None = None) -> Analysis:
+            res = per_world + ([extra] if extra else [])
+            moves = []
+            for a in legal:
+                vs = [r["values"][a] for r in res if a in r["values"]]
+                vec = tuple(sum(v[i] for v in vs) / len(vs) for i in range(len(vs[0]))) \
+                    if vs else ()
+                value = (vec[player] if self.mode == "maxn" else vec[0]) if vec else 0.0
+                visits = sum(r["visits"].get(a, 0) for r in res)
+                moves.append(MoveStat(int(a), label.action_to_string(player, a), int(visits),
+                                      float(value), 1.0 / len(legal),
+                                      vec if self.mode == "maxn" else ()))
+            moves.sort(key=lambda m: (-m.value, m.action))
+            best = moves[0].action
+            pv: tuple[PVStep, ...] = ()
+            for r in res:
+                if r["pv"] and r["pv"][0] == best:
+                    pv = _label_pv(r["world"], r["pv"])
+                    break
+            if not pv:
+                pv = (PVStep(player, best, label.action_to_string(player, best)),)
+            return Analysis(best, tuple(moves), pv, totals["iterations"], totals["nodes"],
+                            totals["depth"], budget.elapsed(), seed, player, kind)
+
+        stopped = False
+        for i, world in enumerate(worlds):
+            share = budget.split(k, i)
+            deadline = budget.deadline
+            if budget.time_limit is not None:
+                deadline = time.perf_counter() + max(0.0, budget.deadline - time.perf_counter()) \
+                    / (k - i)
+            self._deadline = deadline
+            self._node_limit = share.iterations
+            self._rnd = random.Random(srng.child_seed())
+            self._tt: dict = {}
+            self._nodes = 0
+            best_res = None
+            depth = 0
+            max_d = budget.max_depth
+            while max_d is None or depth < max_d:
+                depth += 1
+                self._can_abort = best_res is not None
+                self._horizon = False
+                try:
+                    res = self._root(world, legal, depth)
+                except _Abort:
+                    break
+                res["world"] = world
+                best_res = res
+                totals["iterations"] += 1
+                totals["depth"] = max(totals["depth"], depth)
+                if on_progress is not None and on_progress(report(res)) is False:
+                    stopped = True
+                    break
+                if not self._horizon:
+                    break
+                if self._out_of_budget():
+                    break
+            totals["nodes"] += self._nodes
+            if best_res is not None:
+                per_world.append(best_res)
+            if stopped:
+                break
+        return report()
+
+    def _out_of_budget(self) -> bool:
+        if self._node_limit is not None and self._nodes >= self._node_limit:
+            return True
+        return time.perf_counter() >= self._deadline
+
+    def _count(self) -> None:
+        self._nodes += 1
+        if self._can_abort and (
+                (self._node_limit is not None and self._nodes > self._node_limit)
+                or (self._nodes & 63 == 0 and time.perf_counter() >= self._deadline)):
+            raise _Abort
+
+    def _root(self, s: State, legal: list[int], depth: int) -> dict:
+        values: dict[int, tuple] = {}
+        visits: dict[int, int] = {}
+        best_a, best_v, best_pv = None, None, []
+        for a in legal:
+            before = self._nodes
+            c = s.clone()
+            apply_unchecked(c, a)
+            if self.mode == "maxn":
+                v, pv = self._maxn(c, depth - 1)
+                key = v[self.player]
+                values[a] = tuple(v)
+            else:
+                v, pv = self._paranoid(c, depth - 1, 0.0, 1.0)
+                key = v
+                values[a] = (v,)
+            visits[a] = self._nodes - before
+            if best_v is None or key > best_v:
+                best_a, best_v, best_pv = a, key, pv
+        return {"values": values, "visits": visits, "pv": [best_a] + best_pv}
+
+    # -- evaluation ----------------------------------------------------------------------
+    def _eval(self, s: State) -> list[float]:
+        self._horizon = True
+        if not self.has_h:
+            return [1.0 / self.n] * self.n
+        return [float(self.game.heuristic_value(s, p)) for p in range(self.n)]
+
+    def _horizon_chance(self, s: State, width: int) -> list[float]:
+        """Value at the horizon: a decision node by the heuristic; a chance node by the mean
+        over its outcomes while they fit in ``width`` leaves (shared by nested chance
+        nodes), else by the heuristic of the chance node itself."""
+        self._count()
+        p = s.current_player()
+        if p == TERMINAL:
+            return list(s._returns())
+        if p != CHANCE:
+            return self._eval(s)
+        outs = s._chance_outcomes()
+        if len(outs) > width:
+            return self._eval(s)
+        acc = [0.0] * self.n
+        for a, pr in outs:
+            c = s.clone()
+            apply_unchecked(c, a)
+            v = self._horizon_chance(c, width // len(outs))
+            for i in range(self.n):
+                acc[i] += pr * v[i]
+        return acc
+
+    def _outcomes(self, s: State) -> list[tuple[int, float]]:
+        outs = s._chance_outcomes()
+        m = self.max_chance
+        if m is None or len(outs) <= m:
+            return outs
+        rnd = self._rnd
+        picked: dict[int, float] = {}
+        cum, acc = [], 0.0
+        for _, p in outs:
+            acc += p
+            cum.append(acc)
+        for _ in range(m):
+            u = rnd.random() * acc
+            j = next((i for i, c in enumerate(cum) if u < c), len(outs) - 1)
+            a = outs[j][0]
+            picked[a] = picked.get(a, 0.0) + 1.0 / m
+        return sorted(picked.items())
+
+    @staticmethod
+    def _key(s: State) -> str:
+        return json.dumps(s._fields(), sort_keys=True, separators=(",", ":"))
+
+    # -- max^n ---------------------------------------------------------------------------
+    def _maxn(self, s: State, depth: int) -> tuple[list[float], list[int]]:
+        self._count()
+        p = s.current_player()
+        if p == TERMINAL:
+            return list(s._returns()), []
+        if depth <= 0:
+            if p == CHANCE:
+                return self._horizon_chance(s, self.HORIZON_WIDTH), []
+            return self._eval(s), []
+        key = self._key(s) if self.use_tt else None
+        hit = self._tt.get(key) if key is not None else None
+        if hit is not None and hit[0] >= depth:
+            if hit[3]:
+                self._horizon = True
+            return hit[1], hit[2]
+        horizon_before = self._horizon
+        self._horizon = False
+        if p == CHANCE:
+            acc = [0.0] * self.n
+            best_p, pv = -1.0, []
+            for a, pr in self._outcomes(s):
+                c = s.clone()
+                apply_unchecked(c, a)
+                v, cpv = self._maxn(c, depth)
+                for i in range(self.n):
+                    acc[i] += pr * v[i]
+                if pr > best_p:
+                    best_p, pv = pr, [a] + cpv
+            out = (acc, pv)
+        elif p == SIMULTANEOUS:
+            out = (self._eval(s), [])  # a joint-view node is scored like the horizon
+        else:
+            best, pv = None, []
+            for a in s._legal_actions():
+                c = s.clone()
+                apply_unchecked(c, a)
+                v, cpv = self._maxn(c, depth - 1)
+                if best is None or v[p] > best[p]:
+                    best, pv = v, [a] + cpv
+            out = (best, pv)
+        if key is not None:
+            self._tt[key] = (depth, out[0], out[1], self._horizon)
+        self._horizon = self._horizon or horizon_before
+        return out
+
+    # -- paranoid with alpha-beta and Star1 ---------------------------------------------
+    def _paranoid(self, s: State, depth: int, alpha: float, beta: float
+                  ) -> tuple[float, list[int]]:
+        self._count()
+        me = self.player
+        p = s.current_player()
+        if p == TERMINAL:
+            return float(s._returns()[me]), []
+        if depth <= 0:
+            return self._horizon_chance(s, self.HORIZON_WIDTH)[me], []
+        key = self._key(s) if self.use_tt else None
+        hit = self._tt.get(key) if key is not None else None
+        first = None
+        if hit is not None:
+            d, val, flag, pv, hz = hit
+            if d >= depth and (flag == _EXACT or (flag == _LOWER and val >= beta)
+                               or (flag == _UPPER and val <= alpha)):
+                if hz:
+                    self._horizon = True
+                return val, pv
+            first = pv[0] if pv else None
+        horizon_before = self._horizon
+        self._horizon = False
+        a0, b0 = alpha, beta
+        if p == CHANCE:
+            lo, hi = 0.0, 1.0
+            total, rem = 0.0, 1.0
+            best_p, pv = -1.0, []
+            flag = _EXACT
+            val = None
+            for a, pr in self._outcomes(s):
+                rem -= pr
+                ca = max(lo, (alpha - total - rem * hi) / pr)
+                cb = min(hi, (beta - total - rem * lo) / pr)
+                c = s.clone()
+                apply_unchecked(c, a)
+                v, cpv = self._paranoid(c, depth, ca, cb)
+                total += pr * v
+                if pr > best_p:
+                    best_p, pv = pr, [a] + cpv
+                if total + rem * hi <= alpha:
+                    val, flag = total + rem * hi, _UPPER
+                    break
+                if total + rem * lo >= beta:
+                    val, flag = total + rem * lo, _LOWER
+                    break
+            if val is None:
+                val = total
+        elif p == SIMULTANEOUS:
+            val, pv, flag = self._eval(s)[me], [], _EXACT  # scored like the horizon
+        else:
+            legal = s._legal_actions()
+            if first is not None and first in legal:
+                legal = [first] + [a for a in legal if a != first]
+            maximize = p == me
+            val = None
+            pv = []
+            for a in legal:
+                c = s.clone()
+                apply_unchecked(c, a)
+                v, cpv = self._paranoid(c, depth - 1, alpha, beta)
+                if val is None or (v > val if maximize else v < val):
+                    val, pv = v, [a] + cpv
+                if maximize:
+                    alpha = max(alpha, v)
+                else:
+                    beta = min(beta, v)
+                if alpha >= beta:
+                    break
+            if val <= a0:
+                flag = _UPPER
+            elif val >= b0:
+                flag = _LOWER
+            else:
+                flag = _EXACT
+        if key is not None:
+            self._tt[key] = (depth, val, flag, pv, self._horizon)
+        self._horizon = self._horizon or horizon_before
+        return val, pv
+
+
+def _label_pv(world: State, actions: list[int]) -> tuple[PVStep, ...]:
+    s = world.clone()
+    out = []
+    for a in actions:
+        p = s.current_player()
+        if p == TERMINAL or a not in s.legal_actions():
+            break
+        out.append(PVStep(int(p), int(a), s.action_to_string(p, a)))
+        apply_unchecked(s, a)
+    return tuple(out)

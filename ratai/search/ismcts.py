@@ -1,0 +1,209 @@
+"""Single-observer information set MCTS (SO-ISMCTS).
+
+Cowling, Powley & Whitehouse 2012, "Information Set Monte Carlo Tree Search", IEEE
+Transactions on Computational Intelligence and AI in Games 4(2), Algorithm 2 (SO-ISMCTS):
+
+* every iteration draws a fresh determinization ``state.resample_from_infostate(player, rng)``
+  — a full state consistent with what the searching seat knows — and descends one shared
+  tree with it;
+* tree nodes are information sets *of the searching seat*: its own moves and every other
+  seat's moves are keyed by action id (the single-observer simplification of the paper);
+  chance outcomes are keyed by what the searching seat perceives of them — by default its
+  ``information_state_string`` after the outcome, so a hidden draw merges into one child and a
+  public die roll splits into one child per face;
+* selection is UCB1 with **availability counts**: an action legal in only some
+  determinizations has its exploration term computed from the number of times it was
+  available, not the parent's visit count (``Q + c * sqrt(ln avail / n)``);
+* values are vectors of returns for all seats; each seat maximises its own component.
+
+Because the search reads the root only through ``resample_from_infostate``, two states with
+the same ``information_state_string(player)`` give identical searches for the same seed.
+Hidden simultaneous commitments in the sequential view (Ratapolis planning) are just hidden
+opponent moves here. In a joint-move view a ``SIMULTANEOUS`` node inside the tree is a leaf
+(scored by the playout), and one at the root is refused: use ``smmcts`` there.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ratai.engines.api import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
+
+from .common import Analysis, PVStep, Rollout, apply_unchecked, sample_outcome
+from .uct import root_moves
+
+__all__ = ["ISMCTS", "ISNode"]
+
+
+class ISNode:
+    """A node of the searching seat's information-set tree.
+
+    ``visits``/``value`` are the statistics of the edge into this node; ``avail`` counts the
+    iterations in which that edge was available at the parent.
+    """
+
+    __slots__ = ("children", "visits", "avail", "value", "player")
+
+    def __init__(self, n: int, player: int = -99):
+        self.children: dict = {}
+        self.visits = 0
+        self.avail = 1
+        self.value = [0.0] * n
+        self.player = player
+
+
+class ISMCTS:
+    """SO-ISMCTS for seat ``player`` of ``game`` (see the module docstring).
+
+    Args:
+        game: the game (hidden information and chance allowed).
+        player: the searching seat.
+        exploration: the UCB1 constant ``c``.
+        rollout, rollout_cutoff, rollout_epsilon: the playout policy
+            (:class:`ratai.search.common.Rollout`).
+        chance_key: ``"infostate"`` (children of chance nodes keyed by the seat's information
+            state after the outcome; exact) or ``"action"`` (keyed by outcome id: faster,
+            but splits the tree on outcomes the seat cannot see).
+
+    Raises:
+        ValueError: a bad parameter (named).
+    """
+
+    CHANCE_KEYS = ("infostate", "action")
+
+    def __init__(self, game: Game, player: int, *, exploration: float = 0.7,
+                 rollout: str = "random", rollout_cutoff: int | None = None,
+                 rollout_epsilon: float = 0.1, chance_key: str = "infostate"):
+        if isinstance(exploration, bool) or not isinstance(exploration, int | float) \
+                or exploration < 0:
+            raise ValueError(f"bad exploration {exploration!r}: allowed a number >= 0")
+        if chance_key not in self.CHANCE_KEYS:
+            raise ValueError(f"bad chance_key {chance_key!r}: allowed one of {self.CHANCE_KEYS}")
+        self.game = game
+        self.player = player
+        self.n = game.num_players()
+        self.c = float(exploration)
+        self.rollout = Rollout(game, rollout, rollout_cutoff, rollout_epsilon)
+        self.chance_key = chance_key
+
+    def analyze(self, state: State, budget, srng, on_progress=None, every: int = 100,
+                seed: Any = None, kind: str = "ismcts") -> Analysis:
+        """Search from the seat's information state in ``state`` and report an ``Analysis``.
+
+        ``state`` is read only through ``resample_from_infostate`` and the seat's own legal
+        actions. Labels come from one extra determinization.
+        """
+        player, n = self.player, self.n
+        if state.current_player() == SIMULTANEOUS:
+            raise ValueError("ismcts does not search a SIMULTANEOUS root; use the sequential "
+                             "view of the game or the smmcts bot")
+        legal = state.legal_actions(player)
+        label_state = state.resample_from_infostate(player, srng.child_seed())
+        root = ISNode(n, player)
+        stats = [0, 1, 0]  # iterations, nodes, max depth
+
+        def report() -> Analysis:
+            moves = root_moves([root], player, legal,
+                               lambda a: label_state.action_to_string(player, a), n)
+            best = moves[0].action
+            return Analysis(best, moves, _pv(root, label_state, best), stats[0], stats[1],
+                            stats[2], budget.elapsed(), seed, player, kind)
+
+        budget.begin()
+        rng, rnd = srng.np, srng.py
+        while not budget.done(stats[0]):
+            self._iterate(root, state.resample_from_infostate(player, rng), rnd, stats)
+            stats[0] += 1
+            if on_progress is not None and every and stats[0] % every == 0 \
+                    and on_progress(report()) is False:
+                break
+        return report()
+
+    def _iterate(self, root: ISNode, s: State, rnd, stats: list[int]) -> None:
+        n, c, me = self.n, self.c, self.player
+        by_info = self.chance_key == "infostate"
+        node = root
+        path = [root]
+        depth = 0
+        while True:
+            p = s.current_player()
+            if p == TERMINAL:
+                break
+            if p == CHANCE:
+                a = sample_outcome(s._chance_outcomes(), rnd.random())
+                apply_unchecked(s, a)
+                key = s.information_state_string(me) if by_info else ("c", a)
+                child = node.children.get(key)
+                if child is None:
+                    child = node.children[key] = ISNode(n, CHANCE)
+                    stats[1] += 1
+                node = child
+                path.append(node)
+                depth += 1
+                continue
+            if p == SIMULTANEOUS:
+                break  # a joint-view node is a leaf here: the playout decides it
+            node.player = p
+            legal = s._legal_actions()
+            children = node.children
+            untried = []
+            for a in legal:
+                ch = children.get(a)
+                if ch is None:
+                    untried.append(a)
+                else:
+                    ch.avail += 1
+            depth += 1
+            if untried:
+                a = untried[int(rnd.random() * len(untried))]
+                apply_unchecked(s, a)
+                child = children[a] = ISNode(n, p)
+                stats[1] += 1
+                path.append(child)
+                break
+            best_a, best, best_u = -1, None, -math.inf
+            for a in legal:
+                ch = children[a]
+                cv = ch.visits
+                u = ch.value[p] / cv + c * math.sqrt(math.log(ch.avail) / cv)
+                if u > best_u:
+                    best_a, best, best_u = a, ch, u
+            apply_unchecked(s, best_a)
+            node = best
+            path.append(node)
+        if depth > stats[2]:
+            stats[2] = depth
+        if s.current_player() == TERMINAL:
+            values = s._returns()
+        else:
+            values, _ = self.rollout(s, rnd)
+        for nd in path:
+            nd.visits += 1
+            vals = nd.value
+            for i in range(n):
+                vals[i] += values[i]
+
+
+def _pv(root: ISNode, label_state: State, first: int, limit: int = 64) -> tuple[PVStep, ...]:
+    """Most-visited line through decision nodes, labelled on one determinization; it stops at
+    the first chance node or at a move the labelling determinization does not allow."""
+    s = label_state.clone()
+    node = root
+    pv: list[PVStep] = []
+    while len(pv) < limit:
+        p = s.current_player()
+        if p < 0 or not node.children:
+            break
+        legal = s._legal_actions()
+        cands = [(a, ch) for a, ch in node.children.items() if a in legal and ch.visits]
+        if not cands:
+            break
+        if node is root and first in node.children:
+            a = first
+        else:
+            a = max(cands, key=lambda kv: (kv[1].visits, -kv[0]))[0]
+        pv.append(PVStep(int(p), int(a), s.action_to_string(p, a)))
+        apply_unchecked(s, a)
+        node = node.children[a]
+    return tuple(pv)
