@@ -2,6 +2,8 @@
 
     ratai games                                  list the games and their variants
     ratai play rat_trap --players 3              play in the terminal against bots
+    ratai arena rat_trap --bots ismcts:200,heuristic --games 50   a tournament
+    ratai serve --port 50051                     the gRPC service (= python server.py)
 
 The full tool set (demo, suggest, arena, bench, serve) is added by later issues.
 """
@@ -222,6 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ratai", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("games", help="list the games, their parameters and variants")
+    sub.add_parser("serve", help="run the gRPC service (same as python server.py; "
+                                 "see ratai serve --help)", add_help=False)
     play = sub.add_parser("play", help="play a game in the terminal against bots",
                           epilog="example: ratai play rat_trap --players 3 --bots random")
     _add_game_options(play)
@@ -248,6 +252,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout,
          inp: TextIO = sys.stdin) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["serve"]:  # the server owns its options (same as python server.py)
+        from ratai.service import serve
+
+        return serve(argv[1:])
     args = build_parser().parse_args(argv)
     if args.command == "games":
         return cmd_games(args, out)

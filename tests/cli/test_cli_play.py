@@ -66,3 +66,9 @@ def test_console_script_runs():
                            "3", "--seed", "5"], input="0\n" * 2000, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0 and "Game over" in proc.stdout
+
+
+def test_serve_help_is_the_servers():
+    proc = subprocess.run([sys.executable, "-m", "ratai.cli", "serve", "--help"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "--port" in proc.stdout and "--db" in proc.stdout

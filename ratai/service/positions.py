@@ -1,0 +1,117 @@
+"""Client-supplied positions for stateless hints: checked, and reduced to one seat's view.
+
+Untrusted serialized states and observations are parsed by the pure-Python reference engine
+(``backend="python"``), which is memory-safe, never by a compiled twin.
+
+A position is ``(game, seat)`` plus one of: the action history from the initial state, a
+serialized state (``State.serialize()``), or just the seat's observation JSON. Histories are
+replayed with the checked ``apply_action``. Serialized states and observations are not trusted:
+both are reduced to the seat's observation and rebuilt with ``Game.state_from_observation``,
+which validates every field; so the search sees only what the seat may know, and a malformed
+input is an ``InvalidArgument`` naming what is wrong instead of a crash inside a search.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ratai.engines import Game, IllegalActionError, State, game_class
+from ratai.engines.api import TERMINAL
+
+from .errors import FailedPrecondition, InvalidArgument
+
+__all__ = ["position_state", "check_turn", "reference_game"]
+
+
+def _seed_of(data: bytes) -> int:
+    """A fixed sampling seed derived from the input (equal inputs, equal samples)."""
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little") >> 1
+
+
+def _check_seat(game: Game, seat: Any) -> int:
+    n = game.num_players()
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        raise InvalidArgument(f"bad seat {seat!r}: allowed 0..{n - 1}")
+    return seat
+
+
+def _from_observation(game: Game, seat: int, obs: Any) -> State:
+    if not isinstance(obs, dict):
+        raise InvalidArgument("observation_json must be a JSON object (State.observation(seat))")
+    try:
+        seed = _seed_of(json.dumps(obs, sort_keys=True).encode())
+        return game.state_from_observation(seat, obs, seed)
+    except ValueError as exc:
+        raise InvalidArgument(f"malformed observation: {exc}") from None
+    except Exception as exc:  # engines validate with ValueError; anything else is malformed too
+        raise InvalidArgument(f"malformed observation ({type(exc).__name__}: {exc})") from None
+
+
+def position_state(game: Game, seat: Any, *, history: Sequence[int] | None = None,
+                   serialized: bytes | None = None, observation_json: str | None = None) -> State:
+    """The state to search for ``seat``, built from exactly one of the three forms.
+
+    Raises:
+        InvalidArgument: a bad seat, none or several forms, an illegal history (the message
+            names the index and lists the legal actions), a serialized state or observation
+            that is malformed.
+    """
+    seat = _check_seat(game, seat)
+    if serialized is not None or observation_json is not None:
+        game = reference_game(game)
+    given = [x is not None for x in (history, serialized, observation_json)]
+    if sum(given) != 1:
+        raise InvalidArgument("give exactly one of history, serialized_state, observation_json")
+    if history is not None:
+        if len(history) > game.max_game_length():
+            raise InvalidArgument(f"history has {len(history)} actions, more than the game's "
+                                  f"max_game_length {game.max_game_length()}")
+        state = game.new_initial_state()
+        for i, action in enumerate(history):
+            try:
+                state.apply_action(int(action))
+            except IllegalActionError as exc:
+                raise InvalidArgument(f"history[{i}]: {exc}") from None
+        return state
+    if serialized is not None:
+        try:
+            full = game.deserialize_state(serialized)
+            fresh = game.new_initial_state()
+            extra = sorted(set(full._fields()) - set(fresh._fields()))
+            missing = sorted(set(fresh._fields()) - set(full._fields()))
+            if extra or missing:
+                raise ValueError(f"unexpected fields {extra}, missing fields {missing}")
+            obs = full.observation(seat)
+        except InvalidArgument:
+            raise
+        except Exception as exc:
+            raise InvalidArgument(f"malformed serialized_state: {exc}") from None
+        return _from_observation(game, seat, obs)
+    try:
+        obs = json.loads(observation_json)
+    except (ValueError, TypeError) as exc:
+        raise InvalidArgument(f"observation_json is not JSON: {exc}") from None
+    return _from_observation(game, seat, obs)
+
+
+def reference_game(game: Game) -> Game:
+    """The pure-Python reference engine of ``game`` with the same params."""
+    cls = game_class(game.name, "python")
+    return game if type(game) is cls else cls(**game.params)
+
+
+def check_turn(state: State, seat: int) -> list[int]:
+    """The seat's legal actions; ``FailedPrecondition`` when it is not the seat's turn."""
+    try:
+        cp = state.current_player()
+        legal = state.legal_actions(seat) if cp == seat else []
+    except Exception as exc:
+        raise InvalidArgument(f"malformed state ({type(exc).__name__}: {exc})") from None
+    if cp == TERMINAL:
+        raise FailedPrecondition("the game is over")
+    if cp != seat or not legal:
+        raise FailedPrecondition(f"it is not seat {seat}'s turn (current player: {cp})")
+    return legal

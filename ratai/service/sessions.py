@@ -1,0 +1,485 @@
+"""Hosted games: seats and tokens, bot seats that play themselves, watchers, persistence.
+
+A :class:`Session` is one hosted game: the engine state, its seats (humans with a secret
+token, or bots), and its event list (one :class:`Event` per applied action, with the action
+as every seat and a spectator perceives it, from ``State.describe_action``). The
+:class:`SessionManager` owns the sessions, writes every action to the :class:`Store` before it
+changes a session, resolves chance nodes with the game's seeded RNG, and runs bot seats'
+searches on the :class:`SearchPool` from background driver threads.
+
+Invariants: a failed call changes nothing (actions are applied to a clone, persisted, then
+swapped in); a seat's view is computed from ``observation(seat)`` only; a spectator sees only
+``describe_action(None, ...)`` labels and public facts (turn, move number, final scores).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ratai.engines import Game, IllegalActionError, State
+from ratai.engines.api import CHANCE, TERMINAL, canonical_json
+
+from .catalog import BotConfig, _cached_game, check_bot, make_game
+from .config import Limits
+from .errors import (
+    Aborted,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    ServiceError,
+)
+from .pool import SearchJob, SearchPool
+from .positions import check_turn
+from .store import Store
+
+__all__ = ["Seat", "Event", "Session", "SessionManager", "HumanSpec"]
+
+log = logging.getLogger("ratai.service")
+
+_SEED_MOD = 2**64
+
+
+@dataclass(frozen=True)
+class HumanSpec:
+    """A human seat in a ``create`` request."""
+
+    display_name: str = ""
+
+
+@dataclass
+class Seat:
+    index: int
+    kind: str                       # "human" or the bot kind
+    display_name: str = ""
+    token_sha256: str | None = None
+    bot: BotConfig | None = None
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "display_name": self.display_name,
+                "token_sha256": self.token_sha256,
+                "bot": self.bot.describe() if self.bot else None}
+
+    @classmethod
+    def from_json(cls, index: int, d: dict) -> Seat:
+        bot = BotConfig(**d["bot"]) if d.get("bot") else None
+        return cls(index, d["kind"], d.get("display_name", ""), d.get("token_sha256"), bot)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One applied action: ``labels[v]`` as seat ``v`` sees it, ``labels[-1]`` a spectator."""
+
+    move_number: int
+    actor: int
+    action: int
+    labels: tuple[str, ...]
+    own_label: str
+
+
+@dataclass
+class Session:
+    id: str
+    game: Game
+    seed: int
+    seats: list[Seat]
+    state: State
+    events: list[Event] = field(default_factory=list)
+    cond: threading.Condition = field(default_factory=lambda: threading.Condition(
+        threading.RLock()))
+    last_used: float = field(default_factory=time.monotonic)
+    driving: bool = False
+    closed: bool = False
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _sample_chance(state: State, seed: int, move_number: int) -> int:
+    """The chance outcome drawn by the game's RNG at ``move_number`` (reproducible)."""
+    outcomes = state.chance_outcomes()
+    probs = np.array([p for _, p in outcomes], dtype=float)
+    rng = np.random.default_rng([seed % _SEED_MOD, move_number])
+    return int(outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0])
+
+
+def _labels(state: State, n: int, action: int) -> tuple[tuple[str, ...], str]:
+    cp = state.current_player()
+    out = []
+    for viewer in [*range(n), None]:
+        try:
+            out.append(str(state.describe_action(viewer, action)))
+        except Exception:  # a label must never break a game
+            out.append("(an action)")
+    own = state.action_to_string(cp, action) if cp >= 0 else ""
+    return tuple(out), own
+
+
+class SessionManager:
+    """All hosted games of one server.
+
+    Args:
+        store: the event log.
+        pool: where bot seats search.
+        limits: the server's limits.
+    """
+
+    def __init__(self, store: Store, pool: SearchPool, limits: Limits):
+        self.store, self.pool, self.limits = store, pool, limits
+        self._sessions: dict[str, Session] = {}
+        self._lock = threading.Lock()
+        self._drivers = ThreadPoolExecutor(max(2, pool.capacity), thread_name_prefix="ratai-bot")
+        self._stop = threading.Event()
+        self._reaper = threading.Thread(target=self._reap, name="ratai-expiry", daemon=True)
+        self._reaper.start()
+
+    # ------------------------------------------------------------------ lifecycle
+    def restore(self) -> int:
+        """Reload every unfinished game from the store by replay; bots continue. Returns count."""
+        count = 0
+        for rec in self.store.load("active"):
+            try:
+                game = _cached_game(rec.game, canonical_json(rec.params))
+                seats = [Seat.from_json(i, d) for i, d in enumerate(rec.seats)]
+                s = Session(rec.id, game, rec.seed, seats, game.new_initial_state())
+                n = game.num_players()
+                for action, actor in zip(rec.actions, rec.actors, strict=True):
+                    labels, own = _labels(s.state, n, action)
+                    s.events.append(Event(s.state.move_number(), actor, action, labels, own))
+                    s.state.apply_action(action)
+            except Exception as exc:
+                log.error(json.dumps({"event": "restore_failed", "game_id": rec.id,
+                                      "error": f"{type(exc).__name__}: {exc}"}))
+                self.store.set_status(rec.id, "broken")
+                continue
+            with self._lock:
+                self._sessions[s.id] = s
+            with s.cond:
+                self._resolve_chance(s)
+                self._schedule(s)
+            count += 1
+        return count
+
+    def close(self, wait: bool = True) -> None:
+        """Stop bots and watchers (the store keeps every game for the next start).
+
+        Call with ``wait=False`` before shutting the search pool down, then again with
+        ``wait=True`` to join the bot drivers.
+        """
+        self._stop.set()
+        with self._lock:
+            sessions = list(self._sessions.values())
+        for s in sessions:
+            with s.cond:
+                s.closed = True
+                s.cond.notify_all()
+        self._drivers.shutdown(wait=wait, cancel_futures=True)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._sessions)
+
+    # ------------------------------------------------------------------ creation
+    def create(self, game_name: str, params: dict | None,
+               seats: list[HumanSpec | BotConfig], seed: int | None = None
+               ) -> tuple[Session, list[tuple[int, str]]]:
+        """Host a new game; returns the session and ``(seat, token)`` per human seat.
+
+        Raises:
+            NotFound: unknown game. InvalidArgument: bad params or seats.
+            ResourceExhausted: the server hosts ``max_games`` unfinished games.
+        """
+        game = make_game(game_name, params, self.limits)
+        n = game.num_players()
+        if len(seats) != n:
+            raise InvalidArgument(f"{len(seats)} seats given; {game_name!r} with these params "
+                                  f"has {n} (one SeatSpec per seat, in seat order)")
+        seed = int(seed) % _SEED_MOD if seed is not None else secrets.randbits(63)
+        built, tokens = [], []
+        for i, spec in enumerate(seats):
+            if isinstance(spec, BotConfig):
+                if spec.seed is None:
+                    spec = BotConfig(spec.kind, spec.iterations, spec.time_limit, spec.max_depth,
+                                     (seed + 1_000_003 * (i + 1)) % 2**63, dict(spec.options))
+                try:
+                    bot = check_bot(game, i, spec, self.limits)
+                except ServiceError as exc:
+                    raise type(exc)(f"seat {i}: {exc}") from None
+                built.append(Seat(i, bot.kind, bot=bot))
+            elif isinstance(spec, HumanSpec):
+                token = secrets.token_urlsafe(24)
+                tokens.append((i, token))
+                built.append(Seat(i, "human", spec.display_name[:100], _digest(token)))
+            else:
+                raise InvalidArgument(f"seat {i}: give human or bot")
+        self._make_room()
+        gid = secrets.token_hex(8)
+        s = Session(gid, game, seed, built, game.new_initial_state())
+        self.store.create(gid, game.name, json.loads(json.dumps(game.params)), seed,
+                          [x.to_json() for x in built])
+        with self._lock:
+            self._sessions[gid] = s
+        with s.cond:
+            self._resolve_chance(s)
+            self._schedule(s)
+        return s, tokens
+
+    def _make_room(self) -> None:
+        with self._lock:
+            if len(self._sessions) < self.limits.max_games:
+                return
+            done = [s for s in self._sessions.values() if s.state.is_terminal()]
+            if not done:
+                raise ResourceExhausted(f"the server hosts its limit of {self.limits.max_games} "
+                                        f"games; finish or abandon one first")
+            oldest = min(done, key=lambda s: s.last_used)
+            del self._sessions[oldest.id]
+        with oldest.cond:
+            oldest.closed = True
+            oldest.cond.notify_all()
+
+    # ------------------------------------------------------------------ lookup
+    def get(self, game_id: str) -> Session:
+        """The session ``game_id`` (``NotFound`` if unknown or expired)."""
+        with self._lock:
+            s = self._sessions.get(game_id) if isinstance(game_id, str) else None
+        if s is None:
+            raise NotFound(f"no hosted game {game_id!r} (unknown or expired)")
+        s.last_used = time.monotonic()
+        return s
+
+    @staticmethod
+    def seat_of(s: Session, token: str, *, required: bool) -> int | None:
+        """The human seat holding ``token``; None for an empty token when not ``required``.
+
+        Raises:
+            PermissionDenied: a token that is not one of this game's seat tokens (or none
+                where one is required).
+        """
+        if not token:
+            if required:
+                raise PermissionDenied("seat_token is required for this call")
+            return None
+        d = _digest(token)
+        for seat in s.seats:
+            if seat.token_sha256 and hmac.compare_digest(seat.token_sha256, d):
+                return seat.index
+        raise PermissionDenied(f"the seat token is not valid for game {s.id!r}")
+
+    # ------------------------------------------------------------------ views
+    def view(self, s: Session, seat: int | None) -> dict:
+        """What ``seat`` (None: a spectator) may know now, as a plain dict."""
+        with s.cond:
+            st = s.state
+            cp = st.current_player()
+            your_turn = seat is not None and cp == seat
+            d = {
+                "game_id": s.id, "game": s.game.name, "params": dict(s.game.params),
+                "seat": -1 if seat is None else seat, "move_number": st.move_number(),
+                "current_player": cp, "is_terminal": cp == TERMINAL, "your_turn": your_turn,
+                "observation": st.observation(seat) if seat is not None else None,
+                "legal_actions": ([(a, st.action_to_string(seat, a))
+                                   for a in st.legal_actions(seat)] if your_turn else []),
+                "scores": list(st.scores()) if cp == TERMINAL else [],
+                "returns": list(st.returns()) if cp == TERMINAL else [],
+                "seats": [(x.index, x.kind, x.display_name) for x in s.seats],
+            }
+        if s.state.current_player() >= 0:
+            self._schedule(s)  # self-healing: a bot turn without a driver gets one
+        return d
+
+    # ------------------------------------------------------------------ moves
+    def apply(self, game_id: str, token: str, action: int | None = None,
+              label: str | None = None, expected: int | None = None
+              ) -> tuple[dict, int, bool]:
+        """Apply a human seat's move; returns ``(view, applied_at, duplicate)``.
+
+        Raises:
+            NotFound, PermissionDenied, Aborted (stale ``expected``), FailedPrecondition
+            (game over, not the seat's turn), InvalidArgument (illegal action, listing the
+            legal ones).
+        """
+        s = self.get(game_id)
+        with s.cond:
+            seat = self.seat_of(s, token, required=True)
+            st = s.state
+            mv = st.move_number()
+            if expected is not None and expected != mv:
+                if 0 <= expected < len(s.events):
+                    e = s.events[expected]
+                    if e.actor == seat and ((action is not None and e.action == action)
+                                            or (label is not None and e.own_label == label)):
+                        return self.view(s, seat), expected, True
+                raise Aborted(f"stale expected_move_number {expected}: the game is at move "
+                              f"{mv}; read the state again")
+            cp = st.current_player()
+            if cp == TERMINAL:
+                raise FailedPrecondition("the game is over")
+            if cp != seat:
+                raise FailedPrecondition(f"it is not seat {seat}'s turn (current player: {cp})")
+            if action is None and label is None:
+                raise InvalidArgument("give action or action_label")
+            try:
+                if action is None:
+                    action = st.string_to_action(seat, label)
+                self._apply(s, int(action), seat)
+            except IllegalActionError as exc:
+                raise InvalidArgument(str(exc)) from None
+            self._resolve_chance(s)
+            self._schedule(s)
+            return self.view(s, seat), mv, False
+
+    def _apply(self, s: Session, action: int, actor: int) -> None:
+        """Check on a clone, persist, then swap in (caller holds ``s.cond``)."""
+        st = s.state
+        labels, own = _labels(st, s.game.num_players(), action)
+        new = st.clone()
+        new.apply_action(action)
+        self.store.append(s.id, st.move_number(), actor, action, finished=new.is_terminal())
+        s.state = new
+        s.events.append(Event(st.move_number(), actor, action, labels, own))
+        s.cond.notify_all()
+
+    def _resolve_chance(self, s: Session) -> None:
+        while s.state.current_player() == CHANCE and not s.closed:
+            mv = s.state.move_number()
+            self._apply(s, _sample_chance(s.state, s.seed, mv), CHANCE)
+
+    # ------------------------------------------------------------------ bot seats
+    def _schedule(self, s: Session) -> None:
+        with s.cond:
+            cp = s.state.current_player()
+            if s.closed or s.driving or cp < 0 or s.seats[cp].bot is None:
+                return
+            s.driving = True
+        try:
+            self._drivers.submit(self._drive, s)
+        except RuntimeError:  # shutting down
+            with s.cond:
+                s.driving = False
+
+    def _drive(self, s: Session) -> None:
+        try:
+            while True:
+                with s.cond:
+                    st = s.state
+                    cp = st.current_player()
+                    if s.closed or cp < 0 or s.seats[cp].bot is None:
+                        s.driving = False
+                        return
+                    mv = st.move_number()
+                    job = SearchJob(s.game.name, json.loads(json.dumps(s.game.params)),
+                                    st.serialize(), cp, s.seats[cp].bot,
+                                    max_seconds=self.limits.max_seconds)
+                action = None
+                try:
+                    res = self.pool.submit(job, block=True).result()
+                    if res.analysis is not None:
+                        action = int(res.analysis.best_action)
+                except ServiceError as exc:
+                    log.warning(json.dumps({"event": "bot_search_failed", "game_id": s.id,
+                                            "seat": cp, "error": str(exc)}))
+                with s.cond:
+                    if s.closed:
+                        s.driving = False
+                        return
+                    if s.state.move_number() != mv:
+                        continue
+                    legal = s.state.legal_actions(cp)
+                    if action not in legal:  # a failed search: play on rather than stall
+                        rng = np.random.default_rng([s.seed % _SEED_MOD, mv, 1])
+                        action = int(legal[int(rng.integers(len(legal)))])
+                    self._apply(s, action, cp)
+                    self._resolve_chance(s)
+        except Exception:
+            log.exception("bot driver failed for game %s", s.id)
+            with s.cond:
+                s.driving = False
+
+    # ------------------------------------------------------------------ hints
+    def hint_state(self, game_id: str, token: str) -> tuple[Game, State, int]:
+        """``(game, state copy, seat)`` for a hint to the token's seat (its turn only)."""
+        s = self.get(game_id)
+        with s.cond:
+            seat = self.seat_of(s, token, required=True)
+            check_turn(s.state, seat)
+            return s.game, s.state.clone(), seat
+
+    # ------------------------------------------------------------------ watching
+    def watch(self, game_id: str, token: str, since: int = 0,
+              is_active: Callable[[], bool] = lambda: True) -> Iterator[dict]:
+        """Events of the game as the token's seat (or a spectator) perceives them.
+
+        Yields dicts ``{"kind": "MOVE"|"TURN"|"GAME_OVER", ...}`` until the game is over (after
+        the ``GAME_OVER`` event), the session closes or ``is_active()`` turns false.
+        """
+        s = self.get(game_id)
+        seat = self.seat_of(s, token, required=False)
+        viewer = s.game.num_players() if seat is None else seat
+        i = max(0, int(since))
+        first = True
+        while is_active():
+            with s.cond:
+                while (len(s.events) <= i and not first and not s.closed
+                       and s.state.current_player() != TERMINAL and is_active()):
+                    s.cond.wait(0.25)
+                new = s.events[i:]
+                cp = s.state.current_player()
+                mv = s.state.move_number()
+                scores = list(s.state.scores()) if cp == TERMINAL else []
+                returns = list(s.state.returns()) if cp == TERMINAL else []
+                closed = s.closed
+            s.last_used = time.monotonic()
+            for e in new:
+                yield {"kind": "MOVE", "move_number": e.move_number, "player": e.actor,
+                       "label": e.labels[viewer],
+                       "action": e.action if seat is not None and e.actor == seat else -1}
+            i += len(new)
+            if cp == TERMINAL:
+                yield {"kind": "GAME_OVER", "move_number": mv, "player": TERMINAL,
+                       "scores": scores, "returns": returns}
+                return
+            if new or first:
+                yield {"kind": "TURN", "move_number": mv, "player": cp,
+                       "your_turn": seat is not None and cp == seat}
+            first = False
+            if closed:
+                return
+
+    # ------------------------------------------------------------------ expiry
+    def expire_idle(self, now: float | None = None) -> list[str]:
+        """Drop games idle longer than ``idle_expiry_s``; returns their ids."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            old = [s for s in self._sessions.values()
+                   if now - s.last_used > self.limits.idle_expiry_s]
+            for s in old:
+                del self._sessions[s.id]
+        for s in old:
+            with s.cond:
+                s.closed = True
+                s.cond.notify_all()
+                if not s.state.is_terminal():
+                    self.store.set_status(s.id, "expired")
+        return [s.id for s in old]
+
+    def _reap(self) -> None:
+        period = max(0.05, min(60.0, self.limits.idle_expiry_s / 4))
+        while not self._stop.wait(period):
+            try:
+                self.expire_idle()
+            except Exception:
+                log.exception("expiry failed")
