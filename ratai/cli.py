@@ -1,5 +1,6 @@
 """The ``ratai`` command.
 
+    ratai demo                                   every game hosted over gRPC, played by bots
     ratai games                                  list the games and their variants
     ratai play rat_trap --players 3              play in the terminal against bots
     ratai arena rat_trap --bots ismcts:200,heuristic --games 50   a tournament
@@ -223,6 +224,12 @@ def _add_game_options(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ratai", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    demo = sub.add_parser(
+        "demo", help="host one game of each title with AI seats over gRPC and play them out",
+        epilog="example: ratai demo --seed 7")
+    demo.add_argument("--seed", type=int, default=1, help="seed of every game and bot")
+    demo.add_argument("--workers", type=int, default=2, help="search processes (default 2)")
+    demo.add_argument("--timeout", type=float, default=900.0, help="give up after seconds")
     sub.add_parser("games", help="list the games, their parameters and variants")
     sub.add_parser("serve", help="run the gRPC service (same as python server.py; "
                                  "see ratai serve --help)", add_help=False)
@@ -262,6 +269,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout,
         return cmd_games(args, out)
     if args.command == "arena":
         return cmd_arena(args, out)
+    if args.command == "demo":
+        from ratai.demo import run_demo
+
+        return run_demo(None if out is sys.stdout else out, seed=args.seed,
+                        workers=args.workers, timeout=args.timeout)
     return cmd_play(args, out, inp)
 
 
