@@ -4,6 +4,7 @@
     ratai games                                  list the games and their variants
     ratai play rat_trap --players 3              play in the terminal against bots
     ratai arena rat_trap --bots ismcts:200,heuristic --games 50   a tournament
+    ratai suggest rat_trap --history game.json --seat 1          one hint
     ratai serve --port 50051                     the gRPC service (= python server.py)
 
 The full tool set (demo, suggest, arena, bench, serve) is added by later issues.
@@ -23,12 +24,23 @@ from ratai.bots import make_bot
 from ratai.engines import CHANCE, game_class, load_game, registered_games
 
 
+class UsageError(SystemExit):
+    """A bad argument: printed as one line ``ratai: ...`` and exit code 2 (never a traceback)."""
+
+    def __init__(self, message: str):
+        super().__init__(2)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
 def _parse_params(pairs: Sequence[str]) -> dict:
     params = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise SystemExit(f"ratai: bad --param {pair!r}: use NAME=VALUE")
+            raise UsageError(f"bad --param {pair!r}: use NAME=VALUE")
         try:
             params[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -51,11 +63,11 @@ def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
     try:
         game = load_game(args.game, **params)
     except ValueError as exc:
-        raise SystemExit(f"ratai: {exc}") from None
+        raise UsageError(str(exc)) from None
     n = game.num_players()
     me = args.seat
     if not 0 <= me < n:
-        raise SystemExit(f"ratai: bad --seat {me}: allowed 0..{n - 1}")
+        raise UsageError(f"bad --seat {me}: allowed 0..{n - 1}")
     kinds = [k.strip() for k in args.bots.split(",")] if args.bots else ["random"]
     rng = np.random.default_rng(args.seed)
     bots = {}
@@ -67,7 +79,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
         try:
             bots[seat] = make_bot(kind, game, seat, seed=int(rng.integers(2**31)), **kw)
         except ValueError as exc:
-            raise SystemExit(f"ratai: {exc}") from None
+            raise UsageError(str(exc)) from None
         out.write(f"seat {seat}: {spec} bot\n")
     out.write(f"you are seat {me}. Type a move's number (or its label); 'h' hint, "
               f"'u' undo, 'q' quit.\n\n")
@@ -171,7 +183,7 @@ def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
     params = _game_params(args)
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     if len(bots) < 1:
-        raise SystemExit("ratai: --bots needs at least one bot spec")
+        raise UsageError("--bots needs at least one bot spec")
     with Progress(console=None if out is sys.stdout else _console(out),
                   transient=True) as progress:
         task = progress.add_task(f"{args.game}: {len(bots)} bots", total=args.games)
@@ -180,7 +192,7 @@ def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
                                 workers=args.workers, backend=args.backend,
                                 on_record=lambda rec: progress.advance(task))
         except ValueError as exc:
-            raise SystemExit(f"ratai: {exc}") from None
+            raise UsageError(str(exc)) from None
     rows = standings(records, list(dict.fromkeys(bots)))
     moves = sum(r["moves"] for r in records) / max(1, len(records))
     out.write(f"{args.game} {json.dumps(records[0]['params'] if records else params)}: "
@@ -189,6 +201,41 @@ def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
     if args.out:
         write_records(records, args.out)
         out.write(f"\nrecords written to {args.out}\n")
+    return 0
+
+
+def cmd_suggest(args: argparse.Namespace, out: TextIO) -> int:
+    import dataclasses
+    from pathlib import Path
+
+    from ratai.arena import BotSpec
+
+    try:
+        game = load_game(args.game, **_game_params(args))
+        if args.history:
+            text = Path(args.history).read_text().strip()
+            doc = json.loads(text.splitlines()[0] if text.startswith("{") else text)
+            history = doc["history"] if isinstance(doc, dict) else doc
+            state = game.state_from_history([int(a) for a in history])
+        else:
+            state = game.deserialize_state(Path(args.state).read_bytes())
+        if state.current_player() != args.seat:
+            raise ValueError(f"it is not seat {args.seat}'s turn in that position (to move: "
+                             f"{state.current_player()})")
+        bot = BotSpec.parse(args.bot).make(game, args.seat, args.seed)
+        analysis = bot.analyze(state)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        out.write(json.dumps(dataclasses.asdict(analysis), indent=1) + "\n")
+        return 0
+    out.write(f"seat {args.seat}: play {state.action_to_string(args.seat, analysis.best_action)}"
+              f"  ({analysis.kind}, {analysis.iterations} iterations, {analysis.nodes} nodes, "
+              f"depth {analysis.max_depth}, {analysis.elapsed_s:.2f}s)\n")
+    for m in analysis.moves[:8]:
+        out.write(f"  {m.label:<44} visits {m.visits:>6}  value {m.value:.3f}\n")
+    if analysis.pv:
+        out.write("  principal variation: " + " -> ".join(p.label for p in analysis.pv) + "\n")
     return 0
 
 
@@ -201,13 +248,13 @@ def _console(out: TextIO):
 def _game_params(args: argparse.Namespace) -> dict:
     cls = game_class(args.game)
     if args.variant and args.variant not in cls.variants:
-        raise SystemExit(f"ratai: unknown variant {args.variant!r}; known: "
+        raise UsageError(f"unknown variant {args.variant!r}; known: "
                          f"{sorted(cls.variants)}")
     params = dict(cls.variants[args.variant]) if args.variant else {}
     params.update(_parse_params(args.param))
     if args.players is not None:
         if args.variant and params.get("num_players", args.players) != args.players:
-            raise SystemExit(f"ratai: --players {args.players} contradicts --variant "
+            raise UsageError(f"--players {args.players} contradicts --variant "
                              f"{args.variant} ({params['num_players']} players)")
         params["num_players"] = args.players
     return params
@@ -231,6 +278,18 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--workers", type=int, default=2, help="search processes (default 2)")
     demo.add_argument("--timeout", type=float, default=900.0, help="give up after seconds")
     sub.add_parser("games", help="list the games, their parameters and variants")
+    suggest = sub.add_parser(
+        "suggest", help="one hint for a seat, from a history or a serialized state",
+        epilog="example: ratai suggest rat_trap --players 3 --history game.json --seat 1 "
+               "--bot ismcts:2000 --json")
+    _add_game_options(suggest)
+    src = suggest.add_mutually_exclusive_group(required=True)
+    src.add_argument("--history", help="JSON list of action ids (or an arena record line)")
+    src.add_argument("--state", help="a file of State.serialize() bytes")
+    suggest.add_argument("--seat", type=int, required=True, help="the seat to advise")
+    suggest.add_argument("--bot", default="ismcts:1000", help="bot spec (default ismcts:1000)")
+    suggest.add_argument("--seed", type=int, default=0, help="bot seed (default 0)")
+    suggest.add_argument("--json", action="store_true", help="print the Analysis as JSON")
     sub.add_parser("serve", help="run the gRPC service (same as python server.py; "
                                  "see ratai serve --help)", add_help=False)
     play = sub.add_parser("play", help="play a game in the terminal against bots",
@@ -259,6 +318,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout,
          inp: TextIO = sys.stdin) -> int:
+    """Run the ``ratai`` command; returns the exit code (bad arguments: ``UsageError``, 2)."""
+    try:
+        return _main(argv, out, inp)
+    except UsageError as exc:
+        sys.stderr.write(f"ratai: {exc}\n")
+        raise
+
+
+def _main(argv: Sequence[str] | None, out: TextIO, inp: TextIO) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["serve"]:  # the server owns its options (same as python server.py)
         from ratai.service import serve
@@ -269,6 +337,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout,
         return cmd_games(args, out)
     if args.command == "arena":
         return cmd_arena(args, out)
+    if args.command == "suggest":
+        return cmd_suggest(args, out)
     if args.command == "demo":
         from ratai.demo import run_demo
 
