@@ -5,6 +5,7 @@
     ratai play rat_trap --players 3              play in the terminal against bots
     ratai arena rat_trap --bots ismcts:200,heuristic --games 50   a tournament
     ratai suggest rat_trap --history game.json --seat 1          one hint
+    ratai bench rat_trap --seconds 1 --plot bench.png            search speed and strength
     ratai serve --port 50051                     the gRPC service (= python server.py)
 
 The full tool set (demo, suggest, arena, bench, serve) is added by later issues.
@@ -16,6 +17,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -206,7 +208,6 @@ def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_suggest(args: argparse.Namespace, out: TextIO) -> int:
     import dataclasses
-    from pathlib import Path
 
     from ratai.arena import BotSpec
 
@@ -236,6 +237,32 @@ def cmd_suggest(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"  {m.label:<44} visits {m.visits:>6}  value {m.value:.3f}\n")
     if analysis.pv:
         out.write("  principal variation: " + " -> ".join(p.label for p in analysis.pv) + "\n")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
+    from ratai import bench
+
+    names = [args.game] if args.game else registered_games()
+    speed_rows, strength_rows = [], []
+    try:
+        budgets = [int(b) for b in args.budgets.split(",")]
+        for name in names:
+            kind = args.kind or bench.default_kind(load_game(name))
+            out.write(f"{name}: {kind} ...\n")
+            out.flush()
+            speed_rows += bench.speed(name, kind, args.seconds, seed=args.seed)
+            strength_rows += bench.strength(name, kind, budgets, args.games, seed=args.seed,
+                                            workers=args.workers)
+        table = bench.markdown(speed_rows, strength_rows)
+        out.write("\n" + table + "\n")
+        if args.markdown:
+            Path(args.markdown).write_text(table + "\n")
+        if args.plot:
+            bench.plot(speed_rows, strength_rows, args.plot)
+            out.write(f"plot written to {args.plot}\n")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     return 0
 
 
@@ -290,6 +317,21 @@ def build_parser() -> argparse.ArgumentParser:
     suggest.add_argument("--bot", default="ismcts:1000", help="bot spec (default ismcts:1000)")
     suggest.add_argument("--seed", type=int, default=0, help="bot seed (default 0)")
     suggest.add_argument("--json", action="store_true", help="print the Analysis as JSON")
+    bench = sub.add_parser(
+        "bench", help="search speed and depth against time, strength against iterations",
+        epilog="example: ratai bench rat_trap --seconds 1 --games 20 --plot bench.png")
+    bench.add_argument("game", nargs="?", choices=registered_games(),
+                       help="one game (default: all)")
+    bench.add_argument("--kind", help="bot kind (default: mcts, or ismcts for hidden info)")
+    bench.add_argument("--seconds", type=float, default=1.0,
+                       help="largest time budget per analysis (default 1)")
+    bench.add_argument("--budgets", default="10,30,100,300",
+                       help="iteration budgets for the strength curve (default 10,30,100,300)")
+    bench.add_argument("--games", type=int, default=12, help="games per budget (default 12)")
+    bench.add_argument("--workers", type=int, default=1, help="processes for the games")
+    bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument("--plot", help="write a PNG plot here (needs matplotlib)")
+    bench.add_argument("--markdown", help="write the Markdown table here")
     sub.add_parser("serve", help="run the gRPC service (same as python server.py; "
                                  "see ratai serve --help)", add_help=False)
     play = sub.add_parser("play", help="play a game in the terminal against bots",
@@ -337,6 +379,8 @@ def _main(argv: Sequence[str] | None, out: TextIO, inp: TextIO) -> int:
         return cmd_games(args, out)
     if args.command == "arena":
         return cmd_arena(args, out)
+    if args.command == "bench":
+        return cmd_bench(args, out)
     if args.command == "suggest":
         return cmd_suggest(args, out)
     if args.command == "demo":
