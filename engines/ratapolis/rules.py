@@ -44,7 +44,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..api import CHANCE, SIMULTANEOUS, TERMINAL, Game, IllegalActionError, Param, State, make_rng
+import numpy as np
+
+from ..api import (
+    CHANCE,
+    SIMULTANEOUS,
+    TERMINAL,
+    Game,
+    IllegalActionError,
+    Param,
+    State,
+    check_player,
+    make_rng,
+)
 from .data import COLOURS, Layout, RatapolisData, load_data, parse_layout
 
 __all__ = ["RatapolisGame", "RatapolisState"]
@@ -62,6 +74,9 @@ HOSPITAL = "hospital"    # decision: Hospital holder may move one rat off the hu
 END = "end"              # terminal
 
 NO = -1  # "none" in int fields: no card, no holder, no drawn card
+#: An IllegalActionError message lists at most this many legal actions (plans run to
+#: thousands); the error's ``legal`` attribute keeps them all.
+MAX_LISTED = 12
 
 
 class RatapolisGame(Game):
@@ -71,8 +86,10 @@ class RatapolisGame(Game):
         num_players: 2..5.
         layout: ``"first_game"`` (the data's recommended layout) or a grid of cell letters,
             rows separated by ``/`` (``.`` = park), containing every building once.
-        property_tokens: ``"random"`` (players + 1 drawn at setup as chance nodes) or a
-            comma-separated list of property letters, e.g. ``"A,C,I,S"``.
+        property_tokens: ``"random"`` (rulebook Setup 3: players + 1 drawn at setup as
+            chance nodes), a comma-separated list of one or more property letters, e.g.
+            ``"A,C,I,S"``, or ``"none"`` (no property tokens: a simplified city for learning
+            and tests, not in the rulebook). An empty list is an error.
         simultaneous: joint-action view of planning (see the module docstring).
         data_path: a replacement data file (``None``: the packaged one).
 
@@ -101,7 +118,8 @@ class RatapolisGame(Game):
         Param("layout", "first_game", str,
               "'first_game' or rows of cell letters separated by '/' ('.' = park)"),
         Param("property_tokens", "random", str,
-              "'random' (players + 1 drawn at setup) or comma-separated property letters"),
+              "'random' (players + 1 drawn at setup), comma-separated property letters, "
+              "or 'none'"),
         Param("simultaneous", False, bool, "joint-action view of the planning phase"),
         Param("data_path", None, str, "a replacement ratapolis.json (None: packaged data)"),
     )
@@ -125,13 +143,16 @@ class RatapolisGame(Game):
         prop_letters = [data.buildings[b].letter for b in layout.tiles
                         if data.buildings[b].property]
         fixed = None
-        if params["property_tokens"] != "random":
+        if params["property_tokens"] == "none":
+            fixed = []
+        elif params["property_tokens"] != "random":
             fixed = [t.strip() for t in params["property_tokens"].split(",") if t.strip()]
-            if (len(set(fixed)) != len(fixed)
+            if (not fixed or len(set(fixed)) != len(fixed)
                     or any(t not in prop_letters for t in fixed)):
                 raise ValueError(f"bad value {params['property_tokens']!r} for parameter "
-                                 f"'property_tokens': allowed 'random' or distinct letters "
-                                 f"among {','.join(prop_letters)}")
+                                 f"'property_tokens': allowed 'random', 'none' or one or "
+                                 f"more distinct comma-separated letters among "
+                                 f"{','.join(prop_letters)}")
             fixed = sorted(fixed, key=letters.index)
         self._init_tables(data, layout, n, prop_letters, fixed)
         return params
@@ -505,9 +526,12 @@ class RatapolisState(State):
         Every plan is checked before any is applied; the history records them in seat
         order (replayable with ``apply_action``).
 
+        Plan ids may be Python or numpy ints, as in ``apply_action``.
+
         Raises:
             ValueError: not at a joint planning node, or a wrong number of actions.
-            IllegalActionError: a plan is not legal for its seat (nothing is applied).
+            IllegalActionError: a plan is not legal for its seat (nothing is applied); the
+                message gives the count and the first few legal plans, ``legal`` has all.
         """
         g = self._game
         if not (self.phase == PLAN and g.params["simultaneous"]):
@@ -520,10 +544,37 @@ class RatapolisState(State):
                              f"got {len(actions)}")
         for s, a in enumerate(actions):
             legal = self.plan_ids(s)
-            if isinstance(a, bool) or not isinstance(a, int) or a not in legal:
-                raise IllegalActionError(a, legal, reason=f"plan of seat {s}")
+            if isinstance(a, bool) or not isinstance(a, int | np.integer) or int(a) not in legal:
+                raise self._illegal(a, legal, s, f"plan of seat {s}",
+                                    f"state.legal_actions({s})")
         for a in actions:
             self.apply_action(int(a))
+
+    def apply_action(self, action: int) -> None:
+        """``State.apply_action``; an IllegalActionError with many legal actions (a joint
+        planning node) summarises them instead of listing thousands."""
+        try:
+            super().apply_action(action)
+        except IllegalActionError as exc:
+            if len(exc.legal) <= MAX_LISTED:
+                raise
+            cp = self.current_player()
+            seat = self._next_planner() if cp == SIMULTANEOUS else cp
+            raise self._illegal(action, exc.legal, seat, "", "state.legal_actions()") from None
+
+    def _illegal(self, action: Any, legal: list[int], seat: int, reason: str,
+                 how: str) -> IllegalActionError:
+        """An IllegalActionError whose message shows the count and the first legal actions."""
+        shown = ", ".join(f"{a} ({self._action_to_string(seat, a)})"
+                          for a in legal[:MAX_LISTED])
+        more = f", ... ({len(legal) - MAX_LISTED} more)" if len(legal) > MAX_LISTED else ""
+        why = f" ({reason})" if reason else ""
+        err = IllegalActionError(action, [], reason=reason)
+        err.legal = list(legal)
+        err.labels = {}
+        err.args = (f"illegal action {action!r}{why}; {len(legal)} legal actions: "
+                    f"[{shown}{more}]; list them all with {how}",)
+        return err
 
     # -- applying actions -------------------------------------------------------------------
     def _apply_action(self, action: int) -> None:
@@ -733,6 +784,21 @@ class RatapolisState(State):
         return [1.0 / len(winners) if s in winners else 0.0 for s in range(len(keys))]
 
     # -- labels -----------------------------------------------------------------------------
+    def _valid_id(self, action: int) -> bool:
+        """``action`` is an id of this game (in range, and no colour or seat beyond ``n``)."""
+        g = self._game
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            return False
+        if not 0 <= action < g.num_distinct_actions():
+            return False
+        if action >= g.PLAN:
+            return all(self._valid_id(a) for a in divmod(action - g.PLAN, g.C))
+        if 0 < action < g.MOVE:
+            return (action - 1) % g.P < g.n  # attack: a colour in play
+        if g.LOOK <= action < g.PASS:
+            return action - g.LOOK < g.n  # Archive look at a seat
+        return True
+
     def _cell_label(self, a: int) -> str:
         g = self._game
         if a == 0:
@@ -745,6 +811,8 @@ class RatapolisState(State):
 
     def _action_to_string(self, player: int, action: int) -> str:
         g = self._game
+        if not self._valid_id(action):
+            return f"invalid action {action}"
         if action < g.C:
             return self._cell_label(action)
         if action >= g.PLAN:
@@ -787,6 +855,13 @@ class RatapolisState(State):
             return self._action_to_string(s, action)
         return self._action_to_string(cp, action)  # property decisions are public
 
+    def render(self, player: int) -> str:
+        """Seat ``player``'s view as text for a terminal (``view.render``): the city grid
+        with rat counts, the buildings, standings, the hunt board and the plans."""
+        from .view import render
+
+        return render(self, player)
+
     # -- observation ------------------------------------------------------------------------
     def observation(self, player: int) -> dict:
         """What seat ``player`` knows (rulebook Phase 1 "Important", Phase 2, Phase 4).
@@ -798,11 +873,10 @@ class RatapolisState(State):
         Archive, its own unrevealed cells. Nothing else.
 
         Raises:
-            ValueError: ``player`` is not a seat.
+            ValueError: ``player`` is not a seat (an int or numpy int ``0..n-1``).
         """
         g = self._game
-        if not 0 <= player < g.n:
-            raise ValueError(f"observation(): player {player!r} is not a seat 0..{g.n - 1}")
+        player = check_player(player, g.n)
         L = g.letters
         rounds = []
         for i in range(self.round):

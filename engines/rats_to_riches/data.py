@@ -15,7 +15,18 @@ effect) are merged into one *card type*; the type keeps per-deck counts. Types a
 order of first appearance (Scrappy Sewer, then Supreme Sewer). Each type has a unique ``key``:
 its name, or ``"<name> (<deck>)"`` when two different types share a name (the Scrappy Pipe
 costs 2 blue cheese, the Supreme one 3). The Flush card is not a Rat Pack type; rules give it
-the id ``len(card_types)`` where a card id may name it (Sabotage, Mutual Destruction).
+the id ``len(card_types)`` where a card id may name it (Sabotage, Mutual Destruction, the
+Cesspit and a reshuffled Rat Pack, an Open Sewer slot).
+
+The Flush card
+--------------
+The rulebook prints its income ($2), its text and "The Flush Card (cost 2)"; the box holds one
+per rat of the largest game (``players.max``, 5). Spares start in the Cesspit ("Building The
+Sewer > Cards"), so a reshuffled Cesspit (RR-6) can bring a Flush card into the Open Sewer,
+where it is bought like any card. The rulebook does not say what the "2" is paid in; the
+Flush card has no cheese colour, so (like the colourless Grey cards, "$5, not Cheese") it is
+paid in Swindle: :data:`FLUSH_COST` = $2 (a judgement call, not a RULES_GAPS ruling). A data
+file may set ``flush_card.cost`` (a cost object like a card's) and ``flush_card.count``.
 
 Effect amounts
 --------------
@@ -69,6 +80,9 @@ CAREER_AMOUNTS: dict[str, dict[str, int]] = {
 COLOUR_CAREERS = COLOURS
 #: Bundle requirement keys; ``pipe`` means a Blue card (a Pipe), counted per card.
 BUNDLE_KEYS = ("green", "blue", "red", "pipe")
+#: The Flush card's printed cost, "The Flush Card (cost 2)" (rulebook "Types of Cards"), read
+#: as $2 (see the module docstring); ``flush_card.cost`` in a data file overrides it.
+FLUSH_COST: dict[str, int] = {"cash": 2}
 
 
 @dataclass(frozen=True)
@@ -124,7 +138,10 @@ class RatsToRichesData:
     Attributes:
         card_types: all Rat Pack card types, ids in order.
         decks: the deck names, top deck first (``("Scrappy Sewer", "Supreme Sewer")``).
-        min_players, max_players: seat range (2–5); ``max_players`` Flush cards exist.
+        min_players, max_players: seat range (2–5).
+        flush_count: Flush cards in the game (default ``max_players``: one per rat).
+        flush_cost_cheese, flush_cost_cash: the Flush card's cost when bought from the Open
+            Sewer (default :data:`FLUSH_COST`, $2).
         win_cash: Swindle that wins (RR-1): 100.
         start_cash, start_cheese: each rat's starting $ and cheese (5, 3).
         open_sewer_slots: cards face up in the Open Sewer (3).
@@ -147,6 +164,9 @@ class RatsToRichesData:
     start_cheese: int
     open_sewer_slots: int
     flush_income: int
+    flush_count: int
+    flush_cost_cheese: tuple[int, int, int]
+    flush_cost_cash: int
     big_cheese_income: int
     cheese_price: int
     cheese_per_turn: int
@@ -297,17 +317,27 @@ def parse(doc: dict, source: str = "<data>") -> RatsToRichesData:
         players = doc["players"]
         start = doc["start"]
         flush = doc["flush_card"]
+        if not isinstance(flush, dict):
+            raise _fail(source, "flush_card", "must be an object")
         actions, events, careers = _amounts(doc, source)
+        max_players = _int(players["max"], source, "players.max", 2)
+        flush_count = _int(flush.get("count", max_players), source, "flush_card.count",
+                           max_players)
+        flush_cost = _colour_counts(flush.get("cost", FLUSH_COST), COLOURS + ("cash",),
+                                    source, "flush_card.cost")
         data = RatsToRichesData(
             card_types=tuple(types),
             decks=decks,
             min_players=_int(players["min"], source, "players.min", 2),
-            max_players=_int(players["max"], source, "players.max", 2),
+            max_players=max_players,
             win_cash=_int(doc["win_cash"], source, "win_cash", 1),
             start_cash=_int(start["cash"], source, "start.cash"),
             start_cheese=_int(start["cheese"], source, "start.cheese"),
             open_sewer_slots=_int(start["open_sewer_slots"], source, "start.open_sewer_slots", 1),
             flush_income=_int(flush["income"], source, "flush_card.income"),
+            flush_count=flush_count,
+            flush_cost_cheese=tuple(flush_cost.get(k, 0) for k in COLOURS),
+            flush_cost_cash=flush_cost.get("cash", 0),
             big_cheese_income=_int(doc["big_cheese_income"], source, "big_cheese_income"),
             cheese_price=_int(doc["cheese_price"], source, "cheese_price"),
             cheese_per_turn=_int(doc["cheese_per_turn"], source, "cheese_per_turn"),

@@ -4,8 +4,10 @@ Implements ``../shared/seeds/rats_to_riches_rulebook.txt`` with the component da
 ``data.py`` and rulings RR-1..RR-8 of ``../shared/RULES_GAPS.md`` (cited where coded).
 
 Flow
-    Setup ("Building The Sewer"): each seat in turn takes its 3 cheese (a decision; $5 is
-    given), then the 3 Open Sewer slots are revealed one by one (chance); a Yellow card
+    Setup ("Building The Sewer"): each rat gets a Flush card and $5, the spare Flush cards go
+    to the Cesspit ("Put any spares in a discard pile on the board, called The Cesspit");
+    each seat in turn takes its 3 cheese (a decision), then the 3 Open Sewer slots are
+    revealed one by one (chance); a Yellow card
     resolves at once, goes to the Cesspit and its slot is revealed again (RR-4). Then seat 0
     starts. A turn: Step 1 income is collected automatically (Flush $2 + Green incomes +
     Golden Rat $2); Step 2 is any sequence of buying an Open Sewer card (the slot is refilled
@@ -19,8 +21,8 @@ Action ids (one id space; bases in :class:`Layout`, ``n`` seats, ``T`` card type
 card has card id ``T`` where a card id may name it, ``S`` Open Sewer slots)
     ``COMBO+k``         a multiset of cheese (``Layout.combos[k]`` = (green, blue, red)):
                         setup: take it; Step 3: buy it and end the turn.
-    ``BUY+s``           buy the card in Open Sewer slot ``s``.
-    ``FLUSH+s``         dump the Flush card, take slot ``s``'s card free (RR-2).
+    ``BUY+s``           buy the card in Open Sewer slot ``s`` (a Flush card too).
+    ``FLUSH+s``         dump a Flush card, take slot ``s``'s card free (RR-2).
     ``END_STEP2``       finish Step 2, go to Step 3.
     ``USE+t``           use own card of type ``t`` that needs no target (Bonus Bonanza,
                         Shared Paradise, a bundle; a bundle then asks for its cards).
@@ -34,7 +36,8 @@ card has card id ``T`` where a card id may name it, ``S`` Open Sewer slots)
     ``SELL_NOW``        sell the pipes put into the sale.
     ``PICK+t``          choose own card ``t`` (bundle contents; Mutual Destruction discards).
     ``COLOUR+c``        Sewer Flood: return one cheese of colour ``c``.
-    ``REVEAL+t``        chance: the next Rat Pack card is of type ``t``.
+    ``REVEAL+t``        chance: the next Rat Pack card is of type ``t`` (``t == T``: a Flush
+                        card, from a reshuffled Cesspit).
     Cards of the same targeted kind (e.g. two Sabotage types) play identically, so the
     lowest owned type id of that kind is the one used. Multi-card choices (sale contents,
     bundle contents, discards, returned cheese) are made one card at a time in
@@ -49,6 +52,15 @@ Hidden information
     information game with chance, like backgammon); ``state_from_observation`` rebuilds it
     exactly and needs no sampling. Card backs of a reshuffled pack are ignored.
 
+Flush cards
+    A Flush card is in front of a rat (its $2 income, counted per card: "Income is the sum
+    of all values"), in the Cesspit (the spares at setup; one removed by Sabotage or Mutual
+    Destruction, "Send 1 Card ... to The Cesspit"), in a reshuffled Rat Pack or the Open
+    Sewer (RR-6), or out of the game (the box) once dumped to Flush The Sewer (RR-2). One
+    revealed in the Open Sewer is bought like any card for its printed cost 2, paid in $
+    (``data.FLUSH_COST``, a judgement call: the card has no cheese colour); a rat holding
+    several Flush cards collects $2 for each and may dump each one to flush.
+
 Safety valves (not rules)
     ``max_turn_actions``: at most this many Step 2 actions (buys, uses, Flushes, sales) per
     turn; then only ``END_STEP2`` is legal. Cheese Runs recycled through the Cesspit could
@@ -62,7 +74,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..api import CHANCE, TERMINAL, Game, Param, State, make_rng
+from ..api import CHANCE, TERMINAL, Game, Param, State, check_player, make_rng
 from . import data as D
 from .data import BLUE, COLOURS, GREEN, RED, RatsToRichesData
 
@@ -128,7 +140,7 @@ class Layout:
         self.PICK = self.SELL_NOW + 1
         self.COLOUR = self.PICK + T + 1
         self.REVEAL = self.COLOUR + len(COLOURS)
-        self.size = self.REVEAL + T
+        self.size = self.REVEAL + T + 1  # the Flush card can be revealed too
         self.bases = [(getattr(self, name), name) for name in (
             "COMBO", "BUY", "FLUSH", "END_STEP2", "USE", "PICKPOCKET", "MUTUAL", "SNATCH",
             "CHEESE_RUN", "SABOTAGE", "TAKEOVER", "SELL", "SELL_NOW", "PICK", "COLOUR",
@@ -189,6 +201,9 @@ class RatsToRichesGame(Game):
         #: Type ids per active kind.
         self.of_action = {k: [t.id for t in types if t.action == k] for k in D.ACTION_AMOUNTS}
         self.incomes = [t.income for t in types]
+        #: Buying costs per card id, the Flush card (id ``T``) last.
+        self.cost_cheese = [t.cost_cheese for t in types] + [self.data.flush_cost_cheese]
+        self.cost_cash = [t.cost_cash for t in types] + [self.data.flush_cost_cash]
         self.pipes = [t.pipes for t in types]
         self.keys = [t.key for t in types] + ["Flush"]
         self.key_id = {k: i for i, k in enumerate(self.keys)}
@@ -215,7 +230,8 @@ class RatsToRichesGame(Game):
         cheese = n * d.start_cheese + turns * (limit + cap * run)
         refills = d.open_sewer_slots * (1 + turns * cap)
         picks = turns * cap + n
-        return n + turns * (cap + 2) + picks + refills * 2 * d.total_cards + cheese
+        cards = d.total_cards + d.flush_count
+        return n + turns * (cap + 2) + picks + refills * 2 * cards + cheese
 
     def new_initial_state(self) -> RatsToRichesState:
         return RatsToRichesState(self)
@@ -267,11 +283,13 @@ class RatsToRichesState(State):
         round: rounds completed.
         cash: $ per rat; cheese: ``[green, blue, red]`` per rat.
         tableau: per rat, the count of each card type in front of it.
-        flush: per rat, 1 while it has its Flush card; box: Flush cards out of play.
+        flush: per rat, the Flush cards in front of it; box: Flush cards out of the game
+            (dumped to Flush The Sewer, RR-2).
         golden: holder of the Golden Rat (Big Cheese) or ``None``.
-        sewer: the Open Sewer slots (type id or ``None``).
-        pack: face-down Rat Pack segments, top first: ``{"deck", "counts"}``.
-        cesspit: count of each card type in the Cesspit.
+        sewer: the Open Sewer slots (card id or ``None``; ``T`` is a Flush card).
+        pack: face-down Rat Pack segments, top first: ``{"deck", "counts"}`` (counts per
+            card id, ``T + 1`` long).
+        cesspit: count of each card id in the Cesspit (``T + 1`` long, Flush last).
         refill: Open Sewer slots waiting to be refilled, in order; reshuffled: the current
             refill already shuffled the Cesspit into the pack.
         pending: sub-decisions in order (``{"kind": "sell"|"bundle"|"discard"|"flood",
@@ -288,15 +306,16 @@ class RatsToRichesState(State):
         self.cash = [d.start_cash] * n
         self.cheese = [[0, 0, 0] for _ in range(n)]
         self.tableau = [[0] * T for _ in range(n)]
-        self.flush = [1] * n  # one Flush card face up to each rat
-        self.box = d.max_players - n  # spare Flush cards out of play (issue 8)
+        self.flush = [1] * n  # "give one Flush Card face-up to each rat"
+        self.box = 0  # Flush cards dumped to Flush The Sewer (RR-2)
         self.golden = None
         self.sewer: list[int | None] = [None] * d.open_sewer_slots
         # Scrappy Sewer on top of Supreme Sewer, each shuffled: drawn lazily.
-        self.pack = [{"deck": name, "counts": [t.counts[i] for t in d.card_types]}
+        self.pack = [{"deck": name, "counts": [t.counts[i] for t in d.card_types] + [0]}
                      for i, name in enumerate(d.decks)]
         self.pack = [seg for seg in self.pack if sum(seg["counts"])]
-        self.cesspit = [0] * T
+        # "Put any spares in a discard pile on the board, called The Cesspit."
+        self.cesspit = [0] * T + [d.flush_count - n]
         self.refill: list[int] = []
         self.reshuffled = False
         self.pending: list[dict] = []
@@ -369,15 +388,18 @@ class RatsToRichesState(State):
         """The whole state as readable JSON (cards by key); see the module docstring.
 
         Keys: ``player``, ``phase``, ``active``, ``round``, ``cash``, ``cheese`` (per rat
-        ``{"green", "blue", "red"}``), ``flush`` (bools), ``flush_in_box``, ``tableau``
-        (per rat ``{card key: count}``), ``golden_rat``, ``open_sewer`` (keys or ``None``),
-        ``rat_pack`` (segments top first ``{"deck", "counts": {key: count}}``), ``cesspit``,
-        ``refill``, ``reshuffled``, ``pending`` (frames with card keys and colour names),
-        ``turn_actions``, ``winners``.
+        ``{"green", "blue", "red"}``), ``flush`` (Flush cards per rat), ``flush_in_box``
+        (Flush cards out of the game, RR-2), ``tableau`` (per rat ``{card key: count}``),
+        ``golden_rat``, ``open_sewer`` (keys or ``None``), ``rat_pack`` (segments top first
+        ``{"deck", "counts": {key: count}}``), ``cesspit``, ``refill``, ``reshuffled``,
+        ``pending`` (frames with card keys and colour names), ``turn_actions``, ``winners``.
+        The Flush card's key is ``"Flush"``.
+
+        Raises:
+            ValueError: ``player`` is not a seat (an int or numpy int ``0..n-1``).
         """
         g: RatsToRichesGame = self._game
-        if not 0 <= player < g.num_players():
-            raise ValueError(f"bad player {player!r}: allowed 0..{g.num_players() - 1}")
+        player = check_player(player, g.num_players())
         keys = g.keys
         return {
             "player": player,
@@ -386,7 +408,7 @@ class RatsToRichesState(State):
             "round": self.round,
             "cash": list(self.cash),
             "cheese": [dict(zip(COLOURS, c, strict=True)) for c in self.cheese],
-            "flush": [bool(f) for f in self.flush],
+            "flush": list(self.flush),
             "flush_in_box": self.box,
             "tableau": [_by_key(keys, row) for row in self.tableau],
             "golden_rat": self.golden,
@@ -400,6 +422,13 @@ class RatsToRichesState(State):
             "turn_actions": self.turn_actions,
             "winners": list(self.winners),
         }
+
+    def render(self, player: int) -> str:
+        """Seat ``player``'s view as text for a terminal (``view.render``): Open Sewer,
+        incomes, cash, cheese and the cards in front of each rat."""
+        from .view import render
+
+        return render(self, player)
 
     # ----------------------------------------------------------------- rule helpers
     def income(self, p: int) -> int:
@@ -444,10 +473,10 @@ class RatsToRichesState(State):
         return None
 
     def can_afford(self, p: int, t: int) -> bool:
-        """Rulebook "Buying Cards": the card's cost in coloured cheese or $ (Grey)."""
-        ct = self._game.data.card_types[t]
-        return (self.cash[p] >= ct.cost_cash
-                and all(h >= c for h, c in zip(self.cheese[p], ct.cost_cheese, strict=True)))
+        """Rulebook "Buying Cards": the card's cost in coloured cheese or $ (Grey, Flush)."""
+        g: RatsToRichesGame = self._game
+        return (self.cash[p] >= g.cost_cash[t]
+                and all(h >= c for h, c in zip(self.cheese[p], g.cost_cheese[t], strict=True)))
 
     def _owned_kind(self, p: int, kind: str) -> int | None:
         for t in self._game.of_action[kind]:
@@ -485,13 +514,13 @@ class RatsToRichesState(State):
         self.refill = []
 
     def _discard(self, p: int, t: int) -> None:
-        """Card ``t`` of rat ``p`` goes to the Cesspit (the Flush card to the box, RR-2)."""
+        """Card ``t`` of rat ``p`` goes to the Cesspit (``t == T``: a Flush card; "Send 1 Card
+        from any rat to The Cesspit" applies to it too, only RR-2 flushing boxes one)."""
         if t == self._game.T:
-            self.flush[p] = 0
-            self.box += 1
+            self.flush[p] -= 1
         else:
             self.tableau[p][t] -= 1
-            self.cesspit[t] += 1
+        self.cesspit[t] += 1
 
     # ----------------------------------------------------------------- Step 2
     def _step2_legal(self) -> list[int]:
@@ -579,28 +608,36 @@ class RatsToRichesState(State):
         self._end_turn()
 
     def _a_buy(self, s: int) -> None:
-        """Rulebook "Buying Cards": pay, keep it face up (RR-3), refill the slot at once."""
+        """Rulebook "Buying Cards": pay, keep it face up (RR-3), refill the slot at once.
+
+        A Flush card (``t == T``, from a reshuffled Cesspit) costs its printed 2, in $."""
         g: RatsToRichesGame = self._game
         p, t = self.active, self.sewer[s]
-        ct = g.data.card_types[t]
-        self.cash[p] -= ct.cost_cash
+        self.cash[p] -= g.cost_cash[t]
         for c in range(3):
-            self.cheese[p][c] -= ct.cost_cheese[c]
-        self.tableau[p][t] += 1
+            self.cheese[p][c] -= g.cost_cheese[t][c]
+        if t == g.T:
+            self.flush[p] += 1
+        else:
+            self.tableau[p][t] += 1
         self.sewer[s] = None
         self.refill.append(s)
         self.turn_actions += 1
 
     def _a_flush(self, s: int) -> None:
-        """RR-2: the Flush card leaves the game; take slot ``s`` free, the rest to the Cesspit."""
+        """RR-2: a Flush card leaves the game; take slot ``s`` free, the rest to the Cesspit."""
+        g: RatsToRichesGame = self._game
         p = self.active
-        self.flush[p] = 0
+        self.flush[p] -= 1
         self.box += 1
         for i, t in enumerate(self.sewer):
             if t is None:
                 continue
             if i == s:
-                self.tableau[p][t] += 1
+                if t == g.T:  # a Flush card taken from the Open Sewer
+                    self.flush[p] += 1
+                else:
+                    self.tableau[p][t] += 1
             else:
                 self.cesspit[t] += 1
         self.sewer = [None] * len(self.sewer)
@@ -753,10 +790,9 @@ class RatsToRichesState(State):
         seg["counts"][t] -= 1
         if not sum(seg["counts"]):
             self.pack.pop(0)
-        ct = g.data.card_types[t]
-        if ct.event:
+        if t < g.T and g.data.card_types[t].event:
             self.cesspit[t] += 1  # affects all rats, then to the Cesspit; slot waits again
-            self._event(ct.event)
+            self._event(g.data.card_types[t].event)
             return
         self.sewer[self.refill.pop(0)] = t
         self.reshuffled = False
@@ -807,7 +843,7 @@ class RatsToRichesState(State):
                 if not self.reshuffled and sum(self.cesspit):
                     # RR-6: shuffle the Cesspit into a new Rat Pack (once per refill).
                     self.pack = [{"deck": "Cesspit", "counts": self.cesspit}]
-                    self.cesspit = [0] * g.T
+                    self.cesspit = [0] * (g.T + 1)
                     self.reshuffled = True
                 else:  # RR-6: both empty, the slot stays empty
                     self.refill.pop(0)
@@ -975,12 +1011,13 @@ class _Reader:
             raise self.fail(field, f"unknown card {value!r}")
         return self.game.key_id[value]
 
-    def counts(self, value: Any, field: str) -> list[int]:
+    def counts(self, value: Any, field: str, flush: bool = False) -> list[int]:
+        """``{card key: count}`` -> counts per card id (``T + 1`` long with ``flush``)."""
         if not isinstance(value, Mapping):
             raise self.fail(field, "must be a dict {card key: count}")
-        out = [0] * self.game.T
+        out = [0] * (self.game.T + flush)
         for key, c in value.items():
-            out[self.card(key, field)] = self.int(c, f"{field}.{key}", 1)
+            out[self.card(key, field, flush)] = self.int(c, f"{field}.{key}", 1)
         return out
 
     def cheese(self, value: Any, field: str) -> list[int]:
@@ -1004,35 +1041,34 @@ def _from_observation(game: RatsToRichesGame, player: int,
     s.round = r.int(r.get("round"), "round", 0, d.max_rounds)
     s.cash = [r.int(v, f"cash[{i}]") for i, v in enumerate(r.list("cash", n))]
     s.cheese = [r.cheese(v, f"cheese[{i}]") for i, v in enumerate(r.list("cheese", n))]
-    flush = r.list("flush", n)
-    if any(not isinstance(f, bool) for f in flush):
-        raise r.fail("flush", "must be a list of bools")
-    s.flush = [int(f) for f in flush]
-    s.box = r.int(r.get("flush_in_box"), "flush_in_box", 0, d.max_players)
-    if sum(s.flush) + s.box != d.max_players:
-        raise r.fail("flush_in_box", f"Flush cards held + in the box must be {d.max_players}")
+    s.flush = [r.int(f, f"flush[{i}]") for i, f in enumerate(r.list("flush", n))]
+    s.box = r.int(r.get("flush_in_box"), "flush_in_box", 0, d.flush_count)
     s.tableau = [r.counts(v, f"tableau[{i}]") for i, v in enumerate(r.list("tableau", n))]
     s.golden = r.seat(r.get("golden_rat"), "golden_rat", allow_none=True)
     sewer = r.list("open_sewer", d.open_sewer_slots)
-    s.sewer = [None if v is None else r.card(v, f"open_sewer[{i}]") for i, v in enumerate(sewer)]
+    s.sewer = [None if v is None else r.card(v, f"open_sewer[{i}]", flush=True)
+               for i, v in enumerate(sewer)]
     for i, t in enumerate(s.sewer):
-        if t is not None and d.card_types[t].event:
+        if t is not None and t < game.T and d.card_types[t].event:
             raise r.fail(f"open_sewer[{i}]", "an event never stays in the Open Sewer (RR-4)")
     s.pack = []
     for i, seg in enumerate(r.list("rat_pack")):
         if not isinstance(seg, Mapping) or not isinstance(seg.get("deck"), str):
             raise r.fail(f"rat_pack[{i}]", "must be {'deck': str, 'counts': {...}}")
-        counts = r.counts(seg.get("counts"), f"rat_pack[{i}].counts")
+        counts = r.counts(seg.get("counts"), f"rat_pack[{i}].counts", flush=True)
         if not sum(counts):
             raise r.fail(f"rat_pack[{i}].counts", "an empty segment is not listed")
         s.pack.append({"deck": seg["deck"], "counts": counts})
-    s.cesspit = r.counts(r.get("cesspit"), "cesspit")
-    for t, ct in enumerate(d.card_types):
-        seen = (sum(seg["counts"][t] for seg in s.pack) + s.sewer.count(t)
-                + sum(row[t] for row in s.tableau) + s.cesspit[t])
-        if seen != ct.total:
-            raise r.fail("rat_pack/open_sewer/tableau/cesspit",
-                         f"card {ct.key!r}: {seen} copies placed, the game has {ct.total}")
+    s.cesspit = r.counts(r.get("cesspit"), "cesspit", flush=True)
+    held = [sum(row[t] for row in s.tableau) for t in range(game.T)] + [sum(s.flush) + s.box]
+    totals = [ct.total for ct in d.card_types] + [d.flush_count]
+    for t, total in enumerate(totals):
+        seen = (sum(seg["counts"][t] for seg in s.pack) + s.sewer.count(t) + held[t]
+                + s.cesspit[t])
+        if seen != total:
+            where = "flush/flush_in_box/" if t == game.T else "tableau/"
+            raise r.fail(f"rat_pack/open_sewer/{where}cesspit",
+                         f"card {game.keys[t]!r}: {seen} copies placed, the game has {total}")
     s.refill = [r.int(v, "refill", 0, d.open_sewer_slots - 1) for v in r.list("refill")]
     for slot in s.refill:
         if s.sewer[slot] is not None:

@@ -27,14 +27,15 @@ def deal_round(state: RatapolisState, cards: str | None = None) -> None:
 
 
 def make_state(n: int = 3, *, board: dict[str, dict[int, int]] | None = None,
-               tokens: str = "", holders: dict[str, int] | None = None,
+               tokens: str = "none", holders: dict[str, int] | None = None,
                cards: str | None = None, **params) -> tuple[RatapolisGame, RatapolisState]:
     """A round-1 planning position with only the given rats on the board.
 
     ``board`` is ``{letter: {seat: rats}}`` (every other building empty; supplies hold the
-    rest); ``tokens`` the property letters in play ("" none); ``holders`` ``{letter: seat}``.
+    rest); ``tokens`` the property letters in play ("none": no tokens); ``holders``
+    ``{letter: seat}``.
     """
-    game = load_game("ratapolis", num_players=n, property_tokens=tokens or "", **params)
+    game = load_game("ratapolis", num_players=n, property_tokens=tokens or "none", **params)
     s = game.new_initial_state()
     deal_round(s, cards)
     set_board(s, board or {})

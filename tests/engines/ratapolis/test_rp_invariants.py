@@ -91,7 +91,7 @@ def test_determinization_keeps_revealed_cards_in_somebodys_hand():
     """Phase 4: a hunted card that was neither face up nor the seat's own was in another
     seat's hand; the sample puts it there, and the others' hands come from the unknown
     cards."""
-    g = load_game("ratapolis", num_players=4, property_tokens="")
+    g = load_game("ratapolis", num_players=4, property_tokens="none")
     rng = np.random.default_rng(0)
     for seed in range(20):
         s = random_playout(g, seed)
@@ -191,7 +191,7 @@ def test_joint_view_gives_identical_outcomes(n):
 def test_joint_view_per_seat_legal_plans_and_checks():
     """Joint view: legal_actions(seat) are that seat's (left, right) pairs; apply_actions
     checks every plan before applying any."""
-    g = load_game("ratapolis", num_players=2, property_tokens="", simultaneous=True)
+    g = load_game("ratapolis", num_players=2, property_tokens="none", simultaneous=True)
     s = g.new_initial_state()
     while s.phase == "deal":
         s.apply_action(s.chance_outcomes()[0][0])

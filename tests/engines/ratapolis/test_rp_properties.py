@@ -313,6 +313,18 @@ def test_tokens_parameter_rejects_unknown_letters():
         load_game("ratapolis", property_tokens="A,A")
 
 
+def test_tokens_parameter_rejects_an_empty_list():
+    """Rulebook Setup 3 ("randomly take as many tokens as there are players plus 1"): a
+    city always has property tokens, so an empty list ("" or " , ") is a mistake, not a
+    silent game without them; a game without tokens must be asked for with "none"."""
+    import pytest
+    for bad in ("", " , ", ","):
+        with pytest.raises(ValueError, match="property_tokens.*'none'"):
+            load_game("ratapolis", property_tokens=bad)
+    g = load_game("ratapolis", property_tokens="none")
+    assert g.new_initial_state().tokens == {} and g.new_initial_state().phase == "deal"
+
+
 def test_set_board_helper_keeps_20_rats_per_seat():
     g, s = make_state(3)
     set_board(s, {"A": {RED: 3}})

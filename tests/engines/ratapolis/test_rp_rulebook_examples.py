@@ -91,7 +91,7 @@ def test_end_game_totals_16_23_26():
 
 def _play_to_end(n: int, seed: int):
     """A random game, recording at each round start the stack size and the round's cards."""
-    g = load_game("ratapolis", num_players=n, property_tokens="")
+    g = load_game("ratapolis", num_players=n, property_tokens="none")
     s = g.new_initial_state()
     rng = np.random.default_rng(seed)
     log = []

@@ -24,12 +24,15 @@ def take_from_pack(state: RatsToRichesState, key: str) -> int:
 
 def make_state(n: int = 3, *, active: int = 0, phase: str = "step2", cash=None, cheese=None,
                tableau=None, sewer=(None, None, None), flush=None, golden=None,
-               round: int = 0, cesspit=None, **params) -> tuple[RatsToRichesGame,
-                                                                RatsToRichesState]:
+               round: int = 0, cesspit=None, flush_boxed: int = 0,
+               **params) -> tuple[RatsToRichesGame, RatsToRichesState]:
     """A position in ``phase`` for seat ``active`` with the given cards (taken from the pack).
 
-    ``tableau`` is ``{seat: {key: count}}``, ``sewer`` a list of keys or ``None``,
-    ``cesspit`` ``{key: count}``; cash and cheese default to $0 and no cheese.
+    ``tableau`` is ``{seat: {key: count}}``, ``sewer`` a list of keys or ``None`` (``"Flush"``
+    for a Flush card), ``cesspit`` ``{key: count}``; cash and cheese default to $0 and no
+    cheese. ``flush`` gives the Flush cards per seat (default one each); of the other Flush
+    cards ``flush_boxed`` are out of the game (RR-2) and the rest are in the Cesspit
+    (less any placed in the Open Sewer).
     """
     game = load_game("rats_to_riches", num_players=n, **params)
     s = game.new_initial_state()
@@ -42,13 +45,19 @@ def make_state(n: int = 3, *, active: int = 0, phase: str = "step2", cash=None, 
         for key, count in cards.items():
             for _ in range(count):
                 s.tableau[p][take_from_pack(s, key)] += 1
-    s.sewer = [None if key is None else take_from_pack(s, key) for key in sewer]
+    flush_id = game.T
+    s.sewer = [None if key is None else flush_id if key == "Flush" else take_from_pack(s, key)
+               for key in sewer]
     for key, count in (cesspit or {}).items():
-        for _ in range(count):
-            s.cesspit[take_from_pack(s, key)] += 1
+        if key != "Flush":
+            for _ in range(count):
+                s.cesspit[take_from_pack(s, key)] += 1
     if flush is not None:
         s.flush = list(flush)
-        s.box = game.data.max_players - sum(flush)
+    s.box = flush_boxed
+    s.cesspit[flush_id] = (game.data.flush_count - sum(s.flush) - s.box
+                           - s.sewer.count(flush_id))
+    assert s.cesspit[flush_id] >= 0, "more Flush cards placed than the game has"
     s.golden = golden
     return game, s
 
@@ -71,9 +80,10 @@ def reveal(state: RatsToRichesState, key: str) -> None:
 
 
 def card_total(state: RatsToRichesState) -> list[int]:
-    """Copies of each card type across Rat Pack, Open Sewer, tableaus and Cesspit."""
+    """Copies of each card id across Rat Pack, Open Sewer, tableaus (Flush cards in front of
+    the rats), the Cesspit and the box (Flush cards out of the game); the Flush card last."""
     game = state.get_game()
-    out = [0] * game.T
+    out = [0] * game.T + [sum(state.flush) + state.box]
     for seg in state.pack:
         for t, c in enumerate(seg["counts"]):
             out[t] += c
@@ -86,3 +96,9 @@ def card_total(state: RatsToRichesState) -> list[int]:
     for t, c in enumerate(state.cesspit):
         out[t] += c
     return out
+
+
+def game_cards(game: RatsToRichesGame) -> list[int]:
+    """Copies of each card id in the game (``card_total``'s shape): the Rat Pack types, then
+    the Flush cards (one per rat of the largest game)."""
+    return [t.total for t in game.data.card_types] + [game.data.flush_count]

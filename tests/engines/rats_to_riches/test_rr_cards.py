@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from rr_helpers import PIPE, PIPE3, do, labels, make_state, reveal
+from rr_helpers import PIPE, PIPE3, do, game_cards, labels, make_state, reveal
 
 from ratai.engines import CHANCE, IllegalActionError, load_game
 
@@ -109,12 +109,17 @@ def test_sabotage_sends_any_rats_card_to_the_cesspit():
     assert s.cesspit[game.key_id["Sabotage"]] == 1
 
 
-def test_sabotaged_flush_card_leaves_the_game():
-    """Sabotage may hit a Flush card; like a used one it leaves the game (RR-2), so Flush
-    cards never enter the Rat Pack. Its $2 income is lost."""
-    _, s = make_state(2, tableau={0: {"Sabotage": 1}})
+def test_sabotaged_flush_card_goes_to_the_cesspit():
+    """Sabotage: "Send 1 Card from any rat to The Cesspit" hits a Flush card too, and it goes
+    to the Cesspit as the card says (RR-2 boxes only a Flush card dumped to flush). Its $2
+    income is lost."""
+    game, s = make_state(2, tableau={0: {"Sabotage": 1}})
+    spares = s.cesspit[game.T]
+    assert spares == 3  # 5 Flush cards, 2 rats
     do(s, "use Sabotage on rat 1's Flush")
-    assert s.flush == [1, 0] and s.box == 4 and s.income(1) == 0
+    assert s.flush == [1, 0] and s.box == 0 and s.income(1) == 0
+    assert s.cesspit[game.T] == spares + 1
+    assert s.observation(0)["cesspit"]["Flush"] == 4
 
 
 def test_pickpocket_takes_5_or_all():
@@ -169,6 +174,7 @@ def test_mutual_destruction_both_discard_two_own_cards():
     do(s, "send own Flush to the Cesspit")
     assert s.tableau[0][game.key_id[PIPE]] == 1
     assert s.tableau[1][game.key_id["Feta Frigates Inc."]] == 1 and s.flush[1] == 0
+    assert s.cesspit[game.T] == 3 + 1  # the discarded Flush card joins the 3 spares
     assert s.current_player() == 0 and s.phase == "step2"
 
 
@@ -284,8 +290,8 @@ def _supreme_on_top(s):
 
 def _rebalance(s):
     """Put every card not placed elsewhere into the Cesspit (keeps card conservation)."""
-    game = s.get_game()
-    s.cesspit = [t.total for t in game.data.card_types]
+    s.cesspit = game_cards(s.get_game())
+    s.cesspit[-1] -= sum(s.flush) + s.box
     for seg in s.pack:
         for t, c in enumerate(seg["counts"]):
             s.cesspit[t] -= c
@@ -341,13 +347,13 @@ def test_other_bundles(bundle, cards):
 # ----------------------------------------------------------------------------- Flush
 def test_flush_takes_one_card_free_and_sends_the_others_to_the_cesspit():
     """Flush Cards / RR-2: dump the Flush card to take one Open Sewer card free; the other
-    two go to the Cesspit; the slots refill; the Flush card leaves the game and its $2
-    income is lost."""
+    two go to the Cesspit; the slots refill; the Flush card leaves the game (the box) and
+    its $2 income is lost."""
     game, s = make_state(2, sewer=["Gorgonzola Goldmines plc", PIPE, "Snatch"])
     do(s, "flush: take Gorgonzola Goldmines plc (Open Sewer slot 0)")
     assert s.tableau[0][game.key_id["Gorgonzola Goldmines plc"]] == 1
     assert s.cesspit[game.key_id[PIPE]] == 1 and s.cesspit[game.key_id["Snatch"]] == 1
-    assert s.flush == [0, 1] and s.box == 4 and s.income(0) == 6
+    assert s.flush == [0, 1] and s.box == 1 and s.income(0) == 6
     assert s.refill == [0, 1, 2] and s.current_player() == CHANCE
     for key in ("Snatch", "Snatch", PIPE):
         reveal(s, key)
@@ -360,6 +366,32 @@ def test_flush_is_not_usable_twice():
     _, s = make_state(2, flush=[0, 1], sewer=[PIPE, PIPE, PIPE])
     with pytest.raises(IllegalActionError):
         do(s, f"flush: take {PIPE} (Open Sewer slot 0)")
+
+
+def test_flush_card_in_the_open_sewer_is_bought_for_2_dollars():
+    """A Flush card back from a reshuffled Cesspit (RR-6) is an Open Sewer card: "pay the cost
+    of that Card" ("The Flush Card (cost 2)", paid in $: data.FLUSH_COST), keep it face up;
+    each Flush card in front of a rat adds its $2 to the Income ("the sum of all values")."""
+    game, s = make_state(2, cash=[3, 0], sewer=["Flush", None, None])
+    assert "buy Flush (Open Sewer slot 0)" in labels(s)
+    do(s, "buy Flush (Open Sewer slot 0)")
+    assert s.cash == [1, 0] and s.flush == [2, 1] and s.income(0) == 4
+    assert s.observation(1)["flush"] == [2, 1]
+    reveal(s, PIPE)
+    _, s = make_state(2, cash=[1, 0], sewer=["Flush", None, None])
+    assert "buy Flush (Open Sewer slot 0)" not in labels(s)  # $1 < $2
+
+
+def test_a_rat_with_two_flush_cards_flushes_twice():
+    """Flush Cards: each Flush card is dumped on its own ("Dump this"); RR-3 lets a rat use
+    cards in any number, so a second Flush card flushes again; each leaves the game (RR-2)."""
+    game, s = make_state(2, flush=[2, 1], sewer=[PIPE, "Snatch", "Flush"])
+    do(s, "flush: take Flush (Open Sewer slot 2)")  # dump one, take the other: still 2
+    assert s.flush == [2, 1] and s.box == 1
+    for key in ("Snatch", "Snatch", PIPE):
+        reveal(s, key)
+    do(s, f"flush: take {PIPE} (Open Sewer slot 2)")
+    assert s.flush == [1, 1] and s.box == 2 and s.income(0) == 2
 
 
 def _text(combo):

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from rr_helpers import PIPE, card_total, make_state
+from rr_helpers import PIPE, card_total, game_cards, make_state
 
 from ratai.engines import load_game
 from ratai.engines.rats_to_riches import data as D
@@ -18,12 +18,13 @@ SLOW_GAMES = 2000
 
 
 def check_invariants(state) -> None:
-    """Card conservation across Rat Pack, Open Sewer, tableaus, Cesspit and the box; money
-    and cheese never negative."""
+    """Card conservation across Rat Pack, Open Sewer, tableaus, Cesspit and the box (Flush
+    cards included: in front of the rats, in the piles, or out of the game); money and
+    cheese never negative."""
     game = state.get_game()
     d = game.data
-    assert card_total(state) == [t.total for t in d.card_types]
-    assert sum(state.flush) + state.box == d.max_players
+    assert card_total(state) == game_cards(game)
+    assert all(f >= 0 for f in state.flush)
     assert all(c >= 0 for c in state.cash)
     assert all(h >= 0 for row in state.cheese for h in row)
     assert all(c >= 0 for row in state.tableau for c in row)
@@ -54,6 +55,59 @@ def test_random_games_keep_invariants(n):
 def test_random_games_keep_invariants_slow(n):
     """Invariants over 2,000 seeded random games per player count (issue 8)."""
     _run_games(n, SLOW_GAMES)
+
+
+def _late_game_runs(n: int, count: int) -> None:
+    """Random games from a position whose Rat Pack is empty: every refill reshuffles the
+    Cesspit (RR-6), which holds the spare Flush cards, so Flush cards are revealed, bought,
+    sabotaged and flushed. Checks the invariants and the observation round trip."""
+    game = load_game("rats_to_riches", num_players=n)
+    flush_seen = 0
+    for seed in range(count):
+        _, state = make_state(n, cash=[10] * n, cheese=[[2, 2, 2]] * n,
+                              sewer=[PIPE, "Snatch", "Sabotage"])
+        for seg in state.pack:  # the Rat Pack has run out: all of it is in the Cesspit
+            for t, c in enumerate(seg["counts"]):
+                state.cesspit[t] += c
+        state.pack = []
+        rng = np.random.default_rng(seed)
+        while not state.is_terminal():
+            check_invariants(state)
+            flush_seen += game.T in state.sewer or max(state.flush) > 1
+            if len(state.history()) % 25 == 0:
+                obs = state.observation(0)
+                assert game.state_from_observation(0, obs).observation(0) == obs
+            state.apply_action(sample_action(state, rng))
+        check_invariants(state)
+    if n < game.data.flush_count:  # spares exist: the Flush-card paths were exercised
+        assert flush_seen
+
+
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_reshuffled_flush_cards_keep_invariants(n):
+    """Building The Sewer (spare Flush cards in the Cesspit) + RR-6: invariants hold while
+    Flush cards circulate through the Rat Pack and the Open Sewer (20 seeded games)."""
+    _late_game_runs(n, 20)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_reshuffled_flush_cards_keep_invariants_slow(n):
+    _late_game_runs(n, 500)
+
+
+def test_observation_seat_is_checked():
+    """Engine contract (engines/api.py ``check_player``): ``observation`` takes a Python or
+    numpy int seat and echoes it as a plain int (JSON); a bool, a float or an out-of-range
+    seat is a ValueError naming the allowed range."""
+    game, s = make_state(3, sewer=[PIPE, None, None])
+    obs = s.observation(np.int64(2))
+    assert obs == s.observation(2) and type(obs["player"]) is int
+    assert s.information_state_string(np.int32(2)) == s.information_state_string(2)
+    json.dumps(obs)
+    for bad in (True, 0.0, -1, 3, "0", None):
+        with pytest.raises(ValueError, match="0 to 2"):
+            s.observation(bad)
 
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
@@ -100,7 +154,8 @@ def test_rebuilt_states_play_on_identically():
     ("cheese", [{"green": 1}] * 3, r"cheese\[0\]"),
     ("tableau", [{"Golden Pipe": 1}, {}, {}], r"tableau\[0\]"),
     ("open_sewer", ["Free Money", None, None], r"open_sewer\[0\]"),
-    ("flush_in_box", 0, "flush_in_box"),
+    ("flush_in_box", 1, "flush_in_box"),
+    ("flush", [1, True, 1], r"flush\[1\]"),
     ("cesspit", {PIPE: 1}, "cesspit"),
     ("pending", [{"kind": "dance"}], r"pending\[0\]"),
     ("winners", [0], "winners"),

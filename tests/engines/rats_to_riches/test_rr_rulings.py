@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rr_helpers import PIPE, card_total, do, labels, make_state, reveal
+from rr_helpers import PIPE, card_total, do, game_cards, labels, make_state, reveal
 
 from ratai.engines import CHANCE, TERMINAL, load_game
 
@@ -51,12 +51,13 @@ def test_rr1_simultaneous_tie_goes_to_turn_order_from_the_active_rat():
 
 # ----------------------------------------------------------------------------- RR-2
 def test_rr2_flush_card_never_reenters_the_rat_pack():
-    """RR-2: the dumped Flush card leaves the game (to the box), not to the Cesspit, so a
-    reshuffle (RR-6) never puts it into the Rat Pack."""
+    """RR-2: the Flush card dumped to flush leaves the game (to the box), not to the Cesspit,
+    so a reshuffle (RR-6) never puts it into the Rat Pack (the spares stay in the Cesspit)."""
     game, s = make_state(2, sewer=[PIPE, "Snatch", "Snatch"])
+    spares = s.observation(0)["cesspit"]["Flush"]
     do(s, f"flush: take {PIPE} (Open Sewer slot 0)")
-    assert s.box == game.data.max_players - 2 + 1
-    assert "Flush" not in s.observation(0)["cesspit"]
+    assert s.box == 1 and s.flush == [0, 1]
+    assert s.observation(0)["cesspit"]["Flush"] == spares == 3
 
 
 # ----------------------------------------------------------------------------- RR-3
@@ -136,7 +137,7 @@ def _only_in_cesspit(s, keys):
     tableaus of seat 1)."""
     game = s.get_game()
     for seg in s.pack:
-        for t, c in enumerate(seg["counts"]):
+        for t, c in enumerate(seg["counts"][:game.T]):  # the Rat Pack holds no Flush yet
             s.tableau[1][t] += c
     s.pack = []
     for key, count in keys.items():
@@ -147,7 +148,8 @@ def _only_in_cesspit(s, keys):
 
 def test_rr6_empty_rat_pack_reshuffles_the_cesspit():
     """RR-6: when the Rat Pack is empty, the Cesspit is shuffled into a new Rat Pack."""
-    game, s = make_state(2, cheese=[[0, 2, 0], [0, 0, 0]], sewer=[PIPE, None, None])
+    game, s = make_state(2, cheese=[[0, 2, 0], [0, 0, 0]], sewer=[PIPE, None, None],
+                         flush_boxed=3)
     _only_in_cesspit(s, {"Snatch": 2, "Cheese Run": 1})
     do(s, f"buy {PIPE} (Open Sewer slot 0)")
     assert s.current_player() == CHANCE
@@ -157,12 +159,28 @@ def test_rr6_empty_rat_pack_reshuffles_the_cesspit():
         game.layout.REVEAL + game.key_id["Snatch"]: 2 / 3,
         game.layout.REVEAL + game.key_id["Cheese Run"]: 1 / 3}
     reveal(s, "Cheese Run")
-    assert card_total(s) == [t.total for t in game.data.card_types]
+    assert card_total(s) == game_cards(game)
+
+
+def test_rr6_reshuffled_cesspit_brings_the_spare_flush_cards_back():
+    """RR-6 + "Building The Sewer > Cards": the spare Flush cards start in the Cesspit, so a
+    reshuffle puts them into the new Rat Pack and one can be revealed into the Open Sewer."""
+    game, s = make_state(2, cheese=[[0, 2, 0], [0, 0, 0]], sewer=[PIPE, None, None])
+    _only_in_cesspit(s, {"Snatch": 1})
+    do(s, f"buy {PIPE} (Open Sewer slot 0)")
+    flush = game.layout.REVEAL + game.T
+    assert dict(s.chance_outcomes()) == {
+        game.layout.REVEAL + game.key_id["Snatch"]: 1 / 4, flush: 3 / 4}
+    assert s.action_to_string(CHANCE, flush) == "reveal Flush"
+    reveal(s, "Flush")
+    assert s.observation(0)["open_sewer"] == ["Flush", None, None]
+    assert card_total(s) == game_cards(game)
 
 
 def test_rr6_both_empty_slot_stays_empty():
     """RR-6: if the Rat Pack and the Cesspit are both empty, the slot stays empty."""
-    _, s = make_state(2, cheese=[[0, 2, 0], [0, 0, 0]], sewer=[PIPE, None, None])
+    _, s = make_state(2, cheese=[[0, 2, 0], [0, 0, 0]], sewer=[PIPE, None, None],
+                      flush_boxed=3)
     _only_in_cesspit(s, {})
     do(s, f"buy {PIPE} (Open Sewer slot 0)")
     assert s.current_player() == 0 and s.sewer == [None, None, None]
@@ -172,7 +190,7 @@ def test_rr6_one_reshuffle_per_refill_when_only_events_remain():
     """RR-6 + safety valve: a refill shuffles the Cesspit in at most once, so a Cesspit of
     events only cannot cycle forever; the slot then stays empty."""
     game, s = make_state(2, cash=[0, 0], cheese=[[0, 2, 0], [0, 0, 0]],
-                         sewer=[PIPE, None, None])
+                         sewer=[PIPE, None, None], flush_boxed=3)
     _only_in_cesspit(s, {"Sewer Flood": 1})
     do(s, f"buy {PIPE} (Open Sewer slot 0)")
     reveal(s, "Sewer Flood")

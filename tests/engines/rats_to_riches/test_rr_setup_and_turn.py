@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import pytest
-from rr_helpers import PIPE, card_total, do, labels, make_state, reveal
+from rr_helpers import PIPE, card_total, do, game_cards, labels, make_state, reveal
 
 from ratai.engines import CHANCE, IllegalActionError, load_game
 
 
 def test_setup_cash_flush_cards_and_rat_pack_order():
-    """Building The Sewer: $5 each, one Flush card each, spares out of play; Scrappy Sewer
-    cards lie on top of the Supreme Sewer cards in the Rat Pack."""
+    """Building The Sewer: $5 each; "give one Flush Card face-up to each rat. Put any spares
+    in a discard pile on the board, called The Cesspit" (5 Flush cards, 3 rats: 2 spares);
+    Scrappy Sewer cards lie on top of the Supreme Sewer cards in the Rat Pack."""
     game = load_game("rats_to_riches", num_players=3)
     s = game.new_initial_state()
     assert s.cash == [5, 5, 5]
-    assert s.flush == [1, 1, 1] and s.box == 2
+    assert s.flush == [1, 1, 1] and s.box == 0
+    obs = s.observation(0)
+    assert obs["cesspit"] == {"Flush": 2} and obs["flush_in_box"] == 0
     assert [seg["deck"] for seg in s.pack] == ["Scrappy Sewer", "Supreme Sewer"]
     assert [sum(seg["counts"]) for seg in s.pack] == [44, 36]
     assert s.current_player() == 0 and s.phase == "setup"
@@ -163,4 +166,4 @@ def test_cards_are_conserved_by_a_turn():
     do(s, "buy Snatch (Open Sewer slot 0)")
     reveal(s, "Cheese Run")
     do(s, "use Snatch on rat 1: take no cheese")
-    assert card_total(s) == before == [t.total for t in game.data.card_types]
+    assert card_total(s) == before == game_cards(game)
