@@ -1,5 +1,13 @@
-"""ratai._speedups: compiled (Cython) twins of the reference engines and the search loops.
+"""ratai._speedups: compiled (Cython) twins of the reference engines.
 
-Nothing is compiled yet; the Cython core issue adds ``core.pxd``, one ``.pyx`` per game and
-``search.pyx``. ``ratai.engines.load_game(backend="auto")`` falls back to the reference.
+``core.pxd``     the ``cdef class CyState`` base: the engine contract as ``cdef`` methods
+                 (legal actions / chance outcomes into caller buffers, unchecked apply, copy,
+                 clone, returns), most ``noexcept nogil``; ``core.pyx`` adds generic C-level
+                 random playouts and the clone/copy loops of the benchmark.
+``rat_trap.pyx`` the Rat Trap twin (same API and behaviour as ``engines/rat_trap``).
+
+``pip install -e .`` compiles them (``setup.py``); ``ratai.engines.load_game(backend="auto")``
+uses a twin when it is built, ``RATAI_BACKEND=python`` forces the reference engines.
+A new twin: subclass ``CyState`` in ``_speedups/<game>.pyx``, register it in
+``ratai.engines._CYTHON_REGISTRY``; ``tests/speedups`` then checks it against the reference.
 """

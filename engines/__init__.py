@@ -37,7 +37,9 @@ _REGISTRY: dict[str, str] = {
 }
 
 #: name -> "module:GameClass" of the Cython twin (issue: Cython core).
-_CYTHON_REGISTRY: dict[str, str] = {}
+_CYTHON_REGISTRY: dict[str, str] = {
+    "rat_trap": "ratai._speedups.rat_trap:RatTrapGame",
+}
 
 BACKENDS = ("auto", "python", "cython")
 

@@ -5,16 +5,28 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ratai.engines import game_class, load_game, registered_games
+from ratai.engines import _CYTHON_REGISTRY, game_class, load_game, registered_games
 
 
-def game_variants() -> list[tuple[str, str, dict]]:
-    """``(game, variant, params)`` for every registered game and each of its variants."""
-    return [(name, v, params) for name in registered_games()
-            for v, params in game_class(name).variants.items()]
+def game_variants(backends: bool = False) -> list[tuple]:
+    """``(game, variant, params)`` for every registered game and each of its variants.
+
+    With ``backends=True``: ``(game, variant, params, backend)``, the reference
+    (``"python"``) for every game plus ``"cython"`` for games with a compiled twin.
+    """
+    out = [(name, v, params, "python") for name in registered_games()
+           for v, params in game_class(name).variants.items()]
+    out += [(name, v, params, "cython") for name in registered_games()
+            if name in _CYTHON_REGISTRY
+            for v, params in game_class(name, "python").variants.items()]
+    return out if backends else [(g, v, p) for g, v, p, b in out if b == "python"]
 
 
-VARIANT_IDS = [f"{g}-{v}" for g, v, _ in game_variants()]
+def _variant_id(game: str, variant: str, backend: str) -> str:
+    return f"{game}-{variant}" + ("" if backend == "python" else f"-{backend}")
+
+
+VARIANT_IDS = [_variant_id(*entry[:2], entry[3]) for entry in game_variants(backends=True)]
 
 
 def sample_action(state, rng: np.random.Generator) -> int:
@@ -40,7 +52,7 @@ def random_playout(game, seed: int, on_state=None):
     return state
 
 
-@pytest.fixture(params=game_variants(), ids=VARIANT_IDS)
+@pytest.fixture(params=game_variants(backends=True), ids=VARIANT_IDS)
 def any_game(request):
-    name, _, params = request.param
-    return load_game(name, **params)
+    name, _, params, backend = request.param
+    return load_game(name, backend=backend, **params)

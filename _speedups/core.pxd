@@ -1,0 +1,55 @@
+# cython: language_level=3
+"""C-level engine contract shared by every Cython twin (see ``engines/api.py``).
+
+A twin's state subclasses :class:`CyState` and implements these ``cdef`` methods over its
+fixed-size C struct. They are the hot path of the compiled search loops: no Python object is
+created per call, and all but ``c_clone`` / ``c_resample`` run without the GIL.
+
+Buffers: ``out`` / ``actions`` / ``probs`` are caller-owned arrays of at least
+``c_num_actions()`` entries; ``returns`` holds ``c_num_players()`` doubles.
+"""
+
+cdef class CyState:
+    # Seat to act (0..n-1), or CHANCE (-1) / TERMINAL (-4) as in engines/api.py.
+    cdef int c_current_player(self) noexcept nogil
+    # Sorted legal decisions of the current player into ``out``; returns their count
+    # (0 at chance and terminal nodes).
+    cdef int c_legal_actions(self, int* out) noexcept nogil
+    # Chance outcomes sorted by action into ``actions``/``probs``; returns their count
+    # (0 at decision and terminal nodes). Probabilities sum to 1.
+    cdef int c_chance_outcomes(self, int* actions, double* probs) noexcept nogil
+    # Apply a legal action (decision or outcome) without checking it; no history is kept.
+    cdef void c_apply(self, int action) noexcept nogil
+    # Results per seat into ``out`` (win 1, loss 0, k-way shared win 1/k; zeros before the
+    # end); returns the number of seats.
+    cdef int c_returns(self, double* out) noexcept nogil
+    cdef int c_num_players(self) noexcept nogil
+    cdef int c_num_actions(self) noexcept nogil
+    # Copy ``other`` (same game) into this state: a memcpy, no allocation.
+    cdef void c_copy_from(self, CyState other) noexcept
+    # A new independent state (an allocation plus a memcpy).
+    cdef CyState c_clone(self)
+    # Determinization: a full state seat ``player`` cannot tell from this one.
+    cdef CyState c_resample(self, int player, object rng)
+
+
+cdef extern from *:
+    """
+    static inline unsigned long long ratai_splitmix64(unsigned long long *x) {
+        unsigned long long z = (*x += 0x9E3779B97F4A7C15ULL);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+    static inline double ratai_uniform(unsigned long long *x) {
+        return (double)(ratai_splitmix64(x) >> 11) * (1.0 / 9007199254740992.0);
+    }
+    """
+    unsigned long long ratai_splitmix64(unsigned long long* x) noexcept nogil
+    double ratai_uniform(unsigned long long* x) noexcept nogil
+
+
+# Play ``state`` (mutated) to the end with uniform decisions and chance by probability;
+# returns the number of actions applied. ``act``/``prob`` are scratch buffers.
+cdef long c_random_playout(CyState state, unsigned long long* rng, int* act,
+                           double* prob) noexcept

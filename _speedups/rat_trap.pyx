@@ -1,0 +1,1752 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Rat Trap, Cython twin of the reference engine ``engines/rat_trap`` (same contract, same
+behaviour, same action ids).
+
+The state is one C struct (:c:type:`RTState` in ``rat_trap.pxd``), so ``clone()`` is an
+allocation plus a ``memcpy``. The rules are a line-by-line transcription of the reference's
+task machine (``rules.py``): the same task stack (``todo``), the same phases, the same lazily
+dealt piles (draw-on-reveal), the same automatic application of single-option decisions, and
+every variant (the 2-player Third Rat, "The Bigger the Gang", "Everyone Has a Role to Play",
+RT-5 tie-breaks). Rulings RT-1..RT-10 are cited in the reference where they are coded.
+
+Hot path (pure C, no Python objects): ``c_current_player``, ``c_legal_actions``,
+``c_chance_outcomes``, ``c_apply``, ``c_returns``, ``c_clone``. Rarely called methods
+(observation, labels, describe_action, render, serialization, determinization) convert the C
+state to the equivalent reference ``RatTrapState`` and run the reference code, so their
+results are identical by construction; ``tests/speedups`` checks the conversion field by field.
+"""
+
+from libc.string cimport memcpy, memset
+
+import numpy as np
+
+from ratai.engines import api as _api
+from ratai.engines.api import IllegalActionError, State
+from ratai.engines.rat_trap import rules as _R
+from ratai.engines.rat_trap import view as _V
+from ratai.engines.rat_trap.data import CARD_CHEESE, CARD_TYPES, ROLES
+
+from .core cimport CyState
+
+# ------------------------------------------------------------------------------ constants
+cdef enum:
+    # card types / faces / roles (ratai.engines.rat_trap.data)
+    C_TRAP = 0
+    C_CHEESE1 = 1
+    C_CHEESE2 = 2
+    C_CLOVER = 3
+    F_KEY1 = 0
+    F_KEY2 = 1
+    F_STEAL = 2
+    F_CAT = 3
+    F_HEAL = 4
+    R_MANIPULATOR = 0
+    R_AL_RATONE = 1
+    R_HYPNOTIST = 2
+    R_FOOL = 3
+    R_ALCHEMIST = 4
+    # action bases (ratai.engines.rat_trap.rules.ACTION_BASES; checked at import)
+    A_FACE = 0
+    A_PILE = 5
+    A_TARGET = 10
+    A_REROLL = 15
+    A_KEEP_ROLL = 16
+    A_USE_CLOVER = 17
+    A_TAKE_SCRATCH = 18
+    A_PASS = 19
+    A_REVEAL = 20
+    A_REVEAL_WHITE = 21
+    A_REVEAL_BLACK = 22
+    A_ORDER = 23
+    A_DRAW = 27
+    A_STEAL_CARD = 32
+    A_ROLL = 36
+    A_ROLE = 51
+    A_DEAL = 56
+    A_TRCARD = 112
+    N_MULTISETS = 56
+    WHITE = 0
+    BLACK = 1
+    RETURNED = -1
+    _CHANCE = -1      # ratai.engines.api.CHANCE
+    _TERMINAL = -4    # ratai.engines.api.TERMINAL
+
+# phases (the reference's phase strings, in PHASE_NAMES order)
+cdef enum:
+    P_NONE = 0
+    P_DONE
+    P_OVER
+    P_ROLL
+    P_ROLL_WHITE
+    P_ROLL_BLACK
+    P_REROLL
+    P_ALRATONE
+    P_ACCOMPLICE
+    P_KEEP
+    P_TR_CARD
+    P_PLAY
+    P_PILE
+    P_DRAW
+    P_STEAL_TARGET
+    P_STEAL_CARD
+    P_CAT_TARGET
+    P_HYPNOTIST
+    P_SCRATCH
+    P_DEAL_ROLE
+    P_MANIP_PILE
+    P_MANIP_DEAL
+    P_MANIP_ORDER
+
+PHASE_NAMES = ("", "_done", "over", "roll", "roll_white", "roll_black", "reroll", "alratone",
+               "accomplice", "keep", "tr_card", "play", "pile", "draw", "steal_target",
+               "steal_card", "cat_target", "hypnotist", "scratch", "deal_role", "manip_pile",
+               "manip_deal", "manip_order")
+_PHASE_ID = {name: i for i, name in enumerate(PHASE_NAMES)}
+#: ctx keys after "who" at a node of each phase, in the reference's insertion order.
+_CTX_KEYS = {
+    "roll": (), "roll_white": (), "roll_black": (), "reroll": (), "alratone": (),
+    "hypnotist": (), "scratch": (), "tr_card": ("colour",),
+    "accomplice": ("options", "colour"), "keep": ("options", "colour"),
+    "play": ("options",), "manip_pile": ("options",),
+    "pile": ("options", "actor", "draws"), "draw": ("actor", "pile"),
+    "steal_target": ("options", "actor"), "cat_target": ("options", "actor"),
+    "steal_card": ("actor", "victim"), "deal_role": ("seat",),
+    "manip_deal": ("pile",), "manip_order": ("pile",),
+}
+
+# tasks (the reference's todo entries ["name", args...])
+cdef enum:
+    T_START_ROUND = 0
+    T_DEAL_ROLE
+    T_MANIPULATE
+    T_MANIP_PILE
+    T_MANIP_DEAL
+    T_MANIP_ORDER
+    T_TURN
+    T_AFTER_ROLL
+    T_ALRATONE
+    T_ALR_NEXT
+    T_ACCOMPLICE
+    T_CHOOSE_ACC
+    T_KEEP
+    T_KEEP_DIE
+    T_RESOLVE_KEPT
+    T_PLAY
+    T_RESOLVE
+    T_DRAW
+    T_SCRATCH
+    T_CAT_HIT
+    T_END_TURN
+    T_END_ROUND
+
+TASK_NAMES = ("start_round", "deal_role", "manipulate", "manip_pile", "manip_deal",
+              "manip_order", "turn", "after_roll", "alratone", "alr_next", "accomplice",
+              "choose_acc", "keep", "keep_die", "resolve_kept", "play", "resolve", "draw",
+              "scratch", "cat_hit", "end_turn", "end_round")
+TASK_NARGS = (0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0, 2, 1, 0, 2, 3, 1, 1, 0, 0)
+_TASK_ID = {name: i for i, name in enumerate(TASK_NAMES)}
+_COLOURS = ("white", "black")
+
+
+def _check_constants() -> None:
+    """The compiled ids must be the reference's (a stale build fails loudly at import)."""
+    expect = {"FACE": A_FACE, "PILE": A_PILE, "TARGET": A_TARGET, "REROLL": A_REROLL,
+              "KEEP_ROLL": A_KEEP_ROLL, "USE_CLOVER": A_USE_CLOVER,
+              "TAKE_SCRATCH": A_TAKE_SCRATCH, "PASS": A_PASS, "REVEAL": A_REVEAL,
+              "REVEAL_WHITE": A_REVEAL_WHITE, "REVEAL_BLACK": A_REVEAL_BLACK,
+              "ORDER": A_ORDER, "DRAW": A_DRAW, "STEAL_CARD": A_STEAL_CARD, "ROLL": A_ROLL,
+              "ROLE": A_ROLE, "DEAL": A_DEAL, "TRCARD": A_TRCARD}
+    if _api.CHANCE != _CHANCE or _api.TERMINAL != _TERMINAL:
+        raise ImportError("ratai._speedups.rat_trap: CHANCE/TERMINAL ids changed; rebuild")
+    if expect != _R.ACTION_BASES or len(_R.PILE_MULTISETS) != N_MULTISETS \
+            or len(_R.PAIRS) != A_ROLE - A_ROLL or tuple(CARD_TYPES) != (
+                "trap", "cheese1", "cheese2", "clover") or tuple(ROLES) != (
+                "manipulator", "al_ratone", "hypnotist", "fool", "alchemist"):
+        raise ImportError("ratai._speedups.rat_trap is out of date with "
+                          "ratai.engines.rat_trap.rules: rebuild it (pip install -e .)")
+
+
+_check_constants()
+
+# tables shared by every game: unordered rolls and the multisets of a looked-at pile
+cdef signed char PAIR_A[15]
+cdef signed char PAIR_B[15]
+cdef signed char MSET[N_MULTISETS][4]
+cdef long long COMB[40][40]
+
+
+def _init_tables() -> None:
+    cdef int i, j
+    for i, (a, b) in enumerate(_R.PAIRS):
+        PAIR_A[i] = a
+        PAIR_B[i] = b
+    for i, m in enumerate(_R.PILE_MULTISETS):
+        for j in range(4):
+            MSET[i][j] = m[j]
+    for i in range(40):
+        for j in range(40):
+            COMB[i][j] = 0
+        COMB[i][0] = 1
+        for j in range(1, i + 1):
+            COMB[i][j] = COMB[i - 1][j - 1] + COMB[i - 1][j]
+
+
+_init_tables()
+
+
+# ====================================================================== small C helpers
+cdef inline int csum(const signed char* c) noexcept nogil:
+    return c[0] + c[1] + c[2] + c[3]
+
+
+cdef inline bint contains(const signed char* arr, int n, int x) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        if arr[i] == x:
+            return True
+    return False
+
+
+cdef inline void rt_copy(RTState* dst, const RTState* src) noexcept nogil:
+    """Copy a state: everything up to the round results in use (the struct's tail)."""
+    memcpy(dst, src, <size_t>((<const char*>&src.res[src.nres]) - (<const char*>src)))
+
+
+cdef inline void push1(RTState* s, int t, int a, int b, int c) noexcept nogil:
+    """Push one task (the reference's ``todo.append``)."""
+    cdef int i = s.ntodo
+    if i >= RT_MAXTODO:  # cannot happen: _make_consts checks the depth bound; memory safety
+        return
+    s.todo[i][0] = t
+    s.todo[i][1] = a
+    s.todo[i][2] = b
+    s.todo[i][3] = c
+    s.ntodo = i + 1
+
+
+cdef inline void ask(RTState* s, int phase, int who) noexcept nogil:
+    s.phase = phase
+    s.ctx_who = who
+
+
+cdef inline void done(RTState* s) noexcept nogil:
+    s.phase = P_DONE
+
+
+cdef inline int pile_size(const RTState* s, int i) noexcept nogil:
+    if not s.has_order[i]:
+        return s.pile_g[i] + s.pile_r[i]
+    return s.otail[i] - s.ohead[i] + (csum(s.manip_hand) if i == s.ordering else 0)
+
+
+cdef inline bint holds(const RTState* s, const RTConst* k, int seat, int role) noexcept nogil:
+    return seat < k.n and s.roles[seat] == role and not s.role_gone[seat]
+
+
+cdef inline bint role_used(const RTState* s, const RTConst* k, int role) noexcept nogil:
+    cdef int q
+    for q in range(k.n):
+        if s.roles[q] == role and s.role_public[q]:
+            return True
+    return False
+
+
+cdef inline int role_index(const RTState* s, const RTConst* k, int role) noexcept nogil:
+    cdef int q
+    for q in range(k.n):
+        if s.roles[q] == role:
+            return q
+    return -1
+
+
+cdef inline int controller(const RTState* s, const RTConst* k) noexcept nogil:
+    return s.active if k.tr_active[s.tr_card] else 1 - s.active
+
+
+# ====================================================================== round / turn setup
+cdef void reset_turn(RTState* s) noexcept nogil:
+    s.ndice[0] = 0
+    s.ndice[1] = 0
+    s.rerolled = 0
+    s.nalr = 0
+    s.acc = -1
+    s.acc_white = -1
+    s.acc_black = -1
+    s.nreturned = 0
+    s.ncat = 0
+    s.nkept = 0
+    s.tr_card = -1  # ctx = {} is implied: a node's ctx keys follow from its phase
+
+
+cdef void reset_round(RTState* s, const RTConst* k) noexcept nogil:
+    cdef int i
+    memset(s.scratches, 0, sizeof(s.scratches))
+    memset(s.stored, 0, sizeof(s.stored))
+    memset(s.lost, 0, sizeof(s.lost))
+    memset(s.elim, 0, sizeof(s.elim))
+    memset(s.known, 0, sizeof(s.known))
+    for i in range(k.npiles):
+        s.pile_g[i] = 1
+        s.pile_r[i] = 4
+        s.has_order[i] = 0
+        s.ohead[i] = 0
+        s.otail[i] = 0
+        s.trap_out[i] = 0
+    s.used_clovers = 0
+    for i in range(4):
+        s.pool[i] = k.deck[i]
+    s.pool[C_TRAP] -= k.npiles  # set aside one Trap per pile
+    for i in range(RT_MAXP):
+        s.roles[i] = -1
+        s.role_public[i] = 0
+        s.role_gone[i] = 0
+    s.nnot_fool = 0
+    s.nfool = 0
+    s.nmanip = 0
+    memset(s.manip_hand, 0, sizeof(s.manip_hand))
+    s.ordering = -1
+    s.ntr_used = 0
+    s.round_over = 0
+    reset_turn(s)
+
+
+cdef void init_state(RTState* s, const RTConst* k) noexcept nogil:
+    memset(s, 0, sizeof(RTState))
+    s.round = 0
+    s.turn = 0
+    s.active = 0
+    s.nres = 0
+    s.nwinners = 0
+    s.tiebreak = 0
+    reset_round(s, k)
+    s.phase = P_NONE
+    s.ntodo = 0
+    push1(s, T_START_ROUND, 0, 0, 0)
+    advance(s, k)
+
+
+# ====================================================================== the task machine
+cdef void choice(RTState* s, const RTConst* k, int phase, int who, int base) noexcept nogil:
+    """A decision whose options (already in ``s.opts``) are public: skipped if empty, applied
+    at once if only one (the reference's ``_choice``)."""
+    if s.nopt == 0:
+        return
+    ask(s, phase, who)
+    if s.nopt == 1:
+        apply_phase(s, k, base + s.opts[0])
+        if s.phase == P_DONE:
+            s.phase = P_NONE
+
+
+cdef void t_start_round(RTState* s, const RTConst* k) noexcept nogil:
+    """Round Setup: Traps set aside, piles of 4 dealt cards + 1 Trap (lazily shuffled)."""
+    cdef int q
+    s.round += 1
+    s.turn = 0
+    reset_round(s, k)
+    push1(s, T_TURN, 0, 0, 0)
+    if k.roles:
+        push1(s, T_MANIPULATE, 0, 0, 0)
+        for q in range(k.n - 1, -1, -1):
+            push1(s, T_DEAL_ROLE, q, 0, 0)
+
+
+cdef void t_manipulate(RTState* s, const RTConst* k) noexcept nogil:
+    cdef int m = role_index(s, k, R_MANIPULATOR)
+    if m < 0:
+        return
+    s.role_public[m] = 1
+    push1(s, T_MANIP_PILE, m, 0, 0)
+    push1(s, T_MANIP_PILE, m, 0, 0)
+
+
+cdef void t_manip_pile(RTState* s, const RTConst* k, int m) noexcept nogil:
+    cdef int i
+    s.nopt = 0
+    for i in range(k.npiles):
+        if not contains(s.manip_piles, s.nmanip, i):
+            s.opts[s.nopt] = i
+            s.nopt += 1
+    ask(s, P_MANIP_PILE, m)
+
+
+cdef void t_manip_order(RTState* s, const RTConst* k, int pile) noexcept nogil:
+    """One decision per card, top to bottom (RT-10), asked even when the rest is forced."""
+    if not csum(s.manip_hand):
+        s.ordering = -1
+        return
+    ask(s, P_MANIP_ORDER, role_index(s, k, R_MANIPULATOR))
+    s.ctx_pile = pile
+
+
+cdef void t_turn(RTState* s, const RTConst* k) noexcept nogil:
+    s.turn += 1
+    reset_turn(s)
+    ask(s, P_ROLL_WHITE if k.big_gang else P_ROLL, _CHANCE)
+
+
+cdef void t_alratone(RTState* s, const RTConst* k) noexcept nogil:
+    cdef int j, q
+    if not k.roles or role_used(s, k, R_AL_RATONE):
+        return
+    s.nalr = 0
+    for j in range(1, k.n):
+        q = (s.active + j) % k.n
+        if not s.role_public[q]:
+            s.alr_queue[s.nalr] = q
+            s.nalr += 1
+    if s.nalr:
+        ask(s, P_ALRATONE, s.alr_queue[0])
+
+
+cdef void t_accomplice(RTState* s, const RTConst* k) noexcept nogil:
+    if k.big_gang:
+        if s.acc_white < 0:
+            push1(s, T_ACCOMPLICE, 0, 0, 0)
+            push1(s, T_CHOOSE_ACC, WHITE, 0, 0)
+        elif s.acc_black < 0:
+            push1(s, T_ACCOMPLICE, 0, 0, 0)
+            push1(s, T_CHOOSE_ACC, BLACK, 0, 0)
+    elif s.acc < 0:
+        push1(s, T_CHOOSE_ACC, BLACK, 0, 0)
+
+
+cdef void t_choose_acc(RTState* s, const RTConst* k, int colour) noexcept nogil:
+    cdef int q
+    s.nopt = 0
+    for q in range(k.P):
+        if q != s.active and q != s.acc_white and q != s.acc_black:
+            if q == k.third_rat and s.ntr_used >= k.ntr:
+                continue  # all Third Rat cards used this round (RT-8)
+            s.opts[s.nopt] = q
+            s.nopt += 1
+    s.ctx_colour = colour
+    choice(s, k, P_ACCOMPLICE, s.active, A_TARGET)
+
+
+cdef inline int posmod(int a, int n) noexcept nogil:
+    cdef int r = a % n
+    return r + n if r < 0 else r
+
+
+cdef void t_keep(RTState* s, const RTConst* k) noexcept nogil:
+    cdef int w, b, first, second, fc, sc
+    if k.big_gang:
+        w = s.acc_white
+        b = s.acc_black
+        # clockwise from the active player; a stable sort keeps white first on ties
+        if posmod(b - s.active, k.n) < posmod(w - s.active, k.n):
+            first, fc, second, sc = b, BLACK, w, WHITE
+        else:
+            first, fc, second, sc = w, WHITE, b, BLACK
+        push1(s, T_PLAY, 0, 0, 0)
+        push1(s, T_RESOLVE_KEPT, second, 0, 0)
+        push1(s, T_RESOLVE_KEPT, first, 0, 0)
+        push1(s, T_KEEP_DIE, second, sc, 0)
+        push1(s, T_KEEP_DIE, first, fc, 0)
+    else:
+        push1(s, T_RESOLVE, s.active, RETURNED, 0)
+        push1(s, T_RESOLVE_KEPT, s.acc, 0, 0)
+        push1(s, T_KEEP_DIE, s.acc, BLACK, 0)
+
+
+cdef void set_sorted_pair_opts(RTState* s, const signed char* pair, int npair) noexcept nogil:
+    """``s.opts`` = sorted(set(pair))."""
+    s.nopt = 0
+    if npair == 0:
+        return
+    if npair == 1 or pair[0] == pair[1]:
+        s.opts[0] = pair[0]
+        s.nopt = 1
+    elif pair[0] < pair[1]:
+        s.opts[0] = pair[0]
+        s.opts[1] = pair[1]
+        s.nopt = 2
+    else:
+        s.opts[0] = pair[1]
+        s.opts[1] = pair[0]
+        s.nopt = 2
+
+
+cdef void t_keep_die(RTState* s, const RTConst* k, int who, int colour) noexcept nogil:
+    if who == k.third_rat:
+        ask(s, P_TR_CARD, _CHANCE)
+        s.ctx_colour = colour
+        return
+    set_sorted_pair_opts(s, s.dice[colour], s.ndice[colour])
+    s.ctx_colour = colour
+    choice(s, k, P_KEEP, who, A_FACE)
+
+
+cdef void keep(RTState* s, int who, int colour, int face) noexcept nogil:
+    """The reference's ``_keep``: the other die of the pair goes back to the active player."""
+    cdef int other = s.dice[colour][1] if s.dice[colour][0] == face else s.dice[colour][0]
+    cdef int i
+    s.returned[s.nreturned] = other
+    s.nreturned += 1
+    for i in range(s.nkept):
+        if s.kept_who[i] == who:
+            s.kept_face[i] = face
+            return
+    s.kept_who[s.nkept] = who
+    s.kept_face[s.nkept] = face
+    s.nkept += 1
+
+
+cdef int kept_face(const RTState* s, int who) noexcept nogil:
+    cdef int i
+    for i in range(s.nkept):
+        if s.kept_who[i] == who:
+            return s.kept_face[i]
+    return -1
+
+
+cdef void t_play(RTState* s, const RTConst* k) noexcept nogil:
+    set_sorted_pair_opts(s, s.returned, s.nreturned)
+    choice(s, k, P_PLAY, s.active, A_FACE)
+
+
+cdef void t_resolve(RTState* s, const RTConst* k, int actor, int face) noexcept nogil:
+    """Resolve one die action for ``actor`` (rulebook "The Actions"; RT-1 skips)."""
+    cdef int chooser, q, other
+    if face == RETURNED:
+        face = s.returned[0]
+    if s.elim[actor]:
+        return
+    chooser = controller(s, k) if actor == k.third_rat else actor
+    s.nopt = 0
+    if face == F_KEY1 or face == F_KEY2:
+        for q in range(k.npiles):
+            if pile_size(s, q):
+                s.opts[s.nopt] = q
+                s.nopt += 1
+        s.ctx_actor = actor
+        s.ctx_draws = 1 if face == F_KEY1 else 2
+        choice(s, k, P_PILE, chooser, A_PILE)
+    elif face == F_STEAL:
+        for q in range(k.P):
+            if q != actor and csum(s.stored[q]) and not s.elim[q]:
+                if actor == k.third_rat and q >= k.n:
+                    continue  # the controller picks among the two players (RT-8)
+                s.opts[s.nopt] = q
+                s.nopt += 1
+        s.ctx_actor = actor
+        choice(s, k, P_STEAL_TARGET, chooser, A_TARGET)
+    elif face == F_CAT:
+        for q in range(k.P):
+            if q != actor and not s.elim[q] and not contains(s.cat_targets, s.ncat, q):
+                s.opts[s.nopt] = q
+                s.nopt += 1
+        if actor == k.third_rat:  # its cat always scratches the non-controller (RT-8)
+            other = 1 - controller(s, k)
+            if contains(s.opts, s.nopt, other):
+                s.opts[0] = other
+                s.nopt = 1
+            else:
+                s.nopt = 0
+        s.ctx_actor = actor
+        choice(s, k, P_CAT_TARGET, chooser, A_TARGET)
+    elif face == F_HEAL:
+        if s.scratches[actor] > 0:
+            s.scratches[actor] -= 1
+
+
+cdef void t_draw(RTState* s, const RTConst* k, int actor, int pile, int n) noexcept nogil:
+    """Draw ``n`` more cards from ``pile`` one at a time ("2 KEYS": consecutively)."""
+    cdef int card
+    if n == 0 or s.elim[actor] or not pile_size(s, pile):
+        return
+    push1(s, T_DRAW, actor, pile, n - 1)
+    if s.has_order[pile]:
+        card = s.order[pile][s.ohead[pile]]
+        s.ohead[pile] += 1
+        receive(s, k, actor, pile, card)
+    else:
+        ask(s, P_DRAW, _CHANCE)
+        s.ctx_actor = actor
+        s.ctx_pile = pile
+
+
+cdef void store(RTState* s, int who, int card) noexcept nogil:
+    s.stored[who][card] += 1
+
+
+cdef void manipulator_sees(RTState* s, const RTConst* k, int actor, int pile,
+                           int card) noexcept nogil:
+    cdef int m
+    if contains(s.manip_piles, s.nmanip, pile) and actor != k.third_rat:
+        m = role_index(s, k, R_MANIPULATOR)
+        if m != actor and m >= 0:
+            s.known[m][actor][card] += 1
+
+
+cdef void receive(RTState* s, const RTConst* k, int actor, int pile, int card) noexcept nogil:
+    """Drawing and Storing Cards: a Trap is revealed (scratch) unless the Fool draws it."""
+    if card == C_TRAP:
+        if holds(s, k, actor, R_FOOL):  # THE FOOL stores it unrevealed, no scratch
+            store(s, actor, C_TRAP)
+            if s.nfool < RT_MAXFOOL:
+                s.fool_piles[s.nfool] = pile
+                s.nfool += 1
+            manipulator_sees(s, k, actor, pile, C_TRAP)
+            return
+        s.trap_out[pile] += 1
+        if actor < k.n and not contains(s.not_fool, s.nnot_fool, actor):
+            s.not_fool[s.nnot_fool] = actor
+            s.nnot_fool += 1
+        push1(s, T_SCRATCH, actor, 0, 0)
+        return
+    store(s, actor, card)
+    manipulator_sees(s, k, actor, pile, card)
+
+
+cdef void use_clover(RTState* s, const RTConst* k, int who) noexcept nogil:
+    cdef int o
+    s.stored[who][C_CLOVER] -= 1
+    s.used_clovers += 1
+    for o in range(k.P):
+        if s.known[o][who][C_CLOVER]:
+            s.known[o][who][C_CLOVER] -= 1
+
+
+cdef void take_scratch(RTState* s, const RTConst* k, int who) noexcept nogil:
+    """Take a Scratch token; the third eliminates from the round (stored cards lost)."""
+    cdef int o
+    s.scratches[who] += 1
+    if s.scratches[who] >= k.s2e:
+        s.elim[who] = 1
+        memcpy(s.lost[who], s.stored[who], 4)
+        memset(s.stored[who], 0, 4)
+        for o in range(k.P):
+            memset(s.known[o][who], 0, 4)
+        s.round_over = 1
+
+
+cdef void t_scratch(RTState* s, const RTConst* k, int who) noexcept nogil:
+    """A scratch would be taken: a Lucky Clover may prevent it (RT-2)."""
+    if s.elim[who]:
+        return
+    if who == k.third_rat:  # the Third Rat always uses a clover (RT-2, RT-8)
+        if s.stored[who][C_CLOVER]:
+            use_clover(s, k, who)
+        else:
+            take_scratch(s, k, who)
+        return
+    ask(s, P_SCRATCH, who)
+
+
+cdef void t_cat_hit(RTState* s, const RTConst* k, int target) noexcept nogil:
+    """THE HYPNOTIST may redirect a cat aimed at them (once a round, RT-10)."""
+    if (k.roles and target < k.n and not s.role_public[target]
+            and not role_used(s, k, R_HYPNOTIST)):
+        ask(s, P_HYPNOTIST, target)
+    else:
+        push1(s, T_SCRATCH, target, 0, 0)
+
+
+cdef void t_end_turn(RTState* s, const RTConst* k) noexcept nogil:
+    """End of Turn / End of Round checks (RT-3)."""
+    cdef int i, exhausted = 0
+    for i in range(k.npiles):
+        if not pile_size(s, i):
+            exhausted += 1
+    if s.round_over or exhausted >= 2 or s.turn >= k.max_turns:
+        push1(s, T_END_ROUND, 0, 0, 0)
+    else:
+        s.active = (s.active + 1) % k.n
+        push1(s, T_TURN, 0, 0, 0)
+
+
+cdef void t_end_round(RTState* s, const RTConst* k) noexcept nogil:
+    """End of Round scoring, then End of the Game checks (RT-5, RT-6)."""
+    cdef int q, t, total = 0, best_p, best_c, nlead = 0, maxp
+    cdef int gained[RT_MAXP]
+    cdef RTResult* res
+    cdef bint last_round
+    for q in range(k.P):
+        gained[q] = 0
+        if not s.elim[q]:
+            gained[q] = 0
+            for t in range(4):
+                gained[q] += k.cheese[t] * s.stored[q][t]
+            if holds(s, k, q, R_ALCHEMIST):  # unused clovers count one cheese each
+                gained[q] += s.stored[q][C_CLOVER]
+                s.role_public[q] = 1
+        total += gained[q]
+    if total == 0:  # nobody collected points: 2 to each non-eliminated player
+        for q in range(k.P):
+            gained[q] = 0 if s.elim[q] else k.bonus
+    for q in range(k.P):
+        s.points[q] += gained[q]
+    if s.nres < RT_MAXRES:
+        res = &s.res[s.nres]
+        s.nres += 1
+        res.round = s.round
+        for q in range(k.P):
+            memcpy(res.revealed[q], s.stored[q], 4)
+            res.eliminated[q] = s.elim[q]
+            res.gained[q] = gained[q]
+            res.stored_counts[q] = csum(s.stored[q])
+        for q in range(k.n):
+            res.roles[q] = s.roles[q] if (s.roles[q] >= 0 and s.role_public[q]) else -1
+    last_round = s.tiebreak or s.round >= k.max_rounds
+    maxp = s.points[0]
+    for q in range(1, k.P):
+        if s.points[q] > maxp:
+            maxp = s.points[q]
+    if last_round or (s.round < k.max_rounds and maxp >= k.win_points):
+        # most points; ties by most cards stored in the last round; still tied: all (RT-5)
+        best_p = -1
+        best_c = -1
+        for q in range(k.P):
+            if s.points[q] > best_p or (s.points[q] == best_p and csum(s.stored[q]) > best_c):
+                best_p = s.points[q]
+                best_c = csum(s.stored[q])
+        for q in range(k.P):
+            s.winners[q] = s.points[q] == best_p and csum(s.stored[q]) == best_c
+            nlead += s.winners[q]
+        if nlead > 1 and k.extra_round and not s.tiebreak:
+            s.tiebreak = 1  # one tie-breaker round, everybody plays (RT-5)
+            memset(s.winners, 0, sizeof(s.winners))
+        else:
+            s.nwinners = nlead
+            s.phase = P_OVER
+            return
+    s.active = (s.active + 1) % k.n  # RT-6
+    push1(s, T_START_ROUND, 0, 0, 0)
+
+
+cdef void advance(RTState* s, const RTConst* k) noexcept nogil:
+    """Run automatic steps until a decision or chance node (or the end) is reached."""
+    cdef signed char* t
+    cdef int a, b, c
+    while s.phase == P_NONE:
+        if s.ntodo == 0:  # cannot happen in a reachable state
+            s.phase = P_OVER
+            return
+        s.ntodo -= 1
+        t = s.todo[s.ntodo]
+        a = t[1]
+        b = t[2]
+        c = t[3]
+        if t[0] == T_DRAW:
+            t_draw(s, k, a, b, c)
+        elif t[0] == T_SCRATCH:
+            t_scratch(s, k, a)
+        elif t[0] == T_RESOLVE:
+            t_resolve(s, k, a, b)
+        elif t[0] == T_RESOLVE_KEPT:
+            push1(s, T_RESOLVE, a, kept_face(s, a), 0)
+        elif t[0] == T_KEEP_DIE:
+            t_keep_die(s, k, a, b)
+        elif t[0] == T_TURN:
+            t_turn(s, k)
+        elif t[0] == T_AFTER_ROLL:
+            push1(s, T_END_TURN, 0, 0, 0)
+            push1(s, T_KEEP, 0, 0, 0)
+            push1(s, T_ACCOMPLICE, 0, 0, 0)
+            push1(s, T_ALRATONE, 0, 0, 0)
+        elif t[0] == T_ALRATONE:
+            t_alratone(s, k)
+        elif t[0] == T_ALR_NEXT:
+            if s.nalr:
+                ask(s, P_ALRATONE, s.alr_queue[0])
+        elif t[0] == T_ACCOMPLICE:
+            t_accomplice(s, k)
+        elif t[0] == T_CHOOSE_ACC:
+            t_choose_acc(s, k, a)
+        elif t[0] == T_KEEP:
+            t_keep(s, k)
+        elif t[0] == T_PLAY:
+            t_play(s, k)
+        elif t[0] == T_CAT_HIT:
+            t_cat_hit(s, k, a)
+        elif t[0] == T_END_TURN:
+            t_end_turn(s, k)
+        elif t[0] == T_END_ROUND:
+            t_end_round(s, k)
+        elif t[0] == T_START_ROUND:
+            t_start_round(s, k)
+        elif t[0] == T_DEAL_ROLE:
+            ask(s, P_DEAL_ROLE, _CHANCE)
+            s.ctx_seat = a
+        elif t[0] == T_MANIPULATE:
+            t_manipulate(s, k)
+        elif t[0] == T_MANIP_PILE:
+            t_manip_pile(s, k, a)
+        elif t[0] == T_MANIP_DEAL:
+            ask(s, P_MANIP_DEAL, _CHANCE)
+            s.ctx_pile = a
+        elif t[0] == T_MANIP_ORDER:
+            t_manip_order(s, k, a)
+
+
+# ====================================================================== applying actions
+cdef void apply_roll(RTState* s, const RTConst* k, int a, int colour, int next_phase) noexcept nogil:
+    s.dice[colour][0] = PAIR_A[a - A_ROLL]
+    s.dice[colour][1] = PAIR_B[a - A_ROLL]
+    s.ndice[colour] = 2
+    if next_phase != P_NONE:
+        ask(s, next_phase, _CHANCE)
+        return
+    done(s)
+    if k.big_gang or s.rerolled:
+        push1(s, T_AFTER_ROLL, 0, 0, 0)
+    else:
+        ask(s, P_REROLL, s.active)
+
+
+cdef void apply_steal_card(RTState* s, const RTConst* k, int a) noexcept nogil:
+    cdef int thief = s.ctx_actor, victim = s.ctx_victim, card = a - A_STEAL_CARD
+    cdef int o, others, i
+    cdef bint public
+    done(s)
+    s.stored[victim][card] -= 1
+    public = thief == k.third_rat or victim == k.third_rat  # its cards are face up (RT-8)
+    for o in range(k.n):  # who learns what (RT-4)
+        if o == thief:
+            if s.known[o][victim][card]:
+                s.known[o][victim][card] -= 1
+        elif o == victim or public:
+            if s.known[o][victim][card]:
+                s.known[o][victim][card] -= 1
+            if card != C_TRAP:
+                s.known[o][thief][card] += 1
+        else:
+            memset(s.known[o][victim], 0, 4)  # any card of the victim's might have gone
+    if thief == k.third_rat:
+        for o in range(k.n):
+            memset(s.known[o][thief], 0, 4)  # its cards are public anyway
+    if card != C_TRAP:
+        store(s, thief, card)
+        return
+    # THE FOOL is robbed of a Trap: the thief takes a scratch, the Fool reveals and discards
+    # every other stored Trap, one scratch each, then discards the role card.
+    others = s.stored[victim][C_TRAP]
+    s.stored[victim][C_TRAP] = 0
+    for i in range(s.nfool):
+        s.trap_out[s.fool_piles[i]] += 1
+    s.nfool = 0
+    s.role_public[victim] = 1
+    s.role_gone[victim] = 1
+    for o in range(k.P):
+        s.known[o][victim][C_TRAP] = 0
+    for i in range(others):
+        push1(s, T_SCRATCH, victim, 0, 0)
+    push1(s, T_SCRATCH, thief, 0, 0)
+
+
+cdef void apply_phase(RTState* s, const RTConst* k, int a) noexcept nogil:
+    """The reference's ``_APPLY[phase]``."""
+    cdef int ph = s.phase, i, card, face, seat, pile, j
+    if ph == P_DRAW:
+        i = s.ctx_pile
+        if a == A_DRAW:
+            s.pile_g[i] = 0
+            card = C_TRAP
+        else:
+            card = a - A_DRAW - 1
+            s.pile_r[i] -= 1
+            s.pool[card] -= 1
+        done(s)
+        receive(s, k, s.ctx_actor, i, card)
+    elif ph == P_ROLL or ph == P_ROLL_BLACK:
+        apply_roll(s, k, a, BLACK, P_NONE)
+    elif ph == P_ROLL_WHITE:
+        apply_roll(s, k, a, WHITE, P_ROLL_BLACK)
+    elif ph == P_REROLL:
+        if a == A_REROLL:  # both dice, and the second result is final
+            s.rerolled = 1
+            ask(s, P_ROLL, _CHANCE)
+        else:
+            done(s)
+            push1(s, T_AFTER_ROLL, 0, 0, 0)
+    elif ph == P_ACCOMPLICE:
+        if k.big_gang:
+            if s.ctx_colour == WHITE:
+                s.acc_white = a - A_TARGET
+            else:
+                s.acc_black = a - A_TARGET
+        else:
+            s.acc = a - A_TARGET
+        done(s)
+    elif ph == P_KEEP:
+        done(s)
+        keep(s, s.ctx_who, s.ctx_colour, a - A_FACE)
+    elif ph == P_TR_CARD:
+        card = a - A_TRCARD
+        s.tr_card = card
+        s.tr_used[s.ntr_used] = card
+        s.ntr_used += 1
+        if s.scratches[k.third_rat] == 2 and (s.dice[s.ctx_colour][0] == F_HEAL
+                                               or s.dice[s.ctx_colour][1] == F_HEAL):
+            face = F_HEAL
+        else:
+            face = -1
+            for j in range(RT_NF):
+                if (k.tr_prio[card][j] == s.dice[s.ctx_colour][0]
+                        or k.tr_prio[card][j] == s.dice[s.ctx_colour][1]):
+                    face = k.tr_prio[card][j]
+                    break
+        done(s)
+        keep(s, k.third_rat, s.ctx_colour, face)
+    elif ph == P_PLAY:
+        done(s)
+        push1(s, T_RESOLVE, s.active, a - A_FACE, 0)
+    elif ph == P_PILE:
+        done(s)
+        push1(s, T_DRAW, s.ctx_actor, a - A_PILE, s.ctx_draws)
+    elif ph == P_STEAL_TARGET:
+        ask(s, P_STEAL_CARD, _CHANCE)
+        s.ctx_victim = a - A_TARGET
+    elif ph == P_STEAL_CARD:
+        apply_steal_card(s, k, a)
+    elif ph == P_CAT_TARGET:
+        if s.ncat < RT_MAXCAT:
+            s.cat_targets[s.ncat] = a - A_TARGET
+            s.ncat += 1
+        done(s)
+        push1(s, T_CAT_HIT, a - A_TARGET, 0, 0)
+    elif ph == P_HYPNOTIST:
+        seat = s.ctx_who
+        done(s)
+        if a == A_PASS:
+            push1(s, T_SCRATCH, seat, 0, 0)
+            return
+        s.role_public[seat] = 1
+        if s.ncat < RT_MAXCAT:
+            s.cat_targets[s.ncat] = a - A_TARGET
+            s.ncat += 1
+        push1(s, T_SCRATCH, a - A_TARGET, 0, 0)
+    elif ph == P_SCRATCH:
+        done(s)
+        if a == A_USE_CLOVER:
+            use_clover(s, k, s.ctx_who)
+        else:
+            take_scratch(s, k, s.ctx_who)
+    elif ph == P_ALRATONE:
+        seat = s.alr_queue[0]
+        for j in range(1, s.nalr):
+            s.alr_queue[j - 1] = s.alr_queue[j]
+        s.nalr -= 1
+        done(s)
+        if a == A_PASS:
+            push1(s, T_ALR_NEXT, 0, 0, 0)
+            return
+        s.role_public[seat] = 1
+        s.nalr = 0
+        if a == A_REVEAL:
+            s.acc = seat
+        elif a == A_REVEAL_WHITE:
+            s.acc_white = seat
+        else:
+            s.acc_black = seat
+    elif ph == P_DEAL_ROLE:
+        s.roles[s.ctx_seat] = a - A_ROLE
+        done(s)
+    elif ph == P_MANIP_PILE:
+        s.manip_piles[s.nmanip] = a - A_PILE
+        s.nmanip += 1
+        done(s)
+        if s.nmanip == 2:
+            push1(s, T_MANIP_DEAL, s.manip_piles[1], 0, 0)
+            push1(s, T_MANIP_DEAL, s.manip_piles[0], 0, 0)
+    elif ph == P_MANIP_DEAL:
+        pile = s.ctx_pile
+        j = a - A_DEAL
+        for i in range(4):
+            s.pool[i] -= MSET[j][i] - (s.pile_g[pile] if i == C_TRAP else 0)
+            s.manip_hand[i] = MSET[j][i]
+        s.pile_g[pile] = 0
+        s.pile_r[pile] = 0
+        s.has_order[pile] = 1
+        s.ohead[pile] = 0
+        s.otail[pile] = 0
+        s.ordering = pile
+        done(s)
+        push1(s, T_MANIP_ORDER, pile, 0, 0)
+    elif ph == P_MANIP_ORDER:
+        pile = s.ctx_pile
+        s.manip_hand[a - A_ORDER] -= 1
+        s.order[pile][s.otail[pile]] = a - A_ORDER
+        s.otail[pile] += 1
+        done(s)
+        push1(s, T_MANIP_ORDER, pile, 0, 0)
+
+
+cdef int legal_actions(const RTState* s, const RTConst* k, int* out) noexcept nogil:
+    cdef int ph = s.phase, n = 0, i, seat, base = -1
+    if ph == P_ACCOMPLICE or ph == P_STEAL_TARGET or ph == P_CAT_TARGET:
+        base = A_TARGET
+    elif ph == P_KEEP or ph == P_PLAY:
+        base = A_FACE
+    elif ph == P_PILE or ph == P_MANIP_PILE:
+        base = A_PILE
+    if base >= 0:
+        for i in range(s.nopt):
+            out[i] = base + s.opts[i]
+        return s.nopt
+    if ph == P_SCRATCH:
+        if s.stored[s.ctx_who][C_CLOVER]:
+            out[0] = A_USE_CLOVER
+            out[1] = A_TAKE_SCRATCH
+            return 2
+        out[0] = A_TAKE_SCRATCH
+        return 1
+    if ph == P_REROLL:
+        out[0] = A_REROLL
+        out[1] = A_KEEP_ROLL
+        return 2
+    if ph == P_ALRATONE:
+        out[0] = A_PASS
+        if not holds(s, k, s.ctx_who, R_AL_RATONE):
+            return 1
+        if k.big_gang:
+            out[1] = A_REVEAL_WHITE
+            out[2] = A_REVEAL_BLACK
+            return 3
+        out[1] = A_REVEAL
+        return 2
+    if ph == P_HYPNOTIST:
+        seat = s.ctx_who
+        if holds(s, k, seat, R_HYPNOTIST):
+            for i in range(k.P):
+                if i != seat and not s.elim[i] and not contains(s.cat_targets, s.ncat, i):
+                    out[n] = A_TARGET + i
+                    n += 1
+        out[n] = A_PASS
+        return n + 1
+    if ph == P_MANIP_ORDER:
+        for i in range(4):
+            if s.manip_hand[i]:
+                out[n] = A_ORDER + i
+                n += 1
+        return n
+    return 0
+
+
+cdef int chance_outcomes(const RTState* s, const RTConst* k, int* act,
+                         double* prob) noexcept nogil:
+    cdef int ph = s.phase, n = 0, i, t, g, r, total, pool_total, c, colour, j, ok
+    cdef long long ways, denom
+    cdef signed char dealt[4]
+    if ph == P_ROLL or ph == P_ROLL_BLACK or ph == P_ROLL_WHITE:
+        colour = WHITE if ph == P_ROLL_WHITE else BLACK
+        for i in range(k.nroll[colour]):
+            act[i] = k.roll_act[colour][i]
+            prob[i] = k.roll_p[colour][i]
+        return k.nroll[colour]
+    if ph == P_DRAW:
+        # a lazy pile: the set-aside Trap with prob g/(g+r), else a dealt card by pool counts
+        i = s.ctx_pile
+        g = s.pile_g[i]
+        r = s.pile_r[i]
+        total = g + r
+        pool_total = csum(s.pool)
+        if g:
+            act[n] = A_DRAW
+            prob[n] = <double>g / <double>total
+            n += 1
+        if r:
+            for t in range(4):
+                c = s.pool[t]
+                if c:
+                    act[n] = A_DRAW + 1 + t
+                    prob[n] = <double>r / <double>total * <double>c / <double>pool_total
+                    n += 1
+        return n
+    if ph == P_STEAL_CARD:  # RT-4: uniform among the victim's stored cards
+        total = csum(s.stored[s.ctx_victim])
+        for t in range(4):
+            c = s.stored[s.ctx_victim][t]
+            if c:
+                act[n] = A_STEAL_CARD + t
+                prob[n] = <double>c / <double>total
+                n += 1
+        return n
+    if ph == P_DEAL_ROLE:
+        for t in range(5):
+            if not contains(s.roles, k.n, t):
+                act[n] = A_ROLE + t
+                n += 1
+        for i in range(n):
+            prob[i] = 1.0 / <double>n
+        return n
+    if ph == P_TR_CARD:
+        for t in range(k.ntr):
+            if not contains(s.tr_used, s.ntr_used, t):
+                act[n] = A_TRCARD + t
+                n += 1
+        for i in range(n):
+            prob[i] = 1.0 / <double>n
+        return n
+    if ph == P_MANIP_DEAL:
+        # the five cards of a looked-at pile: its Trap plus the dealt cards (hypergeometric)
+        i = s.ctx_pile
+        r = s.pile_r[i]
+        denom = COMB[csum(s.pool)][r]
+        for j in range(N_MULTISETS):
+            ok = 1
+            total = 0
+            for t in range(4):
+                dealt[t] = MSET[j][t]
+            dealt[C_TRAP] -= s.pile_g[i]
+            for t in range(4):
+                if dealt[t] < 0:
+                    ok = 0
+                total += dealt[t]
+            if not ok or total != r:
+                continue
+            ways = 1
+            for t in range(4):
+                ways *= COMB[s.pool[t]][dealt[t]] if dealt[t] <= s.pool[t] else 0
+            if ways:
+                act[n] = A_DEAL + j
+                prob[n] = <double>ways / <double>denom
+                n += 1
+        return n
+    return 0
+
+
+# ====================================================================== game constants
+cdef class _Consts:
+    """The game's constants as a C struct (owned by the game, shared by its states)."""
+    cdef RTConst c
+
+
+def _make_consts(game, params) -> _Consts:
+    cdef _Consts obj = _Consts()
+    cdef RTConst* c = &obj.c
+    cdef int i, j
+    d = game.data
+    n = params["num_players"]
+    if len(d.third_rat_cards) > RT_MAXTR:
+        raise ValueError(f"{d.source}: the Cython twin supports at most {RT_MAXTR} Third Rat "
+                         f"cards; use backend='python'")
+    if d.max_rounds + 1 > RT_MAXRES:
+        raise ValueError(f"{d.source}: the Cython twin supports at most {RT_MAXRES - 1} "
+                         f"rounds; use backend='python'")
+    if max(deck[0] for deck in d.decks.values()) + 15 > RT_MAXTODO:  # Fool robbed: 1 + Traps
+        raise ValueError(f"{d.source}: too many Traps for the Cython twin's task stack; "
+                         f"use backend='python'")
+    if d.scratches_to_eliminate > 100:
+        raise ValueError(f"{d.source}: scratches_to_eliminate too large for the Cython twin")
+    memset(c, 0, sizeof(RTConst))
+    c.n = n
+    c.P = game.participants
+    c.third_rat = game.third_rat
+    c.npiles = game.num_piles
+    for i in range(4):
+        c.deck[i] = game.deck[i]
+    c.big_gang = bool(params["big_gang"])
+    c.roles = bool(params["roles"])
+    c.extra_round = params["tie_break"] == "extra_round"
+    c.max_turns = params["max_turns_per_round"]
+    c.win_points = d.win_points
+    c.max_rounds = d.max_rounds
+    c.s2e = d.scratches_to_eliminate
+    c.bonus = d.empty_round_bonus
+    c.ntr = len(d.third_rat_cards)
+    for i, card in enumerate(d.third_rat_cards):
+        for j in range(RT_NF):
+            c.tr_prio[i][j] = card.priority[j]
+        c.tr_active[i] = card.controller == "active"
+    for colour, roll in ((WHITE, game.white_roll), (BLACK, game.black_roll)):
+        c.nroll[colour] = len(roll)
+        for i, (a, p) in enumerate(roll):
+            c.roll_act[colour][i] = a
+            c.roll_p[colour][i] = p
+    c.num_actions = game.num_distinct_actions()
+    for i in range(4):
+        c.cheese[i] = CARD_CHEESE[i]
+    return obj
+
+
+# ====================================================================== conversion
+cdef list _cards(const signed char* counts):
+    return [t for t in range(4) for _ in range(counts[t])]
+
+
+cdef inline list _lst(const signed char* arr, int n):
+    return [arr[i] for i in range(n)]
+
+
+cdef void _set_counts(signed char* out, cards, str field) except *:
+    cdef int t
+    for t in range(4):
+        out[t] = 0
+    for c in cards:
+        if not 0 <= c < 4:
+            raise ValueError(f"field {field!r}: bad card {c!r}")
+        out[c] += 1
+
+
+cdef void _set_arr(signed char* out, values, int cap, str field) except *:
+    if len(values) > cap:
+        raise ValueError(f"field {field!r}: more than {cap} entries for the Cython twin")
+    for i, v in enumerate(values):
+        out[i] = v
+
+
+# ====================================================================== the state
+cdef class RatTrapState(CyState):
+    """A Rat Trap position in one C struct; the same API as the reference ``RatTrapState``.
+
+    Create states with ``RatTrapGame.new_initial_state()``; see ``engines/api.py`` for the
+    contract of each method.
+    """
+
+    def __init__(self, game):
+        self._game = game
+        self._consts = game._consts
+        self.k = &(<_Consts>self._consts).c
+        self._hist = []
+        self._hist_shared = False
+        init_state(&self.s, self.k)
+
+    # ------------------------------------------------------------------ C-level contract
+    cdef int c_current_player(self) noexcept nogil:
+        cdef int ph = self.s.phase
+        if ph == P_OVER:
+            return _TERMINAL
+        return self.s.ctx_who
+
+    cdef int c_legal_actions(self, int* out) noexcept nogil:
+        if self.s.phase == P_OVER or self.s.ctx_who < 0:
+            return 0
+        return legal_actions(&self.s, self.k, out)
+
+    cdef int c_chance_outcomes(self, int* actions, double* probs) noexcept nogil:
+        if self.s.phase == P_OVER or self.s.ctx_who != _CHANCE:
+            return 0
+        return chance_outcomes(&self.s, self.k, actions, probs)
+
+    cdef void c_apply(self, int action) noexcept nogil:
+        apply_phase(&self.s, self.k, action)
+        if self.s.phase == P_DONE:
+            self.s.phase = P_NONE
+        advance(&self.s, self.k)
+
+    cdef int c_returns(self, double* out) noexcept nogil:
+        cdef int q, n = self.k.n
+        cdef double share
+        if self.s.phase != P_OVER or self.s.nwinners == 0:
+            for q in range(n):
+                out[q] = 0.0
+            return n
+        share = 1.0 / <double>self.s.nwinners
+        for q in range(n):
+            out[q] = share if self.s.winners[q] else 0.0
+        return n
+
+    cdef int c_num_players(self) noexcept nogil:
+        return self.k.n
+
+    cdef int c_num_actions(self) noexcept nogil:
+        return self.k.num_actions
+
+    cdef void c_copy_from(self, CyState other) noexcept:
+        rt_copy(&self.s, &(<RatTrapState>other).s)
+
+    cdef CyState c_clone(self):
+        cdef RatTrapState new = RatTrapState.__new__(RatTrapState)
+        rt_copy(&new.s, &self.s)
+        new.k = self.k
+        new._game = self._game
+        new._consts = self._consts
+        new._hist = self._hist
+        new._hist_shared = True
+        self._hist_shared = True
+        return new
+
+    cdef CyState c_resample(self, int player, object rng):
+        return self.resample_from_infostate(player, rng)
+
+    # ------------------------------------------------------------------ fast Python API
+    def get_game(self):
+        return self._game
+
+    def current_player(self) -> int:
+        if self.s.phase == P_OVER:
+            return _TERMINAL
+        return self.s.ctx_who
+
+    def is_terminal(self) -> bool:
+        return self.s.phase == P_OVER
+
+    def is_chance_node(self) -> bool:
+        return self.s.phase != P_OVER and self.s.ctx_who == _CHANCE
+
+    def is_player_node(self) -> bool:
+        return self.s.phase != P_OVER and self.s.ctx_who >= 0
+
+    def _legal_actions(self) -> list:
+        cdef int buf[RT_MAXOPT + 8]
+        cdef int n = legal_actions(&self.s, self.k, buf)
+        return [buf[i] for i in range(n)]
+
+    def _chance_outcomes(self) -> list:
+        cdef int act[N_MULTISETS]
+        cdef double prob[N_MULTISETS]
+        cdef int n = chance_outcomes(&self.s, self.k, act, prob)
+        return [(act[i], prob[i]) for i in range(n)]
+
+    def legal_actions(self, player=None) -> list:
+        """Sorted, unique legal action ids; empty at terminal states (see engines/api.py)."""
+        cdef int act[N_MULTISETS]
+        cdef double prob[N_MULTISETS]
+        cdef int n, cp
+        if self.s.phase == P_OVER:
+            return []
+        cp = self.s.ctx_who
+        if cp == _CHANCE:
+            if player is not None and player != _CHANCE:
+                return []
+            n = chance_outcomes(&self.s, self.k, act, prob)
+            return [act[i] for i in range(n)]
+        if player is not None and player != cp:
+            return []
+        n = legal_actions(&self.s, self.k, act)
+        return [act[i] for i in range(n)]
+
+    def chance_outcomes(self) -> list:
+        """``[(action, probability), ...]`` at a chance node; ValueError elsewhere."""
+        if self.s.phase == P_OVER or self.s.ctx_who != _CHANCE:
+            raise ValueError("chance_outcomes() called at a state that is not a chance node")
+        return self._chance_outcomes()
+
+    cdef bint _is_legal(self, int a):
+        cdef int act[N_MULTISETS]
+        cdef double prob[N_MULTISETS]
+        cdef int n, i
+        if self.s.phase == P_OVER:
+            return False
+        if self.s.ctx_who == _CHANCE:
+            n = chance_outcomes(&self.s, self.k, act, prob)
+        else:
+            n = legal_actions(&self.s, self.k, act)
+        for i in range(n):
+            if act[i] == a:
+                return True
+        return False
+
+    cdef void _record(self, int a):
+        if self._hist_shared:
+            self._hist = list(self._hist)
+            self._hist_shared = False
+        self._hist.append(a)
+
+    def apply_action(self, action) -> None:
+        """Apply a legal action and record it in the history.
+
+        Raises:
+            IllegalActionError: ``action`` is not legal here; the state is unchanged.
+        """
+        if type(action) is int and 0 <= action < 100000 and self._is_legal(action):
+            self.c_apply(action)
+            self._record(action)
+            return
+        if (not isinstance(action, bool) and isinstance(action, (int, np.integer))
+                and -1000 < int(action) < 100000 and self._is_legal(int(action))):
+            self.c_apply(int(action))
+            self._record(int(action))
+            return
+        legal = self.legal_actions()
+        reason = "the game is over" if self.is_terminal() else ""
+        cp = self.current_player()
+        labels = {a: self._action_to_string(cp, a) for a in legal}
+        raise IllegalActionError(action, legal, labels, reason)
+
+    def _apply_action(self, int action) -> None:
+        """Apply an action known to be legal (unchecked; no history)."""
+        self.c_apply(action)
+
+    def apply_action_unchecked(self, int action) -> None:
+        """Apply an action known to be legal and record it (no legality check)."""
+        self.c_apply(action)
+        self._record(action)
+
+    @property
+    def _history(self) -> list:
+        """The history list itself (the search appends to it, like the reference)."""
+        if self._hist_shared:
+            self._hist = list(self._hist)
+            self._hist_shared = False
+        return self._hist
+
+    def history(self) -> list:
+        return list(self._hist)
+
+    def move_number(self) -> int:
+        return len(self._hist)
+
+    def returns(self) -> list:
+        cdef double out[RT_MAXP]
+        cdef int n = self.c_returns(out)
+        return [out[i] for i in range(n)]
+
+    def _returns(self) -> list:
+        return self.returns()
+
+    def scores(self) -> list:
+        return [float(self.s.points[q]) for q in range(self.k.n)]
+
+    def clone(self):
+        """An independent copy (an allocation plus a memcpy; the history is copy-on-write)."""
+        return self.c_clone()
+
+    def __copy__(self):
+        return self.c_clone()
+
+    def __deepcopy__(self, memo):
+        return self.c_clone()
+
+    def __reduce__(self):
+        return (_restore, (self._game, self.serialize()))
+
+    # ------------------------------------------------------------------ conversion
+    def to_reference(self):
+        """The equivalent reference ``RatTrapState`` (same fields, same history)."""
+        cdef RTState* s = &self.s
+        cdef const RTConst* k = self.k
+        cdef int P = k.P, n = k.n, q, o, i, j
+        cdef RTResult* res
+        cdef signed char* tt
+        r = _R.RatTrapState.__new__(_R.RatTrapState)
+        d = r.__dict__
+        d["_game"] = self._game
+        d["_history"] = list(self._hist)
+        d["round"] = s.round
+        d["turn"] = s.turn
+        d["active"] = s.active
+        d["points"] = [s.points[q] for q in range(P)]
+        results = []
+        for i in range(s.nres):
+            res = &s.res[i]
+            results.append({
+                "round": res.round,
+                "revealed": [None if res.eliminated[q] else _cards(res.revealed[q])
+                             for q in range(P)],
+                "eliminated": [bool(res.eliminated[q]) for q in range(P)],
+                "gained": [res.gained[q] for q in range(P)],
+                "stored_counts": [res.stored_counts[q] for q in range(P)],
+                "roles": [ROLES[res.roles[q]] if res.roles[q] >= 0 else None
+                          for q in range(n)],
+            })
+        d["round_results"] = results
+        d["winners"] = [q for q in range(P) if s.winners[q]] if s.phase == P_OVER else []
+        d["tiebreak_round"] = bool(s.tiebreak)
+        d["scratches"] = [s.scratches[q] for q in range(P)]
+        d["stored"] = [_cards(s.stored[q]) for q in range(P)]
+        d["lost"] = [_cards(s.lost[q]) for q in range(P)]
+        d["eliminated"] = [bool(s.elim[q]) for q in range(P)]
+        d["known"] = [[_cards(s.known[o][q]) for q in range(P)] for o in range(P)]
+        d["pile_g"] = [s.pile_g[i] for i in range(k.npiles)]
+        d["pile_r"] = [s.pile_r[i] for i in range(k.npiles)]
+        d["pile_order"] = [[s.order[i][j] for j in range(s.ohead[i], s.otail[i])]
+                           if s.has_order[i] else None for i in range(k.npiles)]
+        d["trap_out"] = [s.trap_out[i] for i in range(k.npiles)]
+        d["used_clovers"] = s.used_clovers
+        d["pool"] = [s.pool[t] for t in range(4)]
+        d["roles"] = [s.roles[q] for q in range(n)]
+        d["role_public"] = [bool(s.role_public[q]) for q in range(n)]
+        d["role_gone"] = [bool(s.role_gone[q]) for q in range(n)]
+        d["not_fool"] = _lst(s.not_fool, s.nnot_fool)
+        d["fool_piles"] = _lst(s.fool_piles, s.nfool)
+        d["manip_piles"] = _lst(s.manip_piles, s.nmanip)
+        d["manip_hand"] = [s.manip_hand[t] for t in range(4)]
+        d["ordering"] = s.ordering
+        d["tr_used"] = _lst(s.tr_used, s.ntr_used)
+        d["round_over"] = bool(s.round_over)
+        d["black"] = _lst(s.dice[BLACK], s.ndice[BLACK])
+        d["white"] = _lst(s.dice[WHITE], s.ndice[WHITE])
+        d["rerolled"] = bool(s.rerolled)
+        d["alr_queue"] = _lst(s.alr_queue, s.nalr)
+        d["acc"] = s.acc
+        d["acc_white"] = s.acc_white
+        d["acc_black"] = s.acc_black
+        d["returned"] = _lst(s.returned, s.nreturned)
+        d["cat_targets"] = _lst(s.cat_targets, s.ncat)
+        d["kept"] = {str(s.kept_who[i]): s.kept_face[i] for i in range(s.nkept)}
+        d["tr_card"] = s.tr_card
+        phase = PHASE_NAMES[s.phase]
+        ctx = {}
+        if s.phase != P_OVER:
+            ctx["who"] = s.ctx_who
+            for key in _CTX_KEYS[phase]:
+                if key == "options":
+                    ctx[key] = _lst(s.opts, s.nopt)
+                elif key == "colour":
+                    ctx[key] = _COLOURS[s.ctx_colour]
+                elif key == "actor":
+                    ctx[key] = s.ctx_actor
+                elif key == "draws":
+                    ctx[key] = s.ctx_draws
+                elif key == "pile":
+                    ctx[key] = s.ctx_pile
+                elif key == "victim":
+                    ctx[key] = s.ctx_victim
+                elif key == "seat":
+                    ctx[key] = s.ctx_seat
+        d["ctx"] = ctx
+        d["phase"] = phase
+        todo = []
+        for i in range(s.ntodo):
+            tt = s.todo[i]
+            name = TASK_NAMES[tt[0]]
+            args = [tt[1 + j] for j in range(TASK_NARGS[tt[0]])]
+            if name in ("choose_acc",):
+                args[0] = _COLOURS[args[0]]
+            elif name == "keep_die":
+                args[1] = _COLOURS[args[1]]
+            elif name == "resolve" and args[1] == RETURNED:
+                args[1] = "returned"
+            todo.append([name, *args])
+        d["todo"] = todo
+        return r
+
+    cdef void _load(self, r) except *:
+        """Fill the C struct from a reference state ``r`` (ValueError naming a bad field)."""
+        cdef RTState* s = &self.s
+        cdef const RTConst* k = self.k
+        cdef int P = k.P, n = k.n, q, o, i, j
+        cdef RTResult* res
+        memset(s, 0, sizeof(RTState))
+        try:
+            s.round = r.round
+            s.turn = r.turn
+            s.active = r.active
+            for q in range(P):
+                s.points[q] = r.points[q]
+            if len(r.round_results) > RT_MAXRES:
+                raise ValueError("field 'round_results': too many rounds for the Cython twin")
+            s.nres = len(r.round_results)
+            for i, rr in enumerate(r.round_results):
+                res = &s.res[i]
+                res.round = rr["round"]
+                for q in range(P):
+                    res.eliminated[q] = rr["eliminated"][q]
+                    res.gained[q] = rr["gained"][q]
+                    res.stored_counts[q] = rr["stored_counts"][q]
+                    if rr["revealed"][q] is not None:
+                        _set_counts(res.revealed[q], rr["revealed"][q], "round_results")
+                for q in range(RT_MAXP):
+                    res.roles[q] = -1
+                for q, role in enumerate(rr["roles"]):
+                    res.roles[q] = -1 if role is None else ROLES.index(role)
+            for q in r.winners:
+                s.winners[q] = 1
+            s.nwinners = len(r.winners)
+            s.tiebreak = r.tiebreak_round
+            for q in range(P):
+                s.scratches[q] = r.scratches[q]
+                _set_counts(s.stored[q], r.stored[q], "stored")
+                _set_counts(s.lost[q], r.lost[q], "lost")
+                s.elim[q] = r.eliminated[q]
+                for o in range(P):
+                    _set_counts(s.known[q][o], r.known[q][o], "known")
+            for i in range(k.npiles):
+                s.pile_g[i] = r.pile_g[i]
+                s.pile_r[i] = r.pile_r[i]
+                order = r.pile_order[i]
+                s.has_order[i] = order is not None
+                if order is not None:
+                    _set_arr(s.order[i], order, RT_MAXORDER, "pile_order")
+                    s.otail[i] = len(order)
+                s.trap_out[i] = r.trap_out[i]
+            s.used_clovers = r.used_clovers
+            for t in range(4):
+                s.pool[t] = r.pool[t]
+                s.manip_hand[t] = r.manip_hand[t]
+            for q in range(RT_MAXP):
+                s.roles[q] = -1
+            for q in range(n):
+                s.roles[q] = r.roles[q]
+                s.role_public[q] = r.role_public[q]
+                s.role_gone[q] = r.role_gone[q]
+            _set_arr(s.not_fool, r.not_fool, RT_MAXP, "not_fool")
+            s.nnot_fool = len(r.not_fool)
+            _set_arr(s.fool_piles, r.fool_piles, RT_MAXFOOL, "fool_piles")
+            s.nfool = len(r.fool_piles)
+            _set_arr(s.manip_piles, r.manip_piles, RT_MAXPILE, "manip_piles")
+            s.nmanip = len(r.manip_piles)
+            s.ordering = r.ordering
+            _set_arr(s.tr_used, r.tr_used, RT_MAXTR, "tr_used")
+            s.ntr_used = len(r.tr_used)
+            s.round_over = r.round_over
+            _set_arr(s.dice[BLACK], r.black, 2, "black")
+            s.ndice[BLACK] = len(r.black)
+            _set_arr(s.dice[WHITE], r.white, 2, "white")
+            s.ndice[WHITE] = len(r.white)
+            s.rerolled = r.rerolled
+            _set_arr(s.alr_queue, r.alr_queue, RT_MAXP, "alr_queue")
+            s.nalr = len(r.alr_queue)
+            s.acc = r.acc
+            s.acc_white = r.acc_white
+            s.acc_black = r.acc_black
+            _set_arr(s.returned, r.returned, 4, "returned")
+            s.nreturned = len(r.returned)
+            _set_arr(s.cat_targets, r.cat_targets, RT_MAXCAT, "cat_targets")
+            s.ncat = len(r.cat_targets)
+            if len(r.kept) > RT_MAXP:
+                raise ValueError("field 'kept': too many entries")
+            for i, (who, face) in enumerate(r.kept.items()):
+                s.kept_who[i] = int(who)
+                s.kept_face[i] = face
+            s.nkept = len(r.kept)
+            s.tr_card = r.tr_card
+            if r.phase not in _PHASE_ID or r.phase in ("", "_done"):
+                raise ValueError(f"field 'phase': {r.phase!r} is not a node's phase")
+            s.phase = _PHASE_ID[r.phase]
+            ctx = r.ctx
+            if s.phase != P_OVER:
+                s.ctx_who = ctx["who"]
+                if "options" in ctx:
+                    _set_arr(s.opts, ctx["options"], RT_MAXOPT, "ctx")
+                    s.nopt = len(ctx["options"])
+                if "colour" in ctx:
+                    s.ctx_colour = _COLOURS.index(ctx["colour"])
+                s.ctx_actor = ctx.get("actor", 0)
+                s.ctx_draws = ctx.get("draws", 0)
+                s.ctx_pile = ctx.get("pile", 0)
+                s.ctx_victim = ctx.get("victim", 0)
+                s.ctx_seat = ctx.get("seat", 0)
+            if len(r.todo) > RT_MAXTODO:
+                raise ValueError("field 'todo': too deep for the Cython twin")
+            s.ntodo = len(r.todo)
+            for i, task in enumerate(r.todo):
+                args = list(task[1:])
+                if task[0] == "choose_acc":
+                    args[0] = _COLOURS.index(args[0])
+                elif task[0] == "keep_die":
+                    args[1] = _COLOURS.index(args[1])
+                elif task[0] == "resolve" and args[1] == "returned":
+                    args[1] = RETURNED
+                s.todo[i][0] = _TASK_ID[task[0]]
+                for j, a in enumerate(args):
+                    s.todo[i][1 + j] = a
+        except (KeyError, IndexError, TypeError, AttributeError, OverflowError) as exc:
+            raise ValueError(f"not a Rat Trap state: {exc!r}") from exc
+
+    # ------------------------------------------------------------------ slow Python API
+    def observation(self, player) -> dict:
+        return _V.observation(self.to_reference(), player)
+
+    def information_state_string(self, player) -> str:
+        return _api.canonical_json(self.observation(player))
+
+    def observation_string(self, player) -> str:
+        return self.information_state_string(player)
+
+    def _action_to_string(self, player, action) -> str:
+        return _V.action_label(self.to_reference(), player, action)
+
+    def action_to_string(self, player, action) -> str:
+        return self._action_to_string(player, action)
+
+    def string_to_action(self, player, text):
+        return State.string_to_action(self, player, text)
+
+    def action_to_dict(self, player, action) -> dict:
+        return State.action_to_dict(self, player, action)
+
+    def describe_action(self, viewer, action) -> str:
+        return _V.describe_action(self.to_reference(), viewer, action)
+
+    def render(self, player) -> str:
+        return _V.render(self.to_reference(), player)
+
+    def resample_from_infostate(self, player, rng=None):
+        return self._game.state_from_observation(player, self.observation(player), rng)
+
+    def serialize(self) -> bytes:
+        return self.to_reference().serialize()
+
+    def to_json(self) -> dict:
+        return self.to_reference().to_json()
+
+    def _fields(self) -> dict:
+        return self.to_reference()._fields()
+
+    def __str__(self):
+        return str(self.to_reference())
+
+    def __repr__(self):
+        return f"<cython RatTrapState round {self.s.round} turn {self.s.turn} " \
+               f"phase {PHASE_NAMES[self.s.phase]!r}>"
+
+    def __eq__(self, other):
+        if type(other) is not type(self) or other._game != self._game:
+            return NotImplemented if not isinstance(other, State) else False
+        return self._fields() == other._fields()
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None
+
+
+State.register(RatTrapState)
+
+
+def _from_reference(game, ref, history=None) -> RatTrapState:
+    cdef RatTrapState st = RatTrapState.__new__(RatTrapState)
+    st._game = game
+    st._consts = game._consts
+    st.k = &(<_Consts>st._consts).c
+    st._hist = list(ref._history if history is None else history)
+    st._hist_shared = False
+    st._load(ref)
+    return st
+
+
+def _make_game(params):
+    return RatTrapGame(**params)
+
+
+def _restore(game, data):
+    return game.deserialize_state(data)
+
+
+# ====================================================================== the game
+class RatTrapGame(_R.RatTrapGame):
+    """Rat Trap (Cython twin): the reference game's parameters, constants and variants,
+    with states of :class:`RatTrapState`."""
+
+    def _check_params(self, params):
+        params = super()._check_params(params)
+        self._consts = _make_consts(self, params)
+        return params
+
+    def new_initial_state(self) -> RatTrapState:
+        return RatTrapState(self)
+
+    def __reduce__(self):
+        return (_make_game, (dict(self.params),))
+
+    def state_from_observation(self, player, observation, rng=None) -> RatTrapState:
+        ref = _V._rebuild(self, player, observation, _api.make_rng(rng))
+        return _from_reference(self, ref)
+
+    def from_reference(self, ref) -> RatTrapState:
+        """The twin of a reference ``RatTrapState`` of equal parameters (history kept)."""
+        if ref._game.params != self.params:
+            raise ValueError(f"state is for {ref._game!r}, not {self!r}")
+        return _from_reference(self, ref)
+
+    def reference_game(self) -> _R.RatTrapGame:
+        """The reference game of equal parameters (cached)."""
+        ref = self.__dict__.get("_reference")
+        if ref is None:
+            ref = self.__dict__["_reference"] = _R.RatTrapGame(**self.params)
+        return ref
+
+    def deserialize_state(self, data):
+        """Inverse of ``RatTrapState.serialize``: the reference's format and validation.
+
+        Raises:
+            ValueError: the bytes are not a serialized state of this game and parameters.
+        """
+        ref = self.reference_game().deserialize_state(data)
+        return _from_reference(self, ref)
