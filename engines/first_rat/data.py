@@ -60,6 +60,21 @@ BOOTH_ITEMS = {"harry_hamster": "backpack", "zippy_the_frog": "energy_drink",
 CAP_COUNTS = ("cockpits_built", "cargo_bays_built", "thrusters_built", "rocket_markers",
               "rattronauts", "provisions_markers", "construction_lights_markers",
               "stored_food_markers", "comics_owned", "backpacks_owned")
+#: What one unit of each bottle-cap count is, in words (labels: "4 per rocket marker").
+CAP_COUNT_NAMES = {"cockpits_built": "cockpit built", "cargo_bays_built": "cargo bay built",
+                   "thrusters_built": "thruster built", "rocket_markers": "rocket marker",
+                   "rattronauts": "Rattronaut", "provisions_markers": "provisions marker",
+                   "construction_lights_markers": "construction lights marker",
+                   "stored_food_markers": "stored food marker", "comics_owned": "comic owned",
+                   "backpacks_owned": "backpack owned"}
+#: Rulebook names of the score tracks, the booths and the rocket parts.
+TRACK_NAMES = {"cockpit": "Cockpit", "cargo_bay": "Cargo Bay", "thruster": "Thruster",
+               "rocket": "Rocket", "provisions": "Provisions",
+               "construction_lights": "Construction Lights", "stored_food": "Stored Food",
+               "rattronaut": "Rattronaut"}
+BOOTH_NAMES = {"harry_hamster": "Harry Hamster's booth",
+               "zippy_the_frog": "Zippy the Frog's booth",
+               "madcap_crow": "the Madcap Crow's booth"}
 
 #: Comic effects in machine form, keyed by comic id. The amounts restate the data's effect
 #: texts (``comics[].effect``); a data file whose comic ids differ must extend this table.
@@ -180,7 +195,31 @@ def _fail(source: str, field: str, problem: str) -> ValueError:
     return ValueError(f"{source}: field {field!r}: {problem}")
 
 
+def _int(value: Any, source: str, field: str, lo: int | None = None,
+         hi: int | None = None) -> int:
+    """``value`` as an int (JSON integer, not a bool or a string) in ``lo..hi``.
+
+    Raises:
+        ValueError: naming the file and the field.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _fail(source, field, f"must be an integer, not {value!r}")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        span = f"{'' if lo is None else lo}..{'' if hi is None else hi}"
+        raise _fail(source, field, f"must be in {span}, not {value}")
+    return value
+
+
+def _ints(values: Any, source: str, field: str, lo: int | None = None,
+          hi: int | None = None) -> tuple[int, ...]:
+    if not isinstance(values, list):
+        raise _fail(source, field, "must be a list of integers")
+    return tuple(_int(v, source, f"{field}[{k}]", lo, hi) for k, v in enumerate(values))
+
+
 def _int_keys(raw: dict, source: str, field: str) -> dict[int, Any]:
+    if not isinstance(raw, dict):
+        raise _fail(source, field, "must be an object keyed by player count")
     out = {}
     for key, value in raw.items():
         if key.startswith("_"):
@@ -191,145 +230,212 @@ def _int_keys(raw: dict, source: str, field: str) -> dict[int, Any]:
     return out
 
 
+#: Solo difficulty levels (rulebook "Solo Play" deck table); each needs a deck row.
+LEVELS = ("easy", "medium", "difficult", "unfair")
+
+
 def parse(doc: dict, source: str = "<data>") -> FirstRatData:
     """Validate a first_rat.json document.
+
+    Every number must be a JSON integer in its range (counts, supplies, prices and costs
+    non-negative; spaces on the path; Construction Lights on the light string), every id a
+    known one (burrow rewards on burrow nodes, Greg's tracks score tracks, one deck row per
+    difficulty level of :data:`LEVELS`).
 
     Raises:
         ValueError: naming the file and the field that is missing or wrong.
     """
     try:
-        path = doc["path"]
-        launchpad = int(path["launchpad"])
-        if int(path["start"]) != 0:
-            raise _fail(source, "path.start", "must be 0")
-        tiles: dict[int, Space] = {}
-        booths: dict[int, str] = {}
-        for k, sp in enumerate(path["spaces"]):
-            field = f"path.spaces[{k}]"
-            i = int(sp["i"])
-            if i != k + 1:
-                raise _fail(source, field, f"spaces must be numbered 1..{launchpad - 1} in order")
-            if sp["colour"] not in COLOURS:
-                raise _fail(source, field + ".colour", f"must be one of {COLOURS}")
-            if len(sp["yield"]) != 1:
-                raise _fail(source, field + ".yield", "must have exactly one kind")
-            (kind, amount), = sp["yield"].items()
-            if kind not in YIELD_KINDS or int(amount) < 1:
-                raise _fail(source, field + ".yield", f"kind in {YIELD_KINDS}, amount >= 1")
-            tiles[i] = Space(i, sp["colour"], kind, int(amount))
-            if "booth" in sp:
-                if sp["booth"] not in BOOTH_ITEMS:
-                    raise _fail(source, field + ".booth", f"must be one of {sorted(BOOTH_ITEMS)}")
-                booths[i] = sp["booth"]
-        if sorted(tiles) != list(range(1, launchpad)):
-            raise _fail(source, "path.spaces", f"must list spaces 1..{launchpad - 1}")
-        lp_colours = tuple(path["launchpad_colours"])
-        if sorted(lp_colours) != sorted(COLOURS):
-            raise _fail(source, "path.launchpad_colours", f"must be the 5 colours {COLOURS}")
-        shortcuts = []
-        for k, sc in enumerate(path["shortcuts"]):
-            s = Shortcut(str(sc["id"]), int(sc["from"]), int(sc["to"]), sc["cost"])
-            if not 0 < s.start < s.end <= launchpad or s.cost not in MATERIALS:
-                raise _fail(source, f"path.shortcuts[{k}]", "needs 0 < from < to <= launchpad "
-                            f"and a cost in {MATERIALS}")
-            shortcuts.append(s)
-        groups = tuple((g, tuple(int(x) for x in slots))
-                       for g, slots in sorted(path["variable_tile_groups"].items()))
-        covered = sorted(x for _, slots in groups for x in slots)
-        if covered != list(range(1, launchpad)):
-            raise _fail(source, "path.variable_tile_groups", "must partition the path spaces")
-
-        light = doc["light_string"]
-        burrow = doc["burrow"]
-        edges = {k: tuple(v) for k, v in burrow["edges"].items()}
-        choices = {k: dict(v) for k, v in burrow["intersections"].items()}
-        for node, nexts in edges.items():
-            if not nexts or any(n not in edges for n in nexts):
-                raise _fail(source, f"burrow.edges.{node}", "must lead to known nodes")
-            if len(nexts) > 1 and (node not in choices
-                                   or sorted(choices[node].values()) != sorted(nexts)):
-                raise _fail(source, f"burrow.intersections.{node}", "must name each branch")
-        if burrow["start"] not in edges:
-            raise _fail(source, "burrow.start", "unknown node")
-        rewards = dict(burrow["rewards"])
-        if any(r not in ("stored_food", "nursery", "library") for r in rewards.values()):
-            raise _fail(source, "burrow.rewards", "rewards are stored_food, nursery, library")
-
-        st = doc["score_tracks"]
-        values = {t: tuple(int(v) for v in st["values"][t]) for t in TRACKS}
-        for t, v in values.items():
-            if len(v) != RULEBOOK["track_spaces"]:
-                raise _fail(source, f"score_tracks.values.{t}", "needs 5 values")
-        neutral = {n: tuple(int(x) for x in v)
-                   for n, v in _int_keys(st["neutral_markers"], source,
-                                         "score_tracks.neutral_markers").items()}
-        for n in (2, 3, 4, 5):
-            if n not in neutral or any(not 1 <= x < RULEBOOK["track_spaces"]
-                                       for x in neutral[n]):
-                raise _fail(source, "score_tracks.neutral_markers",
-                            f"needs spaces 1..4 for {n} players")
-        value_sets = tuple(tuple(int(v) for v in s) for s in st["variable_value_sets"])
-        variable_tracks = tuple(t for t in TRACKS if t != "rocket")
-        if len(value_sets) <= len(variable_tracks) - 1 or any(len(s) != 5 for s in value_sets):
-            raise _fail(source, "score_tracks.variable_value_sets",
-                        f"needs at least {len(variable_tracks)} sets of 5 values")
-
-        costs = {p: {m: int(c) for m, c in doc["rocket_part_costs"][p].items()} for p in PARTS}
-        for p, cost in costs.items():
-            if any(m not in MATERIALS for m in cost):
-                raise _fail(source, f"rocket_part_costs.{p}", f"materials are {MATERIALS}")
-        setup = doc["setup"]
-        supply = {k: int(setup["supply"][k]) for k in (*MATERIALS, "moldy_cheese", "awards")}
-        backpacks = tuple((str(b["id"]), b["colour"], int(b["bonus"])) for b in doc["backpacks"])
-        if any(c not in COLOURS for _, c, _ in backpacks):
-            raise _fail(source, "backpacks", f"colours are {COLOURS}")
-        caps = tuple((str(c["id"]), int(c["points_per"]), c["counts"])
-                     for c in doc["bottle_caps"])
-        if any(c not in CAP_COUNTS for _, _, c in caps):
-            raise _fail(source, "bottle_caps", f"counts are {CAP_COUNTS}")
-        comics = tuple((str(c["id"]), str(c["name"]), bool(c["super_rat"]))
-                       for c in doc["comics"])
-        for cid, _, _ in comics:
-            if cid not in COMIC_EFFECTS:
-                raise _fail(source, "comics", f"comic {cid!r} has no entry in COMIC_EFFECTS")
-        solo = doc["solo"]
-        cards = tuple(Card(str(c["id"]), str(c["id"])[0], tuple(int(m) for m in c["moves"]),
-                           c["icon"]) for c in solo["cards"])
-        greg_tracks = tuple(solo["unplayed_colour_tracks"])
-        for k, c in enumerate(cards):
-            if len(c.moves) != RULEBOOK["rats_per_team"] or c.group not in "ABC":
-                raise _fail(source, f"solo.cards[{k}]", "needs 4 moves and an id A*/B*/C*")
-            if c.icon not in (None, "remove_comic", "prepare_best") and not (
-                    c.icon.startswith("prepare:") and c.icon[8:] in greg_tracks):
-                raise _fail(source, f"solo.cards[{k}].icon", "unknown icon")
-        deck = {k: {g: int(n) for g, n in v.items()}
-                for k, v in solo["deck_by_difficulty"].items()}
-        data = FirstRatData(
-            launchpad=launchpad, tiles=tiles, booths=booths, launchpad_colours=lp_colours,
-            shortcuts=tuple(shortcuts), tile_groups=groups,
-            light_length=int(light["length"]),
-            construction_lights=tuple(int(x) for x in light["construction_lights"]),
-            lit_per_step=int(light["lit_path_spaces_per_step"]),
-            burrow_start=burrow["start"], burrow_edges=edges, burrow_choices=choices,
-            burrow_rewards=rewards, track_values=values, neutral_markers=neutral,
-            variable_value_sets=value_sets, variable_tracks=variable_tracks,
-            part_costs=costs, provisions_cost=int(doc["provisions_cost"]["cheese"]),
-            prices={k: int(doc["prices"][k]) for k in ("backpack", "energy_drink", "bottle_cap")},
-            backpacks_shown={int(k): int(v) for k, v in
-                             _int_keys(setup["backpacks_shown"], source, "setup").items()},
-            energy_drinks={int(k): int(v) for k, v in
-                           _int_keys(setup["energy_drinks"], source, "setup").items()},
-            bottle_caps_shown=int(setup["bottle_caps_shown"]),
-            comics_shown=int(setup["comics_shown"]),
-            start_cheese=tuple(int(x) for x in setup["start_cheese_by_seat"]),
-            supply=supply, backpacks=backpacks, bottle_caps=caps, comics=comics,
-            solo_deck=deck, greg_start=tuple(int(x) for x in solo["greg_start_spaces"]),
-            greg_tracks=greg_tracks, cards=cards, source=source,
-        )
+        return _parse(doc, source)
     except KeyError as exc:
         raise _fail(source, str(exc.args[0]), "missing") from None
     except (TypeError, AttributeError) as exc:
         raise ValueError(f"{source}: malformed data: {exc}") from None
+
+
+def _parse(doc: dict, source: str) -> FirstRatData:
+    path = doc["path"]
+    launchpad = _int(path["launchpad"], source, "path.launchpad", 2)
+    if _int(path["start"], source, "path.start") != 0:
+        raise _fail(source, "path.start", "must be 0")
+    tiles: dict[int, Space] = {}
+    booths: dict[int, str] = {}
+    for k, sp in enumerate(path["spaces"]):
+        field = f"path.spaces[{k}]"
+        i = _int(sp["i"], source, field + ".i")
+        if i != k + 1:
+            raise _fail(source, field, f"spaces must be numbered 1..{launchpad - 1} in order")
+        if sp["colour"] not in COLOURS:
+            raise _fail(source, field + ".colour", f"must be one of {COLOURS}")
+        if not isinstance(sp["yield"], dict) or len(sp["yield"]) != 1:
+            raise _fail(source, field + ".yield", "must have exactly one kind")
+        (kind, amount), = sp["yield"].items()
+        if kind not in YIELD_KINDS:
+            raise _fail(source, field + ".yield", f"kind must be one of {YIELD_KINDS}")
+        tiles[i] = Space(i, sp["colour"], kind, _int(amount, source, f"{field}.yield.{kind}", 1))
+        if "booth" in sp:
+            if sp["booth"] not in BOOTH_ITEMS:
+                raise _fail(source, field + ".booth", f"must be one of {sorted(BOOTH_ITEMS)}")
+            booths[i] = sp["booth"]
+    if sorted(tiles) != list(range(1, launchpad)):
+        raise _fail(source, "path.spaces", f"must list spaces 1..{launchpad - 1}")
+    lp_colours = tuple(path["launchpad_colours"])
+    if sorted(lp_colours) != sorted(COLOURS):
+        raise _fail(source, "path.launchpad_colours", f"must be the 5 colours {COLOURS}")
+    shortcuts = []
+    for k, sc in enumerate(path["shortcuts"]):
+        field = f"path.shortcuts[{k}]"
+        s = Shortcut(str(sc["id"]), _int(sc["from"], source, field + ".from"),
+                     _int(sc["to"], source, field + ".to"), sc["cost"])
+        if not 0 < s.start < s.end <= launchpad or s.cost not in MATERIALS:
+            raise _fail(source, field, "needs 0 < from < to <= launchpad "
+                        f"and a cost in {MATERIALS}")
+        shortcuts.append(s)
+    groups = tuple((g, _ints(slots, source, f"path.variable_tile_groups.{g}"))
+                   for g, slots in sorted(path["variable_tile_groups"].items()))
+    covered = sorted(x for _, slots in groups for x in slots)
+    if covered != list(range(1, launchpad)):
+        raise _fail(source, "path.variable_tile_groups", "must partition the path spaces")
+
+    light = doc["light_string"]
+    light_length = _int(light["length"], source, "light_string.length", 1)
+    lights = _ints(light["construction_lights"], source, "light_string.construction_lights",
+                   1, light_length)
+    if list(lights) != sorted(set(lights)):
+        raise _fail(source, "light_string.construction_lights",
+                    "must be increasing positions on the light string")
+    lit_per_step = _int(light["lit_path_spaces_per_step"], source,
+                        "light_string.lit_path_spaces_per_step", 0)
+
+    burrow = doc["burrow"]
+    edges = {k: tuple(v) for k, v in burrow["edges"].items()}
+    choices = {k: dict(v) for k, v in burrow["intersections"].items()}
+    for node, nexts in edges.items():
+        if not nexts or any(n not in edges for n in nexts):
+            raise _fail(source, f"burrow.edges.{node}", "must lead to known nodes")
+        if len(nexts) > 1 and (node not in choices
+                               or sorted(choices[node].values()) != sorted(nexts)):
+            raise _fail(source, f"burrow.intersections.{node}", "must name each branch")
+    for node in choices:
+        if len(edges.get(node, ())) < 2:
+            raise _fail(source, f"burrow.intersections.{node}",
+                        "must be a node with several edges")
+    if burrow["start"] not in edges:
+        raise _fail(source, "burrow.start", "unknown node")
+    rewards = dict(burrow["rewards"])
+    for node, reward in rewards.items():
+        if node not in edges:
+            raise _fail(source, f"burrow.rewards.{node}", "reward on an unknown burrow node")
+        if reward not in ("stored_food", "nursery", "library"):
+            raise _fail(source, f"burrow.rewards.{node}",
+                        "rewards are stored_food, nursery, library")
+
+    st = doc["score_tracks"]
+    values = {t: _ints(st["values"][t], source, f"score_tracks.values.{t}", 0)
+              for t in TRACKS}
+    for t, v in values.items():
+        if len(v) != RULEBOOK["track_spaces"]:
+            raise _fail(source, f"score_tracks.values.{t}", "needs 5 values")
+    neutral = {n: _ints(v, source, f"score_tracks.neutral_markers.{n}",
+                        1, RULEBOOK["track_spaces"] - 1)
+               for n, v in _int_keys(st["neutral_markers"], source,
+                                     "score_tracks.neutral_markers").items()}
+    for n in (2, 3, 4, 5):
+        if n not in neutral or len(set(neutral[n])) != len(neutral[n]):
+            raise _fail(source, "score_tracks.neutral_markers",
+                        f"needs distinct spaces 1..4 for {n} players")
+    value_sets = tuple(_ints(s, source, f"score_tracks.variable_value_sets[{k}]", 0)
+                       for k, s in enumerate(st["variable_value_sets"]))
+    variable_tracks = tuple(t for t in TRACKS if t != "rocket")
+    if len(value_sets) < len(variable_tracks) or any(len(s) != 5 for s in value_sets):
+        raise _fail(source, "score_tracks.variable_value_sets",
+                    f"needs at least {len(variable_tracks)} sets of 5 values")
+
+    costs = {p: {m: _int(c, source, f"rocket_part_costs.{p}.{m}", 1)
+                 for m, c in doc["rocket_part_costs"][p].items()} for p in PARTS}
+    for p, cost in costs.items():
+        if not cost or any(m not in MATERIALS for m in cost):
+            raise _fail(source, f"rocket_part_costs.{p}", f"materials are {MATERIALS}")
+    provisions_cost = _int(doc["provisions_cost"]["cheese"], source,
+                           "provisions_cost.cheese", 1)
+    prices = {k: _int(doc["prices"][k], source, f"prices.{k}", 0)
+              for k in ("backpack", "energy_drink", "bottle_cap")}
+    setup = doc["setup"]
+    supply = {k: _int(setup["supply"][k], source, f"setup.supply.{k}", 0)
+              for k in (*MATERIALS, "moldy_cheese", "awards")}
+    backpacks = tuple((str(b["id"]), b["colour"],
+                       _int(b["bonus"], source, f"backpacks[{k}].bonus", 0))
+                      for k, b in enumerate(doc["backpacks"]))
+    if any(c not in COLOURS for _, c, _ in backpacks):
+        raise _fail(source, "backpacks", f"colours are {COLOURS}")
+    caps = tuple((str(c["id"]), _int(c["points_per"], source, f"bottle_caps[{k}].points_per"),
+                  c["counts"]) for k, c in enumerate(doc["bottle_caps"]))
+    if any(c not in CAP_COUNTS for _, _, c in caps):
+        raise _fail(source, "bottle_caps", f"counts are {CAP_COUNTS}")
+    comics = tuple((str(c["id"]), str(c["name"]), bool(c["super_rat"]))
+                   for c in doc["comics"])
+    for cid, _, _ in comics:
+        if cid not in COMIC_EFFECTS:
+            raise _fail(source, "comics", f"comic {cid!r} has no entry in COMIC_EFFECTS")
+    ids = [b[0] for b in backpacks] + [c[0] for c in caps] + [c[0] for c in comics]
+    if len(set(ids)) != len(ids) or "energy_drink" in ids:
+        raise _fail(source, "backpacks/bottle_caps/comics", "item ids must be unique")
+
+    solo = doc["solo"]
+    cards = tuple(Card(str(c["id"]), str(c["id"])[:1],
+                       _ints(c["moves"], source, f"solo.cards[{k}].moves", 0), c["icon"])
+                  for k, c in enumerate(solo["cards"]))
+    greg_tracks = tuple(solo["unplayed_colour_tracks"])
+    if not greg_tracks or any(t not in TRACKS for t in greg_tracks) \
+            or len(set(greg_tracks)) != len(greg_tracks):
+        raise _fail(source, "solo.unplayed_colour_tracks", f"distinct tracks of {TRACKS}")
+    for k, c in enumerate(cards):
+        if len(c.moves) != RULEBOOK["rats_per_team"] or c.group not in ("A", "B", "C"):
+            raise _fail(source, f"solo.cards[{k}]", "needs 4 moves and an id A*/B*/C*")
+        if c.icon is not None and not isinstance(c.icon, str) or c.icon not in (
+                None, "remove_comic", "prepare_best") and not (
+                c.icon.startswith("prepare:") and c.icon[8:] in greg_tracks):
+            raise _fail(source, f"solo.cards[{k}].icon", "unknown icon")
+    if len({c.id for c in cards}) != len(cards):
+        raise _fail(source, "solo.cards", "card ids must be unique")
+    raw_deck = solo["deck_by_difficulty"]
+    deck = {}
+    for level in LEVELS:
+        if level not in raw_deck:
+            raise _fail(source, f"solo.deck_by_difficulty.{level}",
+                        f"missing: one row per difficulty level {LEVELS}")
+        row = raw_deck[level]
+        if not isinstance(row, dict) or any(g not in ("A", "B") for g in row):
+            raise _fail(source, f"solo.deck_by_difficulty.{level}", "counts of A and B cards")
+        deck[level] = {g: _int(n, source, f"solo.deck_by_difficulty.{level}.{g}", 0)
+                       for g, n in row.items()}
+    if not any(c.group == "C" for c in cards):
+        raise _fail(source, "solo.cards", "needs a C card")
+    greg_start = _ints(solo["greg_start_spaces"], source, "solo.greg_start_spaces",
+                       0, launchpad - 1)
+    data = FirstRatData(
+        launchpad=launchpad, tiles=tiles, booths=booths, launchpad_colours=lp_colours,
+        shortcuts=tuple(shortcuts), tile_groups=groups,
+        light_length=light_length, construction_lights=lights, lit_per_step=lit_per_step,
+        burrow_start=burrow["start"], burrow_edges=edges, burrow_choices=choices,
+        burrow_rewards=rewards, track_values=values, neutral_markers=neutral,
+        variable_value_sets=value_sets, variable_tracks=variable_tracks,
+        part_costs=costs, provisions_cost=provisions_cost, prices=prices,
+        backpacks_shown={n: _int(v, source, f"setup.backpacks_shown.{n}", 0) for n, v in
+                         _int_keys(setup["backpacks_shown"], source,
+                                   "setup.backpacks_shown").items()},
+        energy_drinks={n: _int(v, source, f"setup.energy_drinks.{n}", 0) for n, v in
+                       _int_keys(setup["energy_drinks"], source,
+                                 "setup.energy_drinks").items()},
+        bottle_caps_shown=_int(setup["bottle_caps_shown"], source,
+                               "setup.bottle_caps_shown", 0),
+        comics_shown=_int(setup["comics_shown"], source, "setup.comics_shown", 0),
+        start_cheese=_ints(setup["start_cheese_by_seat"], source,
+                           "setup.start_cheese_by_seat", 0),
+        supply=supply, backpacks=backpacks, bottle_caps=caps, comics=comics,
+        solo_deck=deck, greg_start=greg_start, greg_tracks=greg_tracks, cards=cards,
+        source=source,
+    )
     if len(data.start_cheese) < 5:
         raise _fail(source, "setup.start_cheese_by_seat", "needs 5 seats")
     for n in (2, 3, 4, 5):
@@ -337,8 +443,10 @@ def parse(doc: dict, source: str = "<data>") -> FirstRatData:
             raise _fail(source, "setup.backpacks_shown", f"bad count for {n} players")
         if n not in data.energy_drinks:
             raise _fail(source, "setup.energy_drinks", f"missing {n} players")
-    if data.bottle_caps_shown > len(caps) or data.comics_shown > len(comics):
-        raise _fail(source, "setup", "more items shown than exist")
+    if data.bottle_caps_shown > len(caps):
+        raise _fail(source, "setup.bottle_caps_shown", "more bottle caps shown than exist")
+    if data.comics_shown > len(comics):
+        raise _fail(source, "setup.comics_shown", "more comics shown than exist")
     if sum(1 for _, _, s in comics if not s) < data.comics_shown:
         raise _fail(source, "comics", "the first game needs enough comics without Super Rats")
     for level, row in deck.items():

@@ -44,7 +44,11 @@ Information
 Every draw is lazy (draw-on-reveal): the undrawn items and Greg's undealt cards are not in the
 state until revealed (Greg's deck is "k unknown A cards, m unknown B cards, these known cards",
 the FR-16 reshuffles make revealed cards known). So the state holds no hidden facts and
-``observation(p)`` is the whole state; ``state_from_observation`` rebuilds it exactly.
+``observation(p)`` is the whole state; ``state_from_observation`` rebuilds it exactly, after
+validating every field against the data and the rules' invariants (:mod:`.validate`).
+Seats (``observation``, ``render``, ``heuristic_value``, ``state_from_observation``,
+``action_to_string``) go through ``api.check_player``: ints and numpy ints ``0..n-1``.
+``render`` (:mod:`.view`) is plain text in the rulebook's words.
 
 Judgement calls not covered by a ruling (also marked ``JUDGEMENT`` in comments)
 ------------------------------------------------------------------------------
@@ -52,12 +56,28 @@ Judgement calls not covered by a ruling (also marked ``JUDGEMENT`` in comments)
   rat raised by it cannot join this turn's option B.
 * The Launchpad yields nothing (no Collect, no backpack bonus); its rat leaves the path (FR-4).
 * Shopping rats are served in path order; the Nursery reward is a decision (raise or not).
-* Bright Spark (CM6) adds its extra step per blue space collected, after the drink doubling.
 * Each Super Rat comic has its own rat (two Super Rat comics may pick different rats).
 * With the 12 Moldy Cheese all taken, a debt that cannot be covered is not paid.
+* Bright Spark (CM6) adds its extra step per blue space collected (not once per turn).
 * Greg: his rats' positions rank furthest first (ties by rat index) at the start of his turn;
-  only rats that moved pay you cheese / trigger booth discards; he takes no Launchpad reward;
-  "prepare the best track" reshuffles the faceup cards including the card just revealed.
+  only rats that moved pay you cheese ("If Greg's Rats end their move in spaces with your
+  Rats"); he takes no Launchpad reward; "prepare the best track" reshuffles the faceup cards
+  including the card just revealed.
+
+Rulings applied where the code could be read otherwise
+------------------------------------------------------
+* FR-6: the energy drink doubles "the whole turn's yield after other bonuses", so Bright
+  Spark's extra step (a bonus, like Strongpaws' +1) is doubled too: (1 + 1) * 2.
+
+Rulebook wording followed literally
+-----------------------------------
+* Greg's booth discards (Solo Play): "If one of Greg's Rats ends its turn in a booth space
+  ... mix the tiles facedown and return 1 at random to the box." The text says "ends its
+  turn" (the cheese sentence just above says "end their move"), so every Greg rat standing on
+  a booth space at the end of his turn triggers a discard, whether or not it moved (a 0 on
+  his card); two of his rats on one booth discard twice (JUDGEMENT: once per rat).
+* ``difficulty`` and ``greg_best_tie`` exist only in the solo game: with 2-5 players a
+  non-default value is rejected (``FirstRatGame._check_params``).
 """
 
 from __future__ import annotations
@@ -66,14 +86,27 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..api import CHANCE, TERMINAL, Game, Param, State
-from .data import BOOTH_ITEMS, COMIC_EFFECTS, MATERIALS, PARTS, RULEBOOK, TRACKS, load
+import numpy as np
 
+from ..api import CHANCE, TERMINAL, Game, Param, State, check_player
+from .data import (
+    BOOTH_ITEMS,
+    CAP_COUNT_NAMES,
+    COMIC_EFFECTS,
+    LEVELS,
+    MATERIALS,
+    PARTS,
+    RULEBOOK,
+    TRACKS,
+    load,
+)
+from .validate import check_observation
+from .view import render
+
+#: Parameters of the solo game only (see ``FirstRatGame._check_params``).
+_SOLO_ONLY = ("difficulty", "greg_best_tie")
 _SINGLES = ("STOP_B", "AWARD", "RAISE", "DRINK_USE", "DRINK_SKIP", "NURSERY_RAISE",
             "NURSERY_DECLINE", "LIBRARY_DECLINE", "SHOP_PASS", "DONATE", "END_TURN")
-_PHASES = ("setup", "move", "move_b", "launch", "drink", "burrow", "nursery", "library",
-           "super", "shop", "build", "greg_draw", "greg_booth", "greg_comic", "greg_best",
-           "over")
 NEUTRAL = -1
 RATS = RULEBOOK["rats_per_team"]
 NURSERY = -1  # rat position: in the Nursery; 0 = Start; launchpad = in the rocket
@@ -107,8 +140,7 @@ class FirstRatGame(Game):
               check=lambda v: 1 <= v <= 5, allowed="an int from 1 to 5"),
         Param("layout", "standard", str, "gameboard side", choices=("standard", "variable")),
         Param("first_game", False, bool, "1st game: Comics without Super Rats"),
-        Param("difficulty", "medium", str, "solo: Greg's deck",
-              choices=("easy", "medium", "difficult", "unfair")),
+        Param("difficulty", "medium", str, "solo: Greg's deck", choices=LEVELS),
         Param("greg_best_tie", "order", str,
               "solo: ties of 'prepare the best track' by fixed order or the player's choice",
               choices=("order", "choose")),
@@ -180,6 +212,23 @@ class FirstRatGame(Game):
         self.card_index = {c.id: i for i, c in enumerate(d.cards)}
 
     def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Solo-only parameters (rulebook "Solo Play") keep their defaults with 2-5 players.
+
+        ``difficulty`` and ``greg_best_tie`` only exist in the solo game; with 2-5 players a
+        value other than the default ("medium", "order") is an error (the default itself is
+        accepted, so a caller passing every parameter's default still works).
+
+        Raises:
+            ValueError: naming the parameter and the allowed value.
+        """
+        if params["num_players"] != 1:
+            for name in _SOLO_ONLY:
+                default = next(p.default for p in self.param_specs if p.name == name)
+                if params[name] != default:
+                    raise ValueError(
+                        f"bad value {params[name]!r} for parameter {name!r}: it is for the "
+                        f"solo game (num_players=1) only; with {params['num_players']} "
+                        f"players allowed only the default {default!r}")
         return params
 
     # -- constants ------------------------------------------------------------------------
@@ -216,36 +265,47 @@ class FirstRatGame(Game):
                                rng: Any = None) -> FirstRatState:
         """Rebuild the state from ``observation(player)``; nothing is hidden (module doc).
 
+        Every field is validated against the data and the rules' invariants first
+        (:mod:`.validate`); the rebuilt state must reproduce the observation (``scores`` and
+        ``greg_points`` included) and, unless the game is over, have legal actions. ``rng``
+        is unused (there is nothing to sample).
+
         Raises:
-            ValueError: a missing or malformed field, named.
+            ValueError: ``player`` is not a seat (ints and numpy ints ``0..n-1``), or a
+                missing, malformed or impossible field, named.
         """
-        if not isinstance(player, int) or not 0 <= player < self.n:
-            raise ValueError(f"bad player {player!r}: allowed 0..{self.n - 1}")
-        if not isinstance(observation, Mapping):
-            raise ValueError("observation must be a dict")
-        template = FirstRatState(self)
-        fields = template._fields()
-        for key, ref in fields.items():
-            if key not in observation:
-                raise ValueError(f"observation field {key!r} is missing")
-            _check_like(key, observation[key], ref)
-        extra = sorted(set(observation) - set(fields) - {"greg_points", "scores"})
-        if extra:
-            raise ValueError(f"observation has unknown field(s) {extra}")
-        if observation["phase"] not in _PHASES:
-            raise ValueError(f"observation field 'phase': unknown phase {observation['phase']!r}")
-        for p, rats in enumerate(observation["rats"]):
-            if len(rats) != RATS or any(not NURSERY <= r <= self.L for r in rats):
-                raise ValueError(f"observation field 'rats'[{p}]: 4 positions in -1..{self.L}")
-        state = template
-        state._set_fields({k: observation[k] for k in fields})
+        player = check_player(player, self.n)
+        state = FirstRatState(self)
+        fields = check_observation(self, observation, list(state._fields()))
+        state._set_fields(fields)
+        try:
+            if not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    if not outcomes or abs(sum(p for _, p in outcomes) - 1.0) > 1e-9:
+                        raise ValueError("bad chance outcomes")
+                elif not state.legal_actions():
+                    raise ValueError("no legal action")
+            again = state.observation(player)
+        except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError,
+                AssertionError, AttributeError) as exc:
+            raise ValueError(f"observation field 'phase': {observation['phase']!r} is "
+                             f"impossible in this position ({exc!r})") from None
+        diff = sorted(k for k in again if k not in observation or again[k] != observation[k])
+        if diff:
+            raise ValueError(f"observation field {diff[0]!r}: does not match the position "
+                             f"(round trip differs in {diff})")
         return state
 
     def heuristic_value(self, state: State, player: int) -> float:
         """Score lead plus progress (rats along the path, materials, cheese), squashed to [0,1].
 
         Reads only ``state.observation(player)``.
+
+        Raises:
+            ValueError: ``player`` is not a seat (ints and numpy ints ``0..n-1``).
         """
+        player = check_player(player, self.n)
         obs = state.observation(player)
         L = self.L
 
@@ -263,59 +323,18 @@ class FirstRatGame(Game):
         return 0.5 + 0.5 * math.tanh((est[player] - max(others)) / 15.0)
 
 
-#: Observation fields whose length is fixed by the template (one entry per seat, per owner,
-#: per path slot, per track).
-_FIXED_LENGTH = ("rats", "cheese", "moldy", "awards", "drinks", "light", "lights_scored",
-                 "raised", "burrow", "mats", "built", "rocket_sets", "backpacks", "caps",
-                 "comics", "super_rats", "markers", "tiles", "greg_rats")
-#: Types of the optional (nullable) fields.
-_OPTIONAL = {"end_round": int, "greg_card": int, "option": str, "b_colour": str}
-#: Dict fields whose keys are fixed by the template.
-_FIXED_KEYS = ("supply", "track_values", "track_slots", "track_last", "greg_unknown")
-
-
-def _check_like(key: str, value: Any, ref: Any) -> None:
-    """Structural check of observation field ``key`` against the template value ``ref``.
-
-    Raises:
-        ValueError: naming ``key`` and what is expected.
-    """
-    def fail(what: str) -> ValueError:
-        return ValueError(f"observation field {key!r}: {what}")
-
-    if ref is None:  # optional scalars
-        want = _OPTIONAL.get(key, int)
-        if value is not None and (not isinstance(value, want) or isinstance(value, bool)):
-            raise fail(f"must be null or a {want.__name__}")
-        return
-    if isinstance(ref, bool):
-        if not isinstance(value, bool):
-            raise fail("must be a bool")
-        return
-    if isinstance(ref, int):
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise fail("must be an int")
-        return
-    if isinstance(ref, str):
-        if not isinstance(value, str):
-            raise fail("must be a str")
-        return
-    if isinstance(ref, list):
-        if not isinstance(value, list):
-            raise fail("must be a list")
-        if key in _FIXED_LENGTH and len(value) != len(ref):
-            raise fail(f"must have {len(ref)} entries, not {len(value)}")
-        for i, (v, r) in enumerate(zip(value, ref, strict=False)):
-            if r is not None and type(v) is not type(r):
-                raise fail(f"entry {i} must be a {type(r).__name__}")
-            if isinstance(r, dict) and set(v) != set(r) and key in ("mats", "built"):
-                raise fail(f"entry {i} must have keys {sorted(r)}")
-        return
-    if isinstance(ref, dict):
-        if not isinstance(value, dict):
-            raise fail("must be a dict")
-        if key in _FIXED_KEYS and set(value) != set(ref):
-            raise fail(f"must have keys {sorted(ref)}")
+def item_text(g: FirstRatGame, item: str) -> str:
+    """An item id with what it does (labels and render; see ``FirstRatState._item_text``)."""
+    if item in g.backpack_info:
+        colour, bonus = g.backpack_info[item]
+        return f"backpack {item}: +{bonus} on {colour} spaces"
+    if item in g.cap_info:
+        per, counts = g.cap_info[item]
+        return f"bottle cap {item}: {per} per {CAP_COUNT_NAMES[counts]}"
+    if item in g.comic_kind:
+        name = next(c[1] for c in g.data.comics if c[0] == item)
+        return f"comic {item} {name}"
+    return "an energy drink"
 
 
 class FirstRatState(State):
@@ -557,18 +576,30 @@ class FirstRatState(State):
     # labels
     # ==================================================================================
     def _action_to_string(self, player: int, action: int) -> str:
+        """Label of ``action`` by ``player`` (a seat, or ``CHANCE`` for chance outcomes).
+
+        Raises:
+            ValueError: ``player`` is neither ``CHANCE`` nor a seat (ints and numpy ints).
+        """
         g: FirstRatGame = self._game
         d = g.data
-        if not 0 <= action < g.num_distinct_actions():
-            return f"invalid action {action}"
+        if isinstance(player, int | np.integer) and not isinstance(player, bool) \
+                and int(player) == CHANCE:
+            player = CHANCE
+        else:
+            player = check_player(player, g.n)
+        if isinstance(action, bool) or not isinstance(action, int | np.integer) \
+                or not 0 <= action < g.num_distinct_actions():
+            return f"invalid action {action!r}"
+        action = int(action)
         if action < g.move_size:
             opt, r, mask, dest, ci = self._decode_move(action)
-            seat_ok = 0 <= player < g.n
-            origin = self.rats[player][r] if seat_ok else "?"
-            where = "Start" if origin == 0 else f"space {origin}"
+            mover = self.seat if player == CHANCE else player
+            seat_ok = mover < g.n
+            where = self._where(self.rats[mover][r]) if seat_ok else "?"
             if dest == g.L:
                 to = "Launchpad"
-                if opt == 1 and seat_ok and not self._is_super(player, r, "super_chameleon"):
+                if opt == 1 and seat_ok and not self._is_super(mover, r, "super_chameleon"):
                     to += f" ({d.launchpad_colours[ci]})"
             else:
                 to = f"space {dest}"
@@ -590,11 +621,21 @@ class FirstRatState(State):
             cid = g.items[action - g.LIBRARY + g.n_shop_items]
             return f"Library: take {cid} {dict((c[0], c[1]) for c in d.comics)[cid]}"
         if action < g.BUY:
-            return f"Super Rat: rat {action - g.SUPER}"
+            r = action - g.SUPER
+            comic = ""
+            if self.phase == "super" and self.pending_super:
+                cid = self.pending_super[0]
+                name = next(c[1] for c in d.comics if c[0] == cid).split(": ")[-1]
+                comic = f" {cid} {name}"
+            where = f" on {self._where(self.rats[self.seat][r])}" if self.seat < g.n else ""
+            return f"Super Rat{comic}: rat {r}{where}"
         if action < g.STEAL:
-            return f"buy {g.items[action - g.BUY]}"
+            item = g.items[action - g.BUY]
+            price = self._price(self.seat, item) if self.seat < g.n else "?"
+            return f"buy {self._item_text(item)} ({price} cheese)"
         if action < g.BUILD:
-            return f"steal {g.items[action - g.STEAL]} (rat to Start)"
+            rat = f"rat {self.shops[0]}" if self.phase == "shop" and self.shops else "the rat"
+            return f"steal {self._item_text(g.items[action - g.STEAL])} ({rat} back to Start)"
         if action < g.GREG_BEST:
             return f"build {PARTS[action - g.BUILD]}"
         if action < g.CH_TILE:
@@ -619,18 +660,15 @@ class FirstRatState(State):
         return f"Greg reveals {card.id}: moves {list(card.moves)}{icon}"
 
     def _item_text(self, item: str) -> str:
-        """An item with its properties, e.g. ``backpack BP-Y1 (yellow +2)``."""
-        g: FirstRatGame = self._game
-        if item in g.backpack_info:
-            colour, bonus = g.backpack_info[item]
-            return f"backpack {item} ({colour} +{bonus})"
-        if item in g.cap_info:
-            per, counts = g.cap_info[item]
-            return f"bottle cap {item} ({per} per {counts})"
-        if item in g.comic_kind:
-            name = next(c[1] for c in g.data.comics if c[0] == item)
-            return f"comic {item} {name}"
-        return "energy drink"
+        """An item with what it does, e.g. ``backpack BP-Y1: +2 on yellow spaces``,
+        ``bottle cap BC4: 4 per rocket marker``, ``comic SR1 Super Rat: Chameleon``."""
+        return item_text(self._game, item)
+
+    def _where(self, pos: int) -> str:
+        """A rat position in words: ``Start``, ``space 7``, ``the rocket``, ``the Nursery``."""
+        L = self._game.L
+        return ("the Nursery" if pos == NURSERY else "Start" if pos == 0
+                else "the rocket" if pos >= L else f"space {pos}")
 
     def describe_action(self, viewer: int | None, action: int) -> str:
         """Every decision and chance outcome of First Rat is public (all draws are reveals)."""
@@ -701,65 +739,26 @@ class FirstRatState(State):
         return [1.0 / len(winners) if p in winners else 0.0 for p in range(g.n)]
 
     def observation(self, player: int) -> dict:
-        """The whole state (nothing is hidden; module docstring) plus derived points."""
+        """The whole state (nothing is hidden; module docstring) plus derived points.
+
+        Keys: every state field, ``scores`` (as :meth:`scores`) and ``greg_points``.
+
+        Raises:
+            ValueError: ``player`` is not a seat (ints and numpy ints ``0..n-1``).
+        """
+        check_player(player, self._game.n)
         obs = {k: _copy(v) for k, v in self._fields().items()}
         obs["scores"] = self.scores()
         obs["greg_points"] = self.greg_points()
         return obs
 
     def render(self, player: int) -> str:
-        """Readable text of the board as seat ``player`` sees it (reads only the observation)."""
-        g: FirstRatGame = self._game
-        d = g.data
-        obs = self.observation(player)
-        L = g.L
-        out = [f"Round {obs['round']}, phase {obs['phase']}, seat {obs['seat']}"
-               + (f"; the game ends after round {obs['end_round']}"
-                  if obs["end_round"] is not None else "")]
-        occupants: dict[int, list[str]] = {}
-        for p, rats in enumerate(obs["rats"]):
-            for r, pos in enumerate(rats):
-                occupants.setdefault(pos, []).append(f"P{p}.{r}")
-        for r, pos in enumerate(obs["greg_rats"]):
-            occupants.setdefault(pos, []).append(f"Greg.{r}")
-        out.append(f"Start: {' '.join(occupants.get(0, []))}")
-        for slot in range(1, L):
-            t = d.tiles[obs["tiles"][slot]] if obs["tiles"][slot] else None
-            desc = f"{t.colour} {t.amount} {t.kind}" if t else "(tile not placed)"
-            booth = f" [{d.booths[slot]}]" if slot in d.booths else ""
-            sc = "".join(f" [{c.id} to {c.end}, pay {c.cost}]" for c in d.shortcuts
-                         if c.start == slot)
-            out.append(f"{slot:2d} {desc}{booth}{sc}: {' '.join(occupants.get(slot, []))}")
-        out.append(f"Launchpad / rocket: {' '.join(occupants.get(L, []))}")
-        for p in range(g.n):
-            mats = ", ".join(f"{m} {c}" for m, c in obs["mats"][p].items())
-            out.append(
-                f"P{p}: {obs['scores'][p]:.0f} points; cheese {obs['cheese'][p]}, {mats}; "
-                f"light {obs['light'][p]}/{d.light_length}, burrow {obs['burrow'][p]}, "
-                f"nursery {obs['rats'][p].count(NURSERY)}, moldy {obs['moldy'][p]}, "
-                f"awards {obs['awards'][p]}, drinks {obs['drinks'][p]}, backpacks "
-                f"{obs['backpacks'][p]}, caps {obs['caps'][p]}, comics {obs['comics'][p]}, "
-                f"super rats {obs['super_rats'][p]}, markers {obs['markers'][p]}")
-        out.append(f"Harry Hamster: {obs['disp_backpacks']}; Zippy the Frog: "
-                   f"{obs['disp_drinks']} energy drinks; Madcap Crow: {obs['disp_caps']}; "
-                   f"Library: {obs['library']}")
-        names = {NEUTRAL: "N", **{p: f"P{p}" for p in range(g.n)}}
-        if g.solo:
-            names[g.greg] = "Greg"
-        for t in TRACKS:
-            cells = [f"{v}:{names[o] if o is not None else '-'}"
-                     for v, o in zip(obs["track_values"][t], obs["track_slots"][t],
-                                     strict=False)]
-            last = ",".join(names[o] for o in obs["track_last"][t]) or "-"
-            cells.append(f"{obs['track_values'][t][-1]}:{last}")
-            out.append(f"{t}: {' '.join(cells)}")
-        if g.solo:
-            out.append(f"Greg: {obs['greg_points']} points; prepared {obs['greg_prepared']}; "
-                       f"deck {obs['greg_unknown']} unknown + known "
-                       f"{[d.cards[c].id for c in obs['greg_known']]}; faceup "
-                       f"{[d.cards[c].id for c in obs['greg_discard']]}")
-        return "\n".join(out)
+        """Readable text of the board as seat ``player`` sees it (:func:`.view.render`).
 
+        Raises:
+            ValueError: ``player`` is not a seat.
+        """
+        return render(self, player)
 
     # ==================================================================================
     # setup (chance)
@@ -1172,7 +1171,12 @@ class FirstRatState(State):
     # collect (Step 2), burrow, items
     # ==================================================================================
     def _collect(self, p: int) -> None:
-        """Yields of the rats moved this turn (FR-5, FR-6, FR-13)."""
+        """Yields of the rats moved this turn (FR-5, FR-6, FR-13).
+
+        Per space: printed amount + lit bonus + backpacks + Strongpaws + Bright Spark (bulb
+        spaces), then doubled by an energy drink ("the whole turn's yield after other
+        bonuses", FR-6).
+        """
         g: FirstRatGame = self._game
         d = g.data
         L = g.L
@@ -1191,14 +1195,15 @@ class FirstRatState(State):
             sp = d.tiles[self.tiles[pos]]
             amount = sp.amount + (1 if pos <= lit else 0) + bonus.get(sp.colour, 0)
             amount += self._super_amount(p, r, "super_strong")
-            amount *= mult
             kind = sp.kind
+            if kind == "bulb":  # Bright Spark: a bonus, so doubled by the drink (FR-6)
+                amount += extra_bulb
+            amount *= mult
             if kind == "cheese":
                 self.cheese[p] += amount
                 self.cheese_issued += amount
             elif kind == "bulb":
-                # JUDGEMENT: Bright Spark's extra step is added after the drink doubling.
-                bulbs += amount + extra_bulb
+                bulbs += amount
             elif kind == "apple":
                 apples += amount
             else:
@@ -1471,7 +1476,10 @@ class FirstRatState(State):
             if sp in self.rats[0]:
                 self.cheese[0] += RULEBOOK["landing_fee"]
                 self.cheese_issued += RULEBOOK["landing_fee"]
-        self.greg_booths = [self.greg_rats[r] for r in moved if self.greg_rats[r] in d.booths]
+        # Rulebook "Solo Play": "If one of Greg's Rats ends its turn in a booth space ... return
+        # 1 at random to the box": every rat on a booth at the end of his turn, moved or not
+        # (the cheese sentence above says "end their move": only rats that moved pay).
+        self.greg_booths = sorted(x for x in self.greg_rats if x in d.booths)
         self.greg_step = "booths"
         self._greg_run()
 

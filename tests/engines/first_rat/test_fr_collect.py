@@ -153,7 +153,7 @@ def test_drink_bought_this_turn_is_used_later():
     s.cheese[0] = 10
     moved_to(s, 12, 16)  # Zippy the Frog
     assert s.phase == "shop"
-    do(s, "buy energy_drink")
+    do(s, "buy an energy drink (3 cheese)")
     assert s.drinks[0] == 1 and s.phase == "move"  # the turn ended, no drink decision
     do(s, "A: rat 0 space 16 -> space 17")
     assert s.phase == "drink"  # used on a later turn
@@ -242,8 +242,9 @@ def test_super_rat_comic_chooses_a_rat_on_the_path():
     restart(s)
     do(s, "A: rat 0 space 12 -> space 14")  # R6 -> R8 (Library) -> R1
     do(s, "Library: take SR2 Super Rat: Turbo")
-    assert s.phase == "super" and labels(s) == ["Super Rat: rat 0", "Super Rat: rat 1"]
-    do(s, "Super Rat: rat 1")
+    assert s.phase == "super" and labels(s) == ["Super Rat SR2 Turbo: rat 0 on space 14",
+                                                "Super Rat SR2 Turbo: rat 1 on Start"]
+    do(s, "Super Rat SR2 Turbo: rat 1 on Start")
     assert s.super_rats[0] == {"SR2": 1}
 
 
@@ -281,3 +282,24 @@ def test_strongpaws_and_turbo_super_rats():
     before = s.cheese[0]
     do(s, "A: rat 0 space 10 -> space 16")
     assert s.cheese[0] == before + 2 + 1
+
+
+def test_energy_drink_doubles_the_bright_spark_step():
+    """FR-6: an energy drink doubles "the whole turn's yield after other bonuses"; Bright Spark
+    (CM6: "whenever you collect lightbulbs, advance 1 extra step") is such a bonus, like
+    Strongpaws' +1. Start -> space 5 (blue, 1 bulb, not lit), Bright Spark, drink:
+    (1 + 1) * 2 = 4 steps on the light string."""
+    s = make(2)
+    clear_board(s, {0: [0]})
+    s.comics[0] = ["CM6"]
+    s.drinks[0] = 1
+    restart(s)
+    do(s, "A: rat 0 Start -> space 5")
+    do(s, "drink an Energy Drink")
+    assert s.light[0] == 4 and s.drinks[0] == 0
+    s = make(2)  # without the drink: 1 + 1 = 2
+    clear_board(s, {0: [0]})
+    s.comics[0] = ["CM6"]
+    restart(s)
+    do(s, "A: rat 0 Start -> space 5")
+    assert s.light[0] == 2

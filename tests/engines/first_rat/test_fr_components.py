@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from importlib import resources
 
+import pytest
 from fr_helpers import make
 
+from ratai.engines import load_game
 from ratai.engines.first_rat.data import RULEBOOK, TRACKS, load
 
 
@@ -77,3 +79,72 @@ def test_path_yields_are_one_to_four():
             assert sp.amount == 1
         else:
             assert 1 <= sp.amount <= 4
+
+
+def _write(tmp_path, mutate) -> str:
+    """The packaged data with ``mutate(doc)`` applied, written to a fresh file."""
+    doc = raw()
+    mutate(doc)
+    path = tmp_path / "fr.json"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def _set(*keys_value):
+    *keys, value = keys_value
+
+    def mutate(doc):
+        target = doc
+        for k in keys[:-1]:
+            target = target[k]
+        target[keys[-1]] = value
+    return mutate
+
+
+BAD_DATA = {
+    # Solo Play deck table: one row per difficulty level
+    "missing-difficulty": (lambda d: d["solo"]["deck_by_difficulty"].pop("unfair"),
+                           r"solo\.deck_by_difficulty\.unfair"),
+    # Solo setup: Greg's rats start on path spaces (8, 5, 1, Start), not past the Launchpad
+    "greg-start-99": (_set("solo", "greg_start_spaces", [99, 5, 1, 0]),
+                      r"solo\.greg_start_spaces\[0\]"),
+    "greg-start-negative": (_set("solo", "greg_start_spaces", [8, 5, 1, -1]),
+                            r"solo\.greg_start_spaces\[3\]"),
+    # Score Tracks: integer values
+    "track-value-str": (_set("score_tracks", "values", "cockpit", [8, 6, 5, 4, "x"]),
+                        r"score_tracks\.values\.cockpit\[4\]"),
+    "track-value-float": (_set("score_tracks", "values", "thruster", [11, 9, 7.5, 6, 5]),
+                          r"score_tracks\.values\.thruster\[2\]"),
+    # Setup supply, prices and costs are non-negative counts
+    "negative-supply": (_set("setup", "supply", "tin", -3), r"setup\.supply\.tin"),
+    "negative-price": (_set("prices", "backpack", -1), r"prices\.backpack"),
+    "zero-provisions": (_set("provisions_cost", "cheese", 0), r"provisions_cost\.cheese"),
+    "negative-part-cost": (_set("rocket_part_costs", "cockpit", "tin", -1),
+                           r"rocket_part_costs\.cockpit\.tin"),
+    "negative-drinks": (_set("setup", "energy_drinks", "3", -1), r"setup\.energy_drinks\.3"),
+    # Rat Burrow: rewards sit on burrow spaces
+    "reward-unknown-node": (_set("burrow", "rewards", "R99", "library"),
+                            r"burrow\.rewards\.R99"),
+    # Light string: Construction Lights are positions on the string
+    "light-beyond-string": (_set("light_string", "construction_lights", [4, 8, 14]),
+                            r"light_string\.construction_lights\[2\]"),
+    "light-not-increasing": (_set("light_string", "construction_lights", [8, 4, 12]),
+                             r"light_string\.construction_lights"),
+    "greg-track-unknown": (_set("solo", "unplayed_colour_tracks", ["cockpit", "moon"]),
+                           r"solo\.unplayed_colour_tracks"),
+    "card-move-str": (lambda d: d["solo"]["cards"][0].__setitem__("moves", [3, 2, "1", 0]),
+                      r"solo\.cards\[0\]\.moves\[2\]"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_DATA))
+def test_bad_data_is_rejected_at_load_naming_file_and_field(tmp_path, case):
+    """data.parse: "Raises ValueError: naming the file and the field that is missing or
+    wrong" (COMMON brief: component data validated at load with clear errors). Each case
+    breaks one number or id of the packaged data; ``load_game`` itself fails, before any
+    state is built."""
+    mutate, field = BAD_DATA[case]
+    path = _write(tmp_path, mutate)
+    with pytest.raises(ValueError, match=field) as err:
+        load_game("first_rat", backend="python", num_players=1, data_path=path)
+    assert path in str(err.value)

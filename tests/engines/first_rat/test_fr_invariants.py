@@ -169,4 +169,4 @@ def test_render_reads_the_observation():
         text = s.render(0)  # during the variable setup: tiles not placed yet
         assert "tile not placed" in text and "Launchpad" in text
         s = play(game, 1)
-        assert "rattronaut" in s.render(0)
+        assert "Rattronaut" in s.render(0)

@@ -21,8 +21,9 @@ def test_shop_buy_pays_and_the_rat_stays():
     s = make(2)
     at_booth(s, 4, 7, 3)  # 3 + 1 from the yellow booth space = 4
     item = s.disp_backpacks[0]
-    assert s.phase == "shop" and f"buy {item}" in labels(s)
-    do(s, f"buy {item}")
+    label = f"buy backpack {item}: +1 on green spaces (4 cheese)"
+    assert s.phase == "shop" and label in labels(s)
+    do(s, label)
     assert s.backpacks[0] == [item] and s.cheese[0] == 0 and s.rats[0][0] == 7
     assert item not in s.disp_backpacks
 
@@ -32,14 +33,14 @@ def test_shop_steal_returns_the_rat_to_start_and_keeps_the_yield():
     s = make(2)
     at_booth(s, 18, 21, 0)
     cap = s.disp_caps[0]
-    do(s, f"steal {cap} (rat to Start)")
+    do(s, f"steal bottle cap {cap}: 3 per cockpit built (rat 0 back to Start)")
     assert s.caps[0] == [cap] and s.rats[0][0] == 0 and s.cheese[0] == 3
 
 
 def test_cannot_buy_without_the_cheese():
     s = make(2)
     at_booth(s, 14, 16, 0)  # 2 cheese < 3 for an energy drink
-    assert labels(s) == ["do not shop", "steal energy_drink (rat to Start)"]
+    assert labels(s) == ["do not shop", "steal an energy drink (rat 0 back to Start)"]
 
 
 def test_identical_backpacks_are_offered_once():
@@ -47,7 +48,9 @@ def test_identical_backpacks_are_offered_once():
     s = make(2)
     s.disp_backpacks = ["BP-Y1", "BP-Y2", "BP-G1"]
     at_booth(s, 4, 7, 10)
-    assert [x for x in labels(s) if x.startswith("buy")] == ["buy BP-Y1", "buy BP-G1"]
+    assert [x for x in labels(s) if x.startswith("buy")] == [
+        "buy backpack BP-Y1: +2 on yellow spaces (4 cheese)",
+        "buy backpack BP-G1: +1 on green spaces (4 cheese)"]
 
 
 def test_shopping_only_with_rats_moved_there_this_turn():
@@ -86,7 +89,7 @@ def test_haggler_discount():
     s = make(2)
     s.comics[0] = ["CM5"]
     at_booth(s, 4, 7, 1)  # 1 + 1 = 2
-    do(s, "buy " + s.disp_backpacks[0])
+    do(s, f"buy backpack {s.disp_backpacks[0]}: +1 on green spaces (2 cheese)")
     assert s.cheese[0] == 0
 
 

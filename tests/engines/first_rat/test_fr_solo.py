@@ -221,3 +221,56 @@ def test_random_solo_games_end():
                 s.apply_action(la[rng.integers(len(la))])
         assert len(s.returns()) == 1
     assert load().cards[-1].id == "C1"
+
+
+def test_greg_rat_ending_his_turn_on_a_booth_discards_even_without_moving():
+    """Solo Play, Sequence of Play: "If one of Greg's Rats ends its turn in a booth space for
+    Harry Hamster, Zippy the Frog, or the Madcap Crow, mix the tiles facedown and return 1 at
+    random to the box." The text says "ends its turn" (the cheese sentence above it says "end
+    their move"), so a rat that stays put counts too. Card A1 moves 3, 2, 1, 0: the rat in 4th
+    position stays on Harry Hamster's booth (space 7); the moved rats reach no booth."""
+    s = make(1)
+    s.greg_rats = [20, 15, 10, 7]  # 20 -> 23, 15 -> 17, 10 -> 11, 7 stays
+    greg_turn(s, "A1", booths=False)
+    assert s.greg_rats == [23, 17, 11, 7]
+    assert s.phase == "greg_booth" and s.greg_booths == [7]
+    outcomes = s.chance_outcomes()
+    assert len(outcomes) == 5  # the 5 backpacks of the 2-player display
+    s.apply_action(outcomes[0][0])
+    assert len(s.disp_backpacks) == 4 and s.greg_booths == []
+
+
+def test_greg_discards_once_per_rat_on_a_booth():
+    """Solo Play: each of Greg's rats ending his turn on a booth returns 1 tile (JUDGEMENT in
+    rules.py: two rats on one booth discard twice). Zippy's drinks are identical, so no
+    chance node: 3 drinks -> 1."""
+    s = make(1)
+    s.greg_rats = [20, 16, 16, 0]  # card A1: 20 -> 23, 16 -> 18, 16 -> 17, Start stays
+    greg_turn(s, "A1")
+    assert s.greg_rats == [23, 18, 17, 0] and s.disp_drinks == 3  # nobody ends on 16
+    s = make(1)
+    s.greg_rats = [21, 20, 16, 16]  # 21 -> 24, 20 -> 22, 16 -> 17, the other 16 stays
+    greg_turn(s, "A1")
+    assert s.greg_rats.count(16) == 1 and s.disp_drinks == 2
+    s = make(1)
+    s.greg_rats = [20, 19, 16, 15]  # 20 -> 23, 19 -> 21 (Crow), 16 -> 17, 15 stays
+    greg_turn(s, "A1")
+    assert s.disp_drinks == 3 and len(s.disp_caps) == 5
+    s = make(1)
+    s.greg_rats = [25, 16, 16, 0]  # 25 -> Launchpad forfeits the rest: two rats stay on 16
+    greg_turn(s, "A1")
+    assert s.greg_rats == [27, 16, 16, 0] and s.disp_drinks == 1
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+@pytest.mark.parametrize("param,value", [("difficulty", "unfair"), ("difficulty", "easy"),
+                                         ("greg_best_tie", "choose")])
+def test_solo_only_params_are_rejected_with_several_players(n, param, value):
+    """Contract (api.py ``_check_params``: cross-parameter checks raise ValueError naming the
+    parameter). Greg's difficulty and tie rule exist only in the rulebook's "Solo Play"; with
+    2-5 players a non-default value is an error (the defaults are accepted, rules.py)."""
+    with pytest.raises(ValueError, match=param):
+        load_game("first_rat", backend="python", num_players=n, **{param: value})
+    load_game("first_rat", backend="python", num_players=n, difficulty="medium",
+              greg_best_tie="order")
+    load_game("first_rat", backend="python", num_players=1, **{param: value})
