@@ -185,3 +185,15 @@ def test_deserialize_rejects_malformed_documents(any_game):
             any_game.deserialize_state(json.dumps(bad))
     with pytest.raises(ValueError):
         any_game.deserialize_state(b"\xff not json")
+
+
+def test_seats_accept_numpy_ints_and_reject_other_types(any_game):
+    """Seats are ints (numpy ints too, as for actions); bools, floats and strings are refused."""
+    state = any_game.new_initial_state()
+    obs = state.observation(np.int64(0))
+    assert obs == state.observation(0)
+    assert json.loads(state.information_state_string(np.int64(0))) == json.loads(
+        state.information_state_string(0))
+    for bad in (True, 0.0, "0", any_game.num_players(), -1):
+        with pytest.raises(ValueError):
+            state.observation(bad)
