@@ -56,3 +56,17 @@ def test_arena_command_prints_table_and_writes_records(tmp_path):
 def test_arena_bad_bot_is_a_clear_error():
     with pytest.raises(SystemExit, match="bot kind"):
         main(["arena", "rat_trap", "--bots", "oracle", "--games", "1"], io.StringIO())
+
+
+def test_ray_backend_gives_the_same_records_as_local():
+    """``--backend ray``: the same seeded games as local runs (skipped without Ray)."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    try:
+        local = run_arena("rat_trap", {"num_players": 3}, ["random"], 3, seed=4)
+        remote = run_arena("rat_trap", {"num_players": 3}, ["random"], 3, seed=4, backend="ray")
+    finally:
+        ray.shutdown()
+    drop = ("seconds",)
+    assert [{k: v for k, v in r.items() if k not in drop} for r in local] == \
+        [{k: v for k, v in r.items() if k not in drop} for r in remote]
