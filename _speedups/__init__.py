@@ -5,6 +5,8 @@
                  clone, returns), most ``noexcept nogil``; ``core.pyx`` adds generic C-level
                  random playouts and the clone/copy loops of the benchmark.
 ``rat_trap.pyx`` the Rat Trap twin (same API and behaviour as ``engines/rat_trap``).
+``search.pyx``   compiled UCT and IS-MCTS over the ``cdef`` contract (flat node pool); the
+                 ``mcts`` / ``ismcts`` bots use it on a Cython state (``search_backend``).
 
 ``pip install -e .`` compiles them (``setup.py``); ``ratai.engines.load_game(backend="auto")``
 uses a twin when it is built, ``RATAI_BACKEND=python`` forces the reference engines.

@@ -31,6 +31,10 @@ cdef class CyState:
     cdef CyState c_clone(self)
     # Determinization: a full state seat ``player`` cannot tell from this one.
     cdef CyState c_resample(self, int player, object rng)
+    # A 64-bit digest of ``information_state_string(player)``: equal information states give
+    # equal digests (IS-MCTS keys chance children by it, see search.pyx). The base class
+    # hashes the string (exact, slow); a twin may digest its struct directly.
+    cdef unsigned long long c_info_hash(self, int player) except? 0
 
 
 cdef extern from *:

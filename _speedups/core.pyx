@@ -5,6 +5,8 @@
 is the engine's own speed (the benchmark's "inside Cython" number).
 """
 
+import hashlib
+
 from libc.stdlib cimport malloc, free
 
 
@@ -40,6 +42,11 @@ cdef class CyState:
 
     cdef CyState c_resample(self, int player, object rng):
         raise NotImplementedError
+
+    cdef unsigned long long c_info_hash(self, int player) except? 0:
+        digest = hashlib.blake2b(self.information_state_string(player).encode(),
+                                 digest_size=8).digest()
+        return int.from_bytes(digest, "little")
 
 
 cdef long c_random_playout(CyState state, unsigned long long* rng, int* act,

@@ -1108,6 +1108,158 @@ cdef int chance_outcomes(const RTState* s, const RTConst* k, int* act,
     return 0
 
 
+# ====================================================================== information digest
+# ctx keys of a node per phase (``_CTX_KEYS``) as bits: the digest reads only those.
+cdef enum:
+    K_OPTIONS = 1
+    K_COLOUR = 2
+    K_ACTOR = 4
+    K_DRAWS = 8
+    K_PILE = 16
+    K_VICTIM = 32
+    K_SEAT = 64
+cdef int CTX_BITS[32]
+cdef int TASK_NARGS_C[32]
+
+
+def _init_ctx_bits() -> None:
+    bit = {"options": K_OPTIONS, "colour": K_COLOUR, "actor": K_ACTOR, "draws": K_DRAWS,
+           "pile": K_PILE, "victim": K_VICTIM, "seat": K_SEAT}
+    for i, name in enumerate(PHASE_NAMES):
+        CTX_BITS[i] = sum(bit[key] for key in _CTX_KEYS.get(name, ()))
+    for i, nargs in enumerate(TASK_NARGS):
+        TASK_NARGS_C[i] = nargs
+
+
+_init_ctx_bits()
+
+
+cdef inline unsigned long long mix(unsigned long long h, long long v) noexcept nogil:
+    h ^= <unsigned long long>v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2)
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
+    return h ^ (h >> 31)
+
+
+cdef inline unsigned long long mix_arr(unsigned long long h, const signed char* a,
+                                       int n) noexcept nogil:
+    cdef int i
+    h = mix(h, 1000 + n)
+    for i in range(n):
+        h = mix(h, a[i])
+    return h
+
+
+cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) noexcept nogil:
+    """A digest of ``view.observation(state, p)`` read from the struct: every public field,
+    the derived counts and ``p``'s private fields, nothing else (the IS-MCTS chance key)."""
+    cdef unsigned long long h = 0x5EED
+    cdef int P = k.P, n = k.n, q, o, i, t, bits, size
+    cdef const RTResult* res
+    cdef bint manip = s.roles[p] == R_MANIPULATOR
+    # public fields
+    h = mix(h, s.round)
+    h = mix(h, s.turn)
+    h = mix(h, s.active)
+    for q in range(P):
+        h = mix(h, s.points[q])
+        h = mix(h, s.scratches[q])
+        h = mix(h, s.elim[q])
+        h = mix(h, csum(s.stored[q]))   # stored_counts
+        h = mix(h, csum(s.lost[q]))     # lost_counts
+        h = mix_arr(h, s.known[p][q], RT_NT)
+    h = mix(h, s.nres)
+    for i in range(s.nres):
+        res = &s.res[i]
+        h = mix(h, res.round)
+        for q in range(P):
+            h = mix(h, res.eliminated[q])
+            if not res.eliminated[q]:
+                h = mix_arr(h, res.revealed[q], RT_NT)
+            h = mix(h, res.gained[q])
+            h = mix(h, res.stored_counts[q])
+        h = mix_arr(h, res.roles, n)
+    if s.phase == P_OVER:
+        h = mix_arr(h, s.winners, P)
+    h = mix(h, s.tiebreak)
+    h = mix(h, s.phase)
+    h = mix(h, s.ntodo)
+    for i in range(s.ntodo):
+        h = mix_arr(h, s.todo[i], 1 + TASK_NARGS_C[s.todo[i][0]])
+    if s.phase != P_OVER:
+        h = mix(h, s.ctx_who)
+        bits = CTX_BITS[s.phase]
+        if bits & K_OPTIONS:
+            h = mix_arr(h, s.opts, s.nopt)
+        if bits & K_COLOUR:
+            h = mix(h, s.ctx_colour)
+        if bits & K_ACTOR:
+            h = mix(h, s.ctx_actor)
+        if bits & K_DRAWS:
+            h = mix(h, s.ctx_draws)
+        if bits & K_PILE:
+            h = mix(h, s.ctx_pile)
+        if bits & K_VICTIM:
+            h = mix(h, s.ctx_victim)
+        if bits & K_SEAT:
+            h = mix(h, s.ctx_seat)
+    for i in range(k.npiles):
+        h = mix(h, s.trap_out[i])
+        h = mix(h, pile_size(s, i))
+        h = mix(h, (s.otail[i] - s.ohead[i]) if s.has_order[i] else -1)   # pile_placed
+    h = mix(h, s.used_clovers)
+    size = 0
+    for q in range(n):
+        h = mix(h, s.role_public[q])
+        h = mix(h, s.role_gone[q])
+        h = mix(h, s.roles[q] if s.role_public[q] else -1)   # public_roles
+        size += s.roles[q] >= 0
+    h = mix(h, size)                                        # roles_dealt
+    h = mix_arr(h, s.not_fool, s.nnot_fool)
+    h = mix_arr(h, s.manip_piles, s.nmanip)
+    h = mix(h, s.ordering)
+    h = mix_arr(h, s.tr_used, s.ntr_used)
+    h = mix(h, s.round_over)
+    h = mix_arr(h, s.dice[BLACK], s.ndice[BLACK])
+    h = mix_arr(h, s.dice[WHITE], s.ndice[WHITE])
+    h = mix(h, s.rerolled)
+    h = mix_arr(h, s.alr_queue, s.nalr)
+    h = mix(h, s.acc)
+    h = mix(h, s.acc_white)
+    h = mix(h, s.acc_black)
+    h = mix_arr(h, s.returned, s.nreturned)
+    h = mix_arr(h, s.cat_targets, s.ncat)
+    t = 0   # "kept" is a dict: its digest must not depend on the insertion order
+    for i in range(s.nkept):
+        t += <int>(mix(0, s.kept_who[i] * 16 + s.kept_face[i]) & 0xFFFFFF)
+    h = mix(h, s.nkept)
+    h = mix(h, t)
+    h = mix(h, s.tr_card)
+    if k.third_rat >= 0:                                   # its cards lie face up
+        h = mix_arr(h, s.stored[k.third_rat], RT_NT)
+        h = mix_arr(h, s.lost[k.third_rat], RT_NT)
+    # private to p
+    h = mix(h, 7000 + p)
+    h = mix_arr(h, s.stored[p], RT_NT)
+    h = mix_arr(h, s.lost[p], RT_NT)
+    for q in range(n):
+        h = mix_arr(h, s.known[q][p], RT_NT)                 # known_by
+    h = mix(h, s.roles[p])
+    if manip:
+        for i in range(k.npiles):
+            if contains(s.manip_piles, s.nmanip, i):
+                h = mix(h, 1)
+                if s.has_order[i]:
+                    h = mix_arr(h, &s.order[i][s.ohead[i]], s.otail[i] - s.ohead[i])
+                else:   # no order yet: an empty list, as the observation shows it
+                    h = mix_arr(h, s.order[i], 0)
+            else:
+                h = mix(h, -1)
+        h = mix_arr(h, s.manip_hand, RT_NT)
+    if s.roles[p] == R_FOOL:
+        h = mix_arr(h, s.fool_piles, s.nfool)
+    return h if h != 0 else 1
+
+
 # ====================================================================== game constants
 cdef class _Consts:
     """The game's constants as a C struct (owned by the game, shared by its states)."""
@@ -1261,6 +1413,10 @@ cdef class RatTrapState(CyState):
 
     cdef CyState c_resample(self, int player, object rng):
         return self.resample_from_infostate(player, rng)
+
+    cdef unsigned long long c_info_hash(self, int player) except? 0:
+        # equal for equal observation(player) (tests/speedups/test_cy_search.py checks it)
+        return info_digest(&self.s, self.k, player)
 
     # ------------------------------------------------------------------ fast Python API
     def get_game(self):

@@ -17,6 +17,16 @@ For each game it prints, as medians of ``--repeats`` runs in this process:
 * the ratios twin/reference (medians of per-run ratios; the drivers run interleaved).
 
 The states for ``clone()`` are mid-game positions (30 random actions from the start).
+
+Search (``--no-search`` skips it), at a fixed decision position of each game (12 decisions
+into a seeded random game, :func:`search_position`), the same position on both backends:
+
+* ``mcts`` (with ``determinize=True`` on hidden-information games) and ``ismcts``
+  iterations/s: the Python search over the reference engine (``search_backend="python"``)
+  against the compiled search over the twin (``_speedups/search.pyx``), and their ratio;
+* the mean and max tree depth (plies below the root) compiled IS-MCTS reaches in 1 s;
+* time-budget accuracy: ``bot.analyze`` wall time minus ``time_limit`` (0.1 s), compiled
+  search, median and worst over the runs, in ms.
 """
 
 from __future__ import annotations
@@ -140,6 +150,97 @@ def bench_game(name: str, params: dict, repeats: int, scale: float) -> dict:
     return row
 
 
+def search_position(game, plies: int = 12, seed: int = 0):
+    """A decision node with two or more moves, ``plies`` decisions into a seeded game."""
+    rnd = random.Random(seed)
+    s = game.new_initial_state()
+    seen = 0
+    while True:
+        if s.is_chance_node():
+            outs = s.chance_outcomes()
+            s.apply_action(rnd.choices([a for a, _ in outs], [p for _, p in outs])[0])
+            continue
+        seen += 1
+        if seen > plies and len(s.legal_actions()) > 1:
+            return s
+        s.apply_action(rnd.choice(s.legal_actions()))
+
+
+SEARCH_KINDS = ("mcts", "ismcts")
+
+
+def _kind_options(kind: str, game) -> dict:
+    return {"determinize": True} if kind == "mcts" and not game.perfect_information else {}
+
+
+def bench_search(name: str, params: dict, repeats: int, scale: float) -> dict:
+    """Search iterations/s on both backends, IS-MCTS depth in 1 s and time-budget accuracy."""
+    from ratai._speedups.search import CyISMCTS
+    from ratai.bots import make_bot
+    from ratai.search.common import Budget, SearchRng
+
+    ref = load_game(name, backend="python", **params)
+    cy = load_game(name, backend="cython", **params)
+    cy_state = search_position(cy)
+    ref_state = ref.deserialize_state(cy_state.serialize())
+    p = cy_state.current_player()
+    row: dict = {}
+    budgets = {"mcts": (max(20, int(300 * scale)), max(500, int(40_000 * scale))),
+               "ismcts": (max(20, int(200 * scale)), max(100, int(2_000 * scale)))}
+    for kind in SEARCH_KINDS:
+        py_it, cy_it = budgets[kind]
+        rates: dict[str, list[float]] = {"py": [], "cy": []}
+        for r in range(repeats):  # interleaved
+            for key, game, state, it, backend in (("py", ref, ref_state, py_it, "python"),
+                                                   ("cy", cy, cy_state, cy_it, "cython")):
+                bot = make_bot(kind, game, p, iterations=it, seed=r, search_backend=backend,
+                               **_kind_options(kind, game))
+                t0 = time.perf_counter()
+                an = bot.analyze(state)
+                rates[key].append(an.iterations / (time.perf_counter() - t0))
+        row[kind + "_py"] = statistics.median(rates["py"])
+        row[kind + "_cy"] = statistics.median(rates["cy"])
+        row[kind + "_x"] = statistics.median(
+            c / q for c, q in zip(rates["cy"], rates["py"], strict=True))
+    depth_t = 1.0 if scale >= 0.5 else 0.2
+    means, maxes, its = [], [], []
+    for r in range(max(1, repeats // 2)):
+        search = CyISMCTS(p, 0.7)
+        an = search.analyze(cy_state, Budget(time_limit=depth_t).check(),
+                            SearchRng(r, cy_state, p))
+        means.append(search.depth_sum / max(1, search.iterations))
+        maxes.append(an.max_depth)
+        its.append(an.iterations)
+    row.update(depth_t=depth_t, depth_mean=statistics.median(means),
+               depth_max=statistics.median(maxes), depth_its=statistics.median(its))
+    tl = 0.1
+    for kind in SEARCH_KINDS:
+        over = []
+        for r in range(repeats):
+            bot = make_bot(kind, cy, p, time_limit=tl, seed=r, search_backend="cython",
+                           **_kind_options(kind, cy))
+            t0 = time.perf_counter()
+            bot.analyze(cy_state)
+            over.append((time.perf_counter() - t0 - tl) * 1e3)
+        row[kind + "_over_med"] = statistics.median(over)
+        row[kind + "_over_max"] = max(over)
+    return row
+
+
+def print_search(r: dict, repeats: int) -> None:
+    print(f"\n{'search, fixed position':34}{'Python it/s':>12}{'Cython it/s':>14}"
+          f"{'x Python':>13}")
+    for kind in SEARCH_KINDS:
+        print(f"{kind:34}{r[kind + '_py']:>12,.0f}{r[kind + '_cy']:>14,.0f}"
+              f"{r[kind + '_x']:>13.1f}")
+    print(f"IS-MCTS (compiled) in {r['depth_t']:g} s: {r['depth_its']:,.0f} iterations, "
+          f"mean depth {r['depth_mean']:.1f}, max depth {r['depth_max']:.0f}")
+    for kind in SEARCH_KINDS:
+        print(f"time_limit=0.1 s, {kind} (compiled): overshoot median "
+              f"{r[kind + '_over_med']:.2f} ms, worst {r[kind + '_over_max']:.2f} ms "
+              f"({repeats} runs)")
+
+
 def print_table(rows: list[dict], repeats: int) -> None:
     print(f"ratai engine benchmark (medians of {repeats} runs, one process)")
     for r in rows:
@@ -157,6 +258,8 @@ def print_table(rows: list[dict], repeats: int) -> None:
               f"{'':>14}{r['ref_clone_ns'] / r['cy_clone_ns']:>13.1f}")
         print(f"{'Cython twin, c_clone (in Cython)':34}{r['cy_c_clone_ns']:>12,.1f}")
         print(f"{'Cython twin, c_copy_from (memcpy)':34}{r['cy_c_copy_ns']:>12,.1f}")
+        if "search" in r:
+            print_search(r["search"], repeats)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,12 +268,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variant", help="a named variant of the game (default: default params)")
     ap.add_argument("--repeats", type=int, default=5, help="runs per figure (median)")
     ap.add_argument("--scale", type=float, default=1.0, help="work per run (1.0 ~ 1 s)")
+    ap.add_argument("--no-search", action="store_true", help="skip the search benchmarks")
+    ap.add_argument("--no-engine", action="store_true", help="skip the engine benchmarks")
     args = ap.parse_args(argv)
     games = args.game or sorted(_CYTHON_REGISTRY)
     rows = []
     for name in games:
         params = game_class(name, "python").variants[args.variant] if args.variant else {}
-        rows.append(bench_game(name, params, args.repeats, args.scale))
+        if args.no_engine:
+            print(f"## {name} {params or '(default parameters)'}")
+            print_search(bench_search(name, params, args.repeats, args.scale), args.repeats)
+            continue
+        row = bench_game(name, params, args.repeats, args.scale)
+        if not args.no_search:
+            row["search"] = bench_search(name, params, args.repeats, args.scale)
+        rows.append(row)
     print_table(rows, args.repeats)
     return 0
 

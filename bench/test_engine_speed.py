@@ -15,9 +15,17 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run import mid_game, python_playouts  # noqa: E402
+from run import (  # noqa: E402
+    SEARCH_KINDS,
+    _kind_options,
+    mid_game,
+    python_playouts,
+    search_position,  # noqa: E402
+)
 
+from ratai.bots import make_bot  # noqa: E402
 from ratai.engines import _CYTHON_REGISTRY, load_game  # noqa: E402
+from ratai.search.common import Budget, SearchRng  # noqa: E402
 
 core = pytest.importorskip("ratai._speedups.core")
 GAMES = sorted(_CYTHON_REGISTRY)
@@ -57,3 +65,57 @@ def test_clone_in_cython(benchmark, name):
 def test_copy_in_cython(benchmark, name):
     state = mid_game(load_game(name, backend="cython"))
     assert benchmark(core.copy_loop, state, 10_000) == 10_000
+
+
+# -- search (issue 4: Python search + Python engine vs compiled search + Cython twin) ------
+SEARCH_ITERATIONS = {("mcts", "python"): 100, ("mcts", "cython"): 10_000,
+                     ("ismcts", "python"): 60, ("ismcts", "cython"): 600}
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("backend", ["python", "cython"])
+@pytest.mark.parametrize("kind", SEARCH_KINDS)
+def test_search_iterations_per_second(benchmark, name, backend, kind):
+    """Iterations/s at a fixed position (``extra_info["iterations_per_s"]``)."""
+    cy_state = search_position(load_game(name, backend="cython"))
+    game = load_game(name, backend=backend)
+    state = game.deserialize_state(cy_state.serialize())
+    bot = make_bot(kind, game, state.current_player(), seed=0, search_backend=backend,
+                   iterations=SEARCH_ITERATIONS[kind, backend], **_kind_options(kind, game))
+    an = benchmark.pedantic(bot.analyze, args=(state,), rounds=3, iterations=1)
+    benchmark.extra_info["iterations_per_s"] = an.iterations / max(an.elapsed_s, 1e-9)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_ismcts_depth_in_one_second(benchmark, name):
+    """Mean and max tree depth the compiled IS-MCTS reaches in 1 s (``extra_info``)."""
+    from ratai._speedups.search import CyISMCTS
+
+    state = search_position(load_game(name, backend="cython"))
+    p = state.current_player()
+    search = CyISMCTS(p, 0.7)
+    an = benchmark.pedantic(
+        lambda: search.analyze(state, Budget(time_limit=1.0).check(), SearchRng(0, state, p)),
+        rounds=1, iterations=1)
+    benchmark.extra_info.update(mean_depth=search.depth_sum / max(1, search.iterations),
+                                max_depth=an.max_depth, iterations=an.iterations)
+    assert an.max_depth >= 1
+
+
+@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("kind", SEARCH_KINDS)
+def test_search_time_budget_within_5ms(name, kind):
+    """``time_limit`` honoured by the compiled search within 5 ms (median of 5 calls)."""
+    import statistics
+    import time
+
+    game = load_game(name, backend="cython")
+    state = search_position(game)
+    over = []
+    for seed in range(5):
+        bot = make_bot(kind, game, state.current_player(), time_limit=0.1, seed=seed,
+                       search_backend="cython", **_kind_options(kind, game))
+        t0 = time.perf_counter()
+        bot.analyze(state)
+        over.append(time.perf_counter() - t0 - 0.1)
+    assert -0.001 <= statistics.median(over) <= 0.005, over

@@ -23,6 +23,36 @@ from .base import Bot
 __all__ = ["SearchBot", "MCTSBot", "ISMCTSBot", "PIMCBot", "ExpectimaxBot", "SMMCTSBot"]
 
 _UCT_OPTIONS = ("exploration", "rollout", "rollout_cutoff", "rollout_epsilon")
+SEARCH_BACKENDS = ("auto", "python", "cython")
+
+
+def _check_backend(backend: str) -> str:
+    if backend not in SEARCH_BACKENDS:
+        raise ValueError(f"bad search_backend {backend!r}: allowed one of {SEARCH_BACKENDS}")
+    return backend
+
+
+def _cython_search(backend: str, state: State, search) -> Any:
+    """The compiled search module when this call should use it, else ``None``.
+
+    ``"auto"``: on a Cython twin state (``ratai._speedups``) with the random playout the
+    compiled loop supports; ``"cython"``: always, raising ``ValueError`` when it cannot;
+    ``"python"``: never (see ``_speedups/search.pyx`` for what differs).
+    """
+    if backend == "python":
+        return None
+    try:
+        from ratai._speedups import search as cy
+    except ImportError:
+        cy = None
+    ok_rollout = search.rollout.policy == "random" and search.rollout.cutoff is None
+    if cy is not None and cy.is_cython_state(state) and ok_rollout:
+        return cy
+    if backend == "cython":
+        raise ValueError("search_backend='cython' needs the compiled extension, a Cython state "
+                         "(load_game(name, backend='cython')) and rollout='random' without "
+                         "rollout_cutoff")
+    return None
 
 
 class SearchBot(Bot):
@@ -96,16 +126,20 @@ class MCTSBot(SearchBot):
 
     Options: ``exploration`` (UCB1 ``c``, default 1.0), ``rollout`` (``"random"`` or
     ``"heuristic"``), ``rollout_cutoff`` (plies, ``None``), ``rollout_epsilon`` (0.1),
-    ``determinize`` (False). UCT needs the true state: on a game with hidden information
-    (``game.perfect_information`` False) the bot refuses unless ``determinize=True``, in which
-    case it searches one determinization drawn with ``resample_from_infostate`` per call
-    (use ``pimc`` for several, ``ismcts`` for the sound alternative).
+    ``determinize`` (False), ``search_backend`` (``"auto"``: the compiled search of
+    ``_speedups/search.pyx`` on a Cython state, ``"python"``, ``"cython"``). UCT needs the
+    true state: on a game with hidden information (``game.perfect_information`` False) the
+    bot refuses unless ``determinize=True``, in which case it searches one determinization
+    drawn with ``resample_from_infostate`` per call (use ``pimc`` for several, ``ismcts`` for
+    the sound alternative).
     """
 
     kind = "mcts"
-    OPTIONS = _UCT_OPTIONS + ("determinize",)
+    OPTIONS = _UCT_OPTIONS + ("determinize", "search_backend")
 
-    def _setup(self, determinize: bool = False, **kw: Any) -> None:
+    def _setup(self, determinize: bool = False, search_backend: str = "auto",
+               **kw: Any) -> None:
+        self.search_backend = _check_backend(search_backend)
         if not self.game.perfect_information and not determinize:
             raise ValueError(f"mcts needs perfect information, and game {self.game.name!r} has "
                              f"hidden information: use kind 'ismcts' or 'pimc', or pass "
@@ -117,6 +151,10 @@ class MCTSBot(SearchBot):
         root = state
         if not self.game.perfect_information:
             root = state.resample_from_infostate(self.player, srng.child_seed())
+        cy = _cython_search(self.search_backend, root, self.search)
+        if cy is not None:
+            return cy.CyUCT(self.player, self.search.c).analyze(
+                root, budget, srng, on_progress, self.progress_every, self.seed, self.kind)
         return analyze_uct(self.search, root, budget, srng, on_progress, self.progress_every,
                            self.seed, self.kind)
 
@@ -126,16 +164,22 @@ class ISMCTSBot(SearchBot):
     :mod:`ratai.search.ismcts`.
 
     Options: ``exploration`` (default 0.7), ``rollout``, ``rollout_cutoff``,
-    ``rollout_epsilon``, ``chance_key`` (``"infostate"`` or ``"action"``).
+    ``rollout_epsilon``, ``chance_key`` (``"infostate"`` or ``"action"``),
+    ``search_backend`` (as for ``mcts``).
     """
 
     kind = "ismcts"
-    OPTIONS = _UCT_OPTIONS + ("chance_key",)
+    OPTIONS = _UCT_OPTIONS + ("chance_key", "search_backend")
 
-    def _setup(self, **kw: Any) -> None:
+    def _setup(self, search_backend: str = "auto", **kw: Any) -> None:
+        self.search_backend = _check_backend(search_backend)
         self.search = ISMCTS(self.game, self.player, **kw)
 
     def _analyze(self, state, budget, srng, on_progress):
+        cy = _cython_search(self.search_backend, state, self.search)
+        if cy is not None:
+            return cy.CyISMCTS(self.player, self.search.c, self.search.chance_key).analyze(
+                state, budget, srng, on_progress, self.progress_every, self.seed, self.kind)
         return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
                                    self.seed, self.kind)
 

@@ -1,0 +1,197 @@
+"""The compiled search (``_speedups/search.pyx``) behind ``mcts`` / ``ismcts`` on Cython states.
+
+Issue 4 ("Bot properties (determinism under seed, no peeking) hold for the Cython search
+too"): determinism, no peeking, legal moves in random games of every Rat Trap variant, the
+hand-made Rat Trap positions of ``tests/bots/test_bot_positions.py`` solved by the compiled
+search, exact iteration budgets, ``on_progress`` stopping, backend dispatch, and the C-level
+chance key (``c_info_hash``) agreeing with ``information_state_string``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ratai.bots import make_bot
+from ratai.engines import load_game
+from ratai.search import numbers
+from tests.bots.test_bot_positions import (
+    Position,
+    rt_cat_eliminates_the_leader,
+    rt_heal_saves_the_round,
+)
+from tests.conftest import game_variants, sample_action
+
+cy = pytest.importorskip("ratai._speedups.search")
+
+RT_VARIANTS = [(v, p) for g, v, p, b in game_variants(backends=True)
+               if g == "rat_trap" and b == "cython"]
+RT_IDS = [v for v, _ in RT_VARIANTS]
+KINDS = {"mcts": {"determinize": True}, "ismcts": {}}
+
+
+def mid_game(params: dict, seed: int = 0, plies: int = 12):
+    """A Cython Rat Trap state at a decision node with at least two moves."""
+    game = load_game("rat_trap", backend="cython", **params)
+    rng = np.random.default_rng(seed)
+    s = game.new_initial_state()
+    seen = 0
+    while True:
+        assert not s.is_terminal()
+        if s.is_player_node():
+            seen += 1
+            if seen > plies and len(s.legal_actions()) > 1:
+                return s
+        s.apply_action(sample_action(s, rng))
+
+
+def cy_bot(kind: str, state, seed=3, **kw):
+    opts = dict(KINDS[kind], **kw)
+    return make_bot(kind, state.get_game(), state.current_player(), seed=seed,
+                    search_backend="cython", **opts)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_auto_backend_uses_the_compiled_search(kind, monkeypatch):
+    """``search_backend="auto"`` (the default) runs ``search.pyx`` on a Cython state and the
+    Python search on a reference state; ``"cython"`` refuses what it cannot compile."""
+    s = mid_game({"num_players": 3})
+    calls = []
+    cls = cy.CyUCT if kind == "mcts" else cy.CyISMCTS
+    monkeypatch.setattr(cy, cls.__name__, lambda *a: calls.append(a) or cls(*a))
+    make_bot(kind, s.get_game(), s.current_player(), iterations=5, seed=0,
+             **KINDS[kind]).analyze(s)
+    assert len(calls) == 1
+    ref = s.get_game().reference_game()
+    ref_state = ref.deserialize_state(s.serialize())
+    make_bot(kind, ref, s.current_player(), iterations=5, seed=0, **KINDS[kind]).analyze(
+        ref_state)
+    make_bot(kind, s.get_game(), s.current_player(), iterations=5, seed=0,
+             search_backend="python", **KINDS[kind]).analyze(s)
+    assert len(calls) == 1
+    with pytest.raises(ValueError, match="search_backend"):
+        make_bot(kind, ref, s.current_player(), iterations=5, search_backend="cython",
+                 **KINDS[kind]).analyze(ref_state)
+    with pytest.raises(ValueError, match="search_backend"):
+        cy_bot(kind, s, iterations=5, rollout_cutoff=4).analyze(s)
+    with pytest.raises(ValueError, match="search_backend"):
+        make_bot(kind, s.get_game(), s.current_player(), iterations=5, search_backend="c",
+                 **KINDS[kind])
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_determinism(kind):
+    """Same state, seed and iterations => the same Analysis numbers (all but elapsed_s)."""
+    s = mid_game({"num_players": 4})
+    a = cy_bot(kind, s, iterations=400).analyze(s)
+    b = cy_bot(kind, s.clone(), iterations=400).analyze(s.clone())
+    assert numbers(a) == numbers(b)
+    assert a.iterations == 400 and a.nodes > 1 and a.max_depth >= 1
+    assert sum(m.visits for m in a.moves) == 400
+    assert a.pv and a.pv[0].action == a.best_action
+    c = cy_bot(kind, s, seed=4, iterations=400).analyze(s)
+    assert numbers(c) != numbers(a)
+
+
+@pytest.mark.parametrize("variant,params", RT_VARIANTS, ids=RT_IDS)
+def test_ismcts_does_not_peek(variant, params):
+    """Two states with equal ``information_state_string(player)`` (built with
+    ``resample_from_infostate``) get the same analysis for the same seed."""
+    s = mid_game(params, seed=1)
+    p = s.current_player()
+    a, b = s.resample_from_infostate(p, 11), s.resample_from_infostate(p, 12)
+    assert a.information_state_string(p) == b.information_state_string(p)
+    ra = cy_bot("ismcts", a, iterations=150).analyze(a)
+    rb = cy_bot("ismcts", b, iterations=150).analyze(b)
+    assert numbers(ra) == numbers(rb)
+    # mcts reads only a determinization drawn from the information state too
+    ma = cy_bot("mcts", a, iterations=150).analyze(a)
+    mb = cy_bot("mcts", b, iterations=150).analyze(b)
+    assert numbers(ma) == numbers(mb)
+
+
+@pytest.mark.parametrize("variant,params", RT_VARIANTS, ids=RT_IDS)
+def test_legal_action_at_every_decision_node(variant, params):
+    """Random games of every variant: the compiled bots pick a legal move at every one of
+    their decision nodes (tiny budgets)."""
+    game = load_game("rat_trap", backend="cython", **params)
+    rng = np.random.default_rng(5)
+    s = game.new_initial_state()
+    bots = {}
+    steps = 0
+    while not s.is_terminal() and steps < 400:
+        if s.is_player_node():
+            p = s.current_player()
+            kind = ("mcts", "ismcts")[steps % 2]
+            key = (kind, p)
+            if key not in bots:
+                bots[key] = cy_bot(kind, s, seed=p, iterations=8)
+            a = bots[key].analyze(s).best_action
+            assert a in s.legal_actions(), (variant, steps, a)
+            s.apply_action(a)
+        else:
+            s.apply_action(sample_action(s, rng))
+        steps += 1
+
+
+@pytest.mark.parametrize("make", [rt_heal_saves_the_round, rt_cat_eliminates_the_leader],
+                         ids=["heal", "cat"])
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_hand_made_positions(make, kind):
+    """The Rat Trap positions of tests/bots/test_bot_positions.py (their docstrings cite the
+    rulebook; the exhaustive solver there proves them) on the Cython twin: the compiled
+    search plays a winning move, values it above every losing one."""
+    ref: Position = make()
+    game = load_game("rat_trap", backend="cython", **ref.game.params)
+    state = game.from_reference(ref.state)
+    for seed in (0, 1):
+        an = cy_bot(kind, state, seed=seed, iterations=300).analyze(state)
+        best = state.action_to_string(state.current_player(), an.best_action)
+        assert best in ref.win, (ref.name, kind, seed, best, an.moves[:4])
+        stats = {m.label: m for m in an.moves}
+        assert stats[best].value > max(stats[m].value for m in ref.lose), an.moves
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_budgets(kind):
+    """``iterations`` is exact; ``time_limit`` stops in time; with both the first exhausted
+    stops; ``on_progress`` is called every K iterations and ``False`` stops the search."""
+    s = mid_game({"num_players": 3})
+    for it in (1, 7, 123):
+        assert cy_bot(kind, s, iterations=it).analyze(s).iterations == it
+    an = cy_bot(kind, s, time_limit=0.05).analyze(s)
+    assert an.iterations > 0 and an.elapsed_s < 0.05 + 0.02
+    an = cy_bot(kind, s, time_limit=0.05, iterations=10).analyze(s)
+    assert an.iterations == 10
+    seen = []
+
+    def progress(a):
+        seen.append(a.iterations)
+        return len(seen) < 3
+
+    an = cy_bot(kind, s, iterations=1000, on_progress=progress, progress_every=25).analyze(s)
+    assert seen == [25, 50, 75] and an.iterations == 75
+
+
+@pytest.mark.parametrize("variant,params", RT_VARIANTS, ids=RT_IDS)
+def test_info_hash_keys_like_the_information_state(variant, params):
+    """IS-MCTS keys chance children by ``c_info_hash(player)``: after every outcome of a chance
+    node, two outcomes get equal digests exactly when the searcher's
+    ``information_state_string`` is equal (the Python ``chance_key="infostate"`` key)."""
+    game = load_game("rat_trap", backend="cython", **params)
+    rng = np.random.default_rng(2)
+    s = game.new_initial_state()
+    checked = 0
+    while not s.is_terminal() and checked < 40:
+        if s.is_chance_node():
+            for p in range(game.num_players()):
+                after = []
+                for a, _ in s.chance_outcomes():
+                    c = s.clone()
+                    c.apply_action(a)
+                    after.append((c.information_state_string(p), cy.info_hash(c, p)))
+                for x in after:
+                    for y in after:
+                        assert (x[0] == y[0]) == (x[1] == y[1])
+            checked += 1
+        s.apply_action(sample_action(s, rng))
