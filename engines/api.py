@@ -35,6 +35,8 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -52,6 +54,7 @@ __all__ = [
     "make_rng",
     "canonical_json",
     "check_player",
+    "read_component_json",
 ]
 
 #: ``current_player()`` at a chance node (OpenSpiel's kChancePlayerId).
@@ -110,6 +113,29 @@ def check_player(player: Any, num_players: int) -> int:
             or not 0 <= int(player) < num_players:
         raise ValueError(f"bad player {player!r}: allowed an int from 0 to {num_players - 1}")
     return int(player)
+
+
+def read_component_json(package: str, filename: str, path: str | None) -> tuple[Any, str]:
+    """A game's component data: the packaged ``filename`` of ``package`` (``path=None``) or
+    the JSON file at ``path`` (the ``data_path`` parameter). Returns ``(document, source)``,
+    ``source`` naming the file for error messages.
+
+    Raises:
+        ValueError: the file cannot be read (naming ``data_path``) or is not valid JSON.
+    """
+    if path is None:
+        text = resources.files(package).joinpath(filename).read_text()
+        source = filename
+    else:
+        try:
+            text = Path(path).read_text()
+        except OSError as exc:
+            raise ValueError(f"bad value {path!r} for parameter 'data_path': {exc}") from None
+        source = str(path)
+    try:
+        return json.loads(text), source
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{source}: not valid JSON: {exc}") from None
 
 
 def canonical_json(obj: Any) -> str:

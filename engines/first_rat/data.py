@@ -13,12 +13,11 @@ Numbers printed in the rulebook's rule text (not on components) are the constant
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 from typing import Any
+
+from ..api import read_component_json
 
 #: Numbers from the rulebook's text (section in the comment).
 RULEBOOK: dict[str, int] = {
@@ -465,17 +464,5 @@ def load(path: str | None = None) -> FirstRatData:
     Raises:
         ValueError: the file is missing, not JSON, or fails validation.
     """
-    if path is None:
-        text = resources.files(__package__).joinpath("first_rat.json").read_text()
-        source = "first_rat.json"
-    else:
-        try:
-            text = Path(path).read_text()
-        except OSError as exc:
-            raise ValueError(f"bad value {path!r} for parameter 'data_path': {exc}") from None
-        source = str(path)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{source}: not valid JSON: {exc}") from None
+    doc, source = read_component_json(__package__, "first_rat.json", path)
     return parse(doc, source)

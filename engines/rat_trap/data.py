@@ -9,11 +9,10 @@ Load another file with ``load_game("rat_trap", data_path=...)``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
-from pathlib import Path
+
+from ..api import read_component_json
 
 #: Card types, in id order. ``trap`` is a Trap card; the others are stored when drawn.
 CARD_TYPES = ("trap", "cheese1", "cheese2", "clover")
@@ -138,17 +137,5 @@ def load(path: str | None = None) -> RatTrapData:
     Raises:
         ValueError: the file is missing, not JSON, or fails validation.
     """
-    if path is None:
-        text = resources.files(__package__).joinpath("rat_trap.json").read_text()
-        source = "rat_trap.json"
-    else:
-        try:
-            text = Path(path).read_text()
-        except OSError as exc:
-            raise ValueError(f"bad value {path!r} for parameter 'data_path': {exc}") from None
-        source = str(path)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{source}: not valid JSON: {exc}") from None
+    doc, source = read_component_json(__package__, "rat_trap.json", path)
     return parse(doc, source)

@@ -40,11 +40,10 @@ card texts; a data file may override any of them with a top-level ``"effect_amou
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
-from pathlib import Path
+
+from ..api import read_component_json
 
 #: Cheese colours, in id order (rulebook "Cheese": Green, Blue and Red).
 COLOURS = ("green", "blue", "red")
@@ -366,17 +365,5 @@ def load(path: str | None = None) -> RatsToRichesData:
     Raises:
         ValueError: the file is missing, not JSON, or fails validation.
     """
-    if path is None:
-        text = resources.files(__package__).joinpath("rats_to_riches.json").read_text()
-        source = "rats_to_riches.json"
-    else:
-        try:
-            text = Path(path).read_text()
-        except OSError as exc:
-            raise ValueError(f"bad value {path!r} for parameter 'data_path': {exc}") from None
-        source = str(path)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{source}: not valid JSON: {exc}") from None
+    doc, source = read_component_json(__package__, "rats_to_riches.json", path)
     return parse(doc, source)

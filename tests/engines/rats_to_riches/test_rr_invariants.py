@@ -9,6 +9,7 @@ import pytest
 from rr_helpers import PIPE, card_total, game_cards, make_state
 
 from ratai.engines import load_game
+from ratai.engines.api import read_component_json
 from ratai.engines.rats_to_riches import data as D
 from tests.conftest import random_playout, sample_action
 
@@ -34,7 +35,7 @@ def check_invariants(state) -> None:
 
 
 def _run_games(n: int, count: int) -> None:
-    game = load_game("rats_to_riches", num_players=n)
+    game = load_game("rats_to_riches", backend="python", num_players=n)
     bound = game.max_game_length()
     for seed in range(count):
         final = random_playout(game, seed, on_state=check_invariants)
@@ -61,7 +62,7 @@ def _late_game_runs(n: int, count: int) -> None:
     """Random games from a position whose Rat Pack is empty: every refill reshuffles the
     Cesspit (RR-6), which holds the spare Flush cards, so Flush cards are revealed, bought,
     sabotaged and flushed. Checks the invariants and the observation round trip."""
-    game = load_game("rats_to_riches", num_players=n)
+    game = load_game("rats_to_riches", backend="python", num_players=n)
     flush_seen = 0
     for seed in range(count):
         _, state = make_state(n, cash=[10] * n, cheese=[[2, 2, 2]] * n,
@@ -114,7 +115,7 @@ def test_observation_seat_is_checked():
 def test_state_from_observation_round_trips(n):
     """``state_from_observation(p, s.observation(p)).observation(p) == s.observation(p)``
     along random games; here (RR-8: nothing hidden) the rebuilt state is the state."""
-    game = load_game("rats_to_riches", num_players=n)
+    game = load_game("rats_to_riches", backend="python", num_players=n)
     rng = np.random.default_rng(n)
 
     def check(state):
@@ -133,7 +134,7 @@ def test_state_from_observation_round_trips(n):
 
 def test_rebuilt_states_play_on_identically():
     """A rebuilt state continues exactly like the original under the same actions."""
-    game = load_game("rats_to_riches", num_players=3)
+    game = load_game("rats_to_riches", backend="python", num_players=3)
     rng = np.random.default_rng(5)
     state = game.new_initial_state()
     for _ in range(60):
@@ -192,18 +193,17 @@ def test_heuristic_value_is_in_unit_interval_and_prefers_the_richer():
 def test_bad_num_players(n):
     """Params: num_players 2-5; the error names the parameter and the allowed values."""
     with pytest.raises(ValueError, match="num_players.*2 to 5"):
-        load_game("rats_to_riches", num_players=n)
+        load_game("rats_to_riches", backend="python", num_players=n)
 
 
 def test_data_path_loads_another_card_list(tmp_path):
     """``data_path``: another card list (here: fewer Pipes, dearer Snatch)."""
-    doc = json.loads(D.resources.files(D.__package__).joinpath("rats_to_riches.json")
-                     .read_text())
+    doc, _ = read_component_json(D.__package__, "rats_to_riches.json", None)
     doc["scrappy_sewer"][3]["count"] = 4
     doc["scrappy_sewer"][4]["cost"] = {"red": 2}
     path = tmp_path / "rr.json"
     path.write_text(json.dumps(doc))
-    game = load_game("rats_to_riches", num_players=2, data_path=str(path))
+    game = load_game("rats_to_riches", backend="python", num_players=2, data_path=str(path))
     assert game.data.total_cards == 74
     snatch = [t for t in game.data.card_types if t.action == "snatch"]
     assert len(snatch) == 2 and {t.key for t in snatch} == {"Snatch (Scrappy Sewer)",
@@ -222,8 +222,7 @@ def test_data_path_loads_another_card_list(tmp_path):
 ])
 def test_bad_data_is_rejected_naming_the_field(mutate, field):
     """Data is validated at load with clear errors naming the field."""
-    doc = json.loads(D.resources.files(D.__package__).joinpath("rats_to_riches.json")
-                     .read_text())
+    doc, _ = read_component_json(D.__package__, "rats_to_riches.json", None)
     mutate(doc)
     with pytest.raises(ValueError, match=field):
         D.parse(doc, "test.json")
@@ -231,7 +230,7 @@ def test_bad_data_is_rejected_naming_the_field(mutate, field):
 
 def test_missing_data_file():
     with pytest.raises(ValueError, match="data_path"):
-        load_game("rats_to_riches", data_path="/nonexistent/rr.json")
+        load_game("rats_to_riches", backend="python", data_path="/nonexistent/rr.json")
 
 
 def test_packaged_data_matches_the_shared_stand_in():
