@@ -55,6 +55,7 @@ __all__ = [
     "canonical_json",
     "check_player",
     "read_component_json",
+    "sample_chance_outcome",
 ]
 
 #: ``current_player()`` at a chance node (OpenSpiel's kChancePlayerId).
@@ -136,6 +137,17 @@ def read_component_json(package: str, filename: str, path: str | None) -> tuple[
         return json.loads(text), source
     except json.JSONDecodeError as exc:
         raise ValueError(f"{source}: not valid JSON: {exc}") from None
+
+
+def sample_chance_outcome(state: State, rng: np.random.Generator) -> int:
+    """A chance outcome of ``state`` (a chance node) drawn by its probability with ``rng``.
+
+    This is how every ratai tool resolves chance nodes (arena, terminal play, playthroughs),
+    so a seed reproduces a game everywhere.
+    """
+    outcomes = state.chance_outcomes()
+    probs = np.array([p for _, p in outcomes])
+    return int(outcomes[rng.choice(len(outcomes), p=probs / probs.sum())][0])
 
 
 def canonical_json(obj: Any) -> str:

@@ -22,6 +22,7 @@ import numpy as np
 
 from ratai.bots import make_bot
 from ratai.engines import CHANCE, load_game
+from ratai.engines.api import sample_chance_outcome
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,7 @@ def play_game(game_name: str, params: dict, specs: Sequence[str], seed: int, ind
     while not state.is_terminal():
         cp = state.current_player()
         if cp == CHANCE:
-            outcomes = state.chance_outcomes()
-            probs = np.array([p for _, p in outcomes])
-            action = outcomes[rng.choice(len(outcomes), p=probs / probs.sum())][0]
+            action = sample_chance_outcome(state, rng)
         else:
             action = bots[cp].step(state)
         state.apply_action(action)

@@ -23,6 +23,7 @@ import numpy as np
 from ratai.arena import run_arena, standings
 from ratai.bots import make_bot
 from ratai.engines import CHANCE, load_game
+from ratai.engines.api import sample_chance_outcome
 
 DEFAULT_PLAYERS = {"rat_trap": 3, "first_rat": 3, "ratapolis": 3, "rats_to_riches": 3}
 
@@ -62,8 +63,7 @@ def positions(game, count: int, seed: int) -> list:
         while not state.is_terminal() and (state.move_number() < target
                                            or state.current_player() < 0):
             if state.current_player() == CHANCE:
-                acts, probs = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(int(rng.choice(acts, p=np.array(probs) / sum(probs))))
+                state.apply_action(sample_chance_outcome(state, rng))
             else:
                 legal = state.legal_actions()
                 state.apply_action(legal[rng.integers(len(legal))])

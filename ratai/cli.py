@@ -24,6 +24,7 @@ import numpy as np
 
 from ratai.bots import make_bot
 from ratai.engines import CHANCE, game_class, load_game, registered_games
+from ratai.engines.api import sample_chance_outcome
 
 
 class UsageError(SystemExit):
@@ -91,9 +92,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
     while not state.is_terminal():
         cp = state.current_player()
         if cp == CHANCE:
-            outcomes = state.chance_outcomes()
-            probs = np.array([p for _, p in outcomes])
-            action = outcomes[rng.choice(len(outcomes), p=probs / probs.sum())][0]
+            action = sample_chance_outcome(state, rng)
         elif cp == me:
             action = _ask_move(state, me, out, inp, hint)
             if action is None:

@@ -13,6 +13,7 @@ import json
 import numpy as np
 
 from ratai.engines import CHANCE, load_game
+from ratai.engines.api import sample_chance_outcome
 
 #: Golden playthroughs: game -> (params, seed). Each game adds its own.
 GOLDENS: dict[str, tuple[dict, int]] = {
@@ -38,8 +39,7 @@ def playthrough(name: str, params: dict, seed: int) -> str:
             outcomes = state.chance_outcomes()
             for a, p in outcomes:
                 lines.append(f"  {a:4d} {state.action_to_string(cp, a)}  (p={p:.4f})")
-            probs = np.array([p for _, p in outcomes])
-            action = outcomes[rng.choice(len(outcomes), p=probs / probs.sum())][0]
+            action = sample_chance_outcome(state, rng)
         else:
             legal = state.legal_actions()
             for a in legal:

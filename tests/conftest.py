@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from ratai.engines import _CYTHON_REGISTRY, game_class, load_game, registered_games
+from ratai.engines.api import sample_chance_outcome
 
 
 def game_variants(backends: bool = False) -> list[tuple]:
@@ -32,9 +33,7 @@ VARIANT_IDS = [_variant_id(*entry[:2], entry[3]) for entry in game_variants(back
 def sample_action(state, rng: np.random.Generator) -> int:
     """A chance outcome by its probability, or a uniform legal decision."""
     if state.is_chance_node():
-        outcomes = state.chance_outcomes()
-        probs = np.array([p for _, p in outcomes])
-        return outcomes[rng.choice(len(outcomes), p=probs / probs.sum())][0]
+        return sample_chance_outcome(state, rng)
     legal = state.legal_actions()
     return legal[rng.integers(len(legal))]
 
