@@ -39,6 +39,7 @@ _REGISTRY: dict[str, str] = {
 #: name -> "module:GameClass" of the Cython twin (issue: Cython core).
 _CYTHON_REGISTRY: dict[str, str] = {
     "rat_trap": "ratai._speedups.rat_trap:RatTrapGame",
+    "rats_to_riches": "ratai._speedups.rats_to_riches:RatsToRichesGame",
 }
 
 BACKENDS = ("auto", "python", "cython")

@@ -227,9 +227,7 @@ class RatAIServicer(pb_grpc.RatAIServicer):
                         handle.cancel()
                         return
                     continue
-                if handle.future.done():
-                    continue  # the final message supersedes late partials
-                sent += 1
+                sent += 1  # partials queued before the end are still sent, in order
                 yield analysis_pb(a, final=False)
             res = handle.result()
         finally:

@@ -34,7 +34,7 @@ def make_state(n: int = 3, *, active: int = 0, phase: str = "step2", cash=None, 
     cards ``flush_boxed`` are out of the game (RR-2) and the rest are in the Cesspit
     (less any placed in the Open Sewer).
     """
-    game = load_game("rats_to_riches", num_players=n, **params)
+    game = load_game("rats_to_riches", backend="python", num_players=n, **params)
     s = game.new_initial_state()
     s.phase = phase
     s.active = active

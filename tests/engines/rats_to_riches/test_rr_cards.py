@@ -18,7 +18,7 @@ TESTED_KINDS = {
 
 def test_every_effect_kind_in_the_data_is_tested():
     """Each card effect in the data has a test in this file."""
-    game = load_game("rats_to_riches", num_players=2)
+    game = load_game("rats_to_riches", backend="python", num_players=2)
     kinds = set()
     for t in game.data.card_types:
         kinds |= {k for k in (t.action, t.career, t.event) if k}

@@ -18,7 +18,7 @@ GOLDEN = Path(__file__).with_name("render_rats_to_riches.txt")
 
 
 def _seeded_state(n: int = 3, seed: int = 3, plies: int = 120):
-    game = load_game("rats_to_riches", num_players=n)
+    game = load_game("rats_to_riches", backend="python", num_players=n)
     state = game.new_initial_state()
     rng = np.random.default_rng(seed)
     for _ in range(plies):
@@ -54,7 +54,7 @@ def test_render_shows_a_flush_card_the_golden_rat_and_a_pending_choice():
 def test_render_fits_100_columns_and_reads_only_the_observation(n):
     """Every line fits a 100-column terminal; the text is a function of the observation
     (a state rebuilt from it renders the same)."""
-    game = load_game("rats_to_riches", num_players=n)
+    game = load_game("rats_to_riches", backend="python", num_players=n)
     state = game.new_initial_state()
     rng = np.random.default_rng(n)
     while not state.is_terminal():

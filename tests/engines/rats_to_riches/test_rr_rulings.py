@@ -78,7 +78,7 @@ def test_rr3_cards_lie_face_up_and_are_used_later():
 # ----------------------------------------------------------------------------- RR-4
 def test_rr4_setup_event_resolves_after_starting_cash_and_cheese():
     """RR-4: events revealed during setup resolve after starting cash and cheese."""
-    game = load_game("rats_to_riches", num_players=2)
+    game = load_game("rats_to_riches", backend="python", num_players=2)
     s = game.new_initial_state()
     do(s, "take 3 green cheese")
     do(s, "take 2 green, 1 red cheese")

@@ -12,7 +12,7 @@ def test_setup_cash_flush_cards_and_rat_pack_order():
     """Building The Sewer: $5 each; "give one Flush Card face-up to each rat. Put any spares
     in a discard pile on the board, called The Cesspit" (5 Flush cards, 3 rats: 2 spares);
     Scrappy Sewer cards lie on top of the Supreme Sewer cards in the Rat Pack."""
-    game = load_game("rats_to_riches", num_players=3)
+    game = load_game("rats_to_riches", backend="python", num_players=3)
     s = game.new_initial_state()
     assert s.cash == [5, 5, 5]
     assert s.flush == [1, 1, 1] and s.box == 0
@@ -26,7 +26,7 @@ def test_setup_cash_flush_cards_and_rat_pack_order():
 def test_setup_cheese_is_each_rats_choice():
     """Building The Sewer / Cheese: "Each rat then takes 3 pieces of any Cheese" (a decision
     per seat: the 10 multisets of 3 colours)."""
-    game = load_game("rats_to_riches", num_players=2)
+    game = load_game("rats_to_riches", backend="python", num_players=2)
     s = game.new_initial_state()
     assert len(s.legal_actions()) == 10
     do(s, "take 3 red cheese")
@@ -39,7 +39,7 @@ def test_setup_cheese_is_each_rats_choice():
 def test_setup_reveals_three_scrappy_cards_then_seat_0_collects_income():
     """Building The Sewer: turn over the top 3 cards (Scrappy Sewer first, drawn lazily with
     probability count/44); then "you get to start first": seat 0 collects its $2."""
-    game = load_game("rats_to_riches", num_players=2)
+    game = load_game("rats_to_riches", backend="python", num_players=2)
     s = game.new_initial_state()
     do(s, "take 3 green cheese")
     do(s, "take 3 blue cheese")
