@@ -4,7 +4,9 @@
                  (legal actions / chance outcomes into caller buffers, unchecked apply, copy,
                  clone, returns), most ``noexcept nogil``; ``core.pyx`` adds generic C-level
                  random playouts and the clone/copy loops of the benchmark.
-``rat_trap.pyx`` the Rat Trap twin (same API and behaviour as ``engines/rat_trap``).
+``rat_trap.pyx``, ``first_rat.pyx``, ``ratapolis.pyx``, ``rats_to_riches.pyx``
+                 the twins (same API and behaviour as ``engines/<game>``); a twin with
+                 ``fast_c_resample`` determinizes in C for the search.
 ``search.pyx``   compiled UCT and IS-MCTS over the ``cdef`` contract (flat node pool); the
                  ``mcts`` / ``ismcts`` bots use it on a Cython state (``search_backend``).
 

@@ -14,8 +14,16 @@ Hot path (pure C, no Python objects): ``c_current_player``, ``c_legal_actions``,
 (observation, labels, describe_action, render, serialization, determinization) convert the C
 state to the equivalent reference ``RatTrapState`` and run the reference code, so their
 results are identical by construction; ``tests/speedups`` checks the conversion field by field.
+``resample_from_infostate`` is the reference's too (same samples for the same seed).
+
+The search's determinization is compiled: ``c_resample`` (``fast_c_resample = True``) runs
+``rt_determinize``, the sampling half of ``view._rebuild`` over the struct (the same
+distribution from the seat's view only, another random stream; ~0.5 us instead of ~120 us).
+``tests/speedups/test_cy_resample.py`` checks it against the reference.
 """
 
+from cpython.object cimport PyObject
+from cpython.ref cimport _Py_REFCNT
 from libc.string cimport memcpy, memset
 
 import numpy as np
@@ -26,7 +34,7 @@ from ratai.engines.rat_trap import rules as _R
 from ratai.engines.rat_trap import view as _V
 from ratai.engines.rat_trap.data import CARD_CHEESE, CARD_TYPES, ROLES
 
-from .core cimport CyState
+from .core cimport CyState, ratai_splitmix64, ratai_uniform
 
 # ------------------------------------------------------------------------------ constants
 cdef enum:
@@ -1260,6 +1268,365 @@ cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) n
     return h if h != 0 else 1
 
 
+# ====================================================================== determinization
+# The compiled twin of ``view._rebuild``'s sampling half (the search's ``c_resample``): a
+# full state seat ``p`` cannot tell from the source, drawn from the same distribution as the
+# reference draws, from what ``view.observation(state, p)`` contains only.
+cdef enum:
+    RS_MAXSLOT = 128   # unknown cards handled in C (more: the reference is used)
+
+
+cdef inline int rs_below(unsigned long long* rng, int n) noexcept nogil:
+    """A uniform int in ``0..n-1`` (``n >= 1``; multiply-shift, bias below 2**-32 * n)."""
+    return <int>(((ratai_splitmix64(rng) >> 32) * <unsigned long long>n) >> 32)
+
+
+cdef double rs_comb(int a, int b) noexcept nogil:
+    """``math.comb(a, b)`` as a double (exact from the table below 40)."""
+    cdef double c = 1.0
+    cdef int i
+    if b < 0 or a < 0 or b > a:
+        return 0.0
+    if a < 40:
+        return <double>COMB[a][b]
+    for i in range(b):
+        c = c * <double>(a - i) / <double>(i + 1)
+    return c
+
+
+cdef double rs_perm(int a, int b) noexcept nogil:
+    """Ordered selections of ``b`` of ``a`` things (``a! / (a - b)!``; 0 when ``b > a``)."""
+    cdef double c = 1.0
+    cdef int i
+    if b < 0 or b > a:
+        return 0.0
+    for i in range(b):
+        c *= <double>(a - i)
+    return c
+
+
+cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
+                        unsigned long long* rng) noexcept nogil:
+    """Write into ``d`` a determinization of ``src`` for seat ``p`` (``view._rebuild``).
+
+    Reads of ``src`` are only what ``view.observation(src, p)`` holds: the derived public
+    counts (stored/lost counts, pile sizes and placed cards, roles dealt) computed first, then
+    a copy of the struct from which every field ``p`` cannot see is wiped before anything is
+    sampled; the rest reads ``d`` only. The unknown cards are re-dealt as the reference does:
+    roles among seats whose role ``p`` does not know, each assignment weighted by
+    ``comb(allowed, traps_left)`` (grouped by the Fool's seat: the weight depends on nothing
+    else), the unseen Traps uniformly into allowed slots (piles, the pool, a Fool's stored
+    and lost cards), the other unknown cards uniformly into the remaining slots, one Trap kept
+    in every non-empty pile where ``p`` saw none (at a uniform place of an ordered pile), and
+    the sampled Fool's ``fool_piles`` uniform. Returns 0, or -1 when the view is not one the
+    C path handles (the caller then runs the reference, which raises for impossible views).
+    """
+    cdef int n = k.n, P = k.P, tr = k.third_rat, npl = k.npiles
+    cdef int q, o, i, j, t, x, r, f, total
+    cdef int stored_counts[RT_MAXP]
+    cdef int lost_counts[RT_MAXP]
+    cdef int sizes[RT_MAXPILE]
+    cdef int placed[RT_MAXPILE]
+    cdef int reserve[RT_MAXPILE]
+    cdef int unknown[RT_NT]
+    cdef int cnt[RT_NT]
+    cdef int dealt = 0, S = 0, L = 0, pool_size = 0, reserved = 0, traps_left, nslots
+    cdef int nseats = 0, nfree = 0, nmust = 0, nallowed, fool, known_fool, nopt
+    cdef int seats[RT_MAXP]
+    cdef int free_roles[5]
+    cdef int must[RT_MAXP]
+    cdef int opt_seat[RT_MAXP + 1]
+    cdef double opt_w[RT_MAXP + 1]
+    cdef double w, wsum, u
+    cdef signed char slot_q[RS_MAXSLOT]      # stored slots: owner, and 1 for a lost card
+    cdef signed char slot_lost[RS_MAXSLOT]
+    cdef signed char slot_pile[RS_MAXSLOT]   # ordered-pile slots: the pile
+    cdef signed char card[RS_MAXSLOT]        # the card dealt to each slot
+    cdef short idx[RS_MAXSLOT]
+    cdef signed char content[RT_MAXORDER + 1]
+    cdef int ncontent, at
+    cdef bint manip, fool_p, ok
+
+    # --- 1. public counts the observation derives from hidden fields
+    for q in range(P):
+        stored_counts[q] = csum(src.stored[q])
+        lost_counts[q] = csum(src.lost[q])
+    for i in range(npl):
+        sizes[i] = pile_size(src, i)
+        placed[i] = src.otail[i] - src.ohead[i] if src.has_order[i] else -1
+    for q in range(n):
+        if src.roles[q] >= 0:
+            dealt += 1
+
+    # --- 2. the seat's view: copy the struct, wipe what p cannot see
+    rt_copy(d, src)
+    manip = d.roles[p] == R_MANIPULATOR
+    fool_p = d.roles[p] == R_FOOL
+    for q in range(P):
+        if q != p and q != tr:       # the Third Rat's cards lie face up
+            memset(d.stored[q], 0, RT_NT)
+            memset(d.lost[q], 0, RT_NT)
+    for o in range(P):               # p's own knowledge, and what seats know of p's cards
+        if o != p:
+            for q in range(P):
+                if q != p or o >= n:
+                    memset(d.known[o][q], 0, RT_NT)
+    for q in range(n):
+        if q != p and not d.role_public[q]:
+            d.roles[q] = -1
+    if not fool_p:
+        d.nfool = 0
+        memset(d.fool_piles, 0, sizeof(d.fool_piles))
+    memset(d.pool, 0, sizeof(d.pool))
+    for i in range(npl):
+        d.pile_g[i] = 0
+        d.pile_r[i] = 0
+        if d.has_order[i] and manip and contains(d.manip_piles, d.nmanip, i):
+            x = d.otail[i] - d.ohead[i]     # the pile p ordered: kept, from its top
+            for j in range(x):
+                d.order[i][j] = d.order[i][d.ohead[i] + j]
+            for j in range(x, RT_MAXORDER):
+                d.order[i][j] = 0
+            d.ohead[i] = 0
+            d.otail[i] = x
+        else:
+            memset(d.order[i], 0, RT_MAXORDER)
+            d.ohead[i] = 0
+            d.otail[i] = 0
+    if not manip:
+        memset(d.manip_hand, 0, sizeof(d.manip_hand))
+
+    # --- 3. the round's deck minus the cards whose place p knows
+    for t in range(RT_NT):
+        unknown[t] = k.deck[t] - d.stored[p][t] - d.lost[p][t]
+        for q in range(P):
+            unknown[t] -= d.known[p][q][t]
+        if tr >= 0:
+            unknown[t] -= d.stored[tr][t] + d.lost[tr][t]
+        if manip:
+            unknown[t] -= d.manip_hand[t]
+    if manip:
+        for i in range(npl):
+            if d.has_order[i] and contains(d.manip_piles, d.nmanip, i):
+                for j in range(d.otail[i]):
+                    unknown[d.order[i][j]] -= 1
+    for i in range(npl):
+        unknown[C_TRAP] -= d.trap_out[i]
+    unknown[C_CLOVER] -= d.used_clovers
+    total = 0
+    for t in range(RT_NT):
+        if unknown[t] < 0:
+            return -1
+        total += unknown[t]
+    if total > RS_MAXSLOT:
+        return -1
+
+    # --- 4. the places of unknown cards (slots), in the reference's canonical order
+    for q in range(n):
+        if q == p:
+            continue
+        x = stored_counts[q] - csum(d.known[p][q])
+        if x < 0 or lost_counts[q] < 0 or S + x + lost_counts[q] > total:
+            return -1
+        for j in range(x + lost_counts[q]):
+            slot_q[S] = q
+            slot_lost[S] = j >= x
+            S += 1
+    for i in range(npl):
+        ok = d.trap_out[i] == 0 and not (fool_p and contains(d.fool_piles, d.nfool, i))
+        reserve[i] = sizes[i] > 0 and ok       # p saw no Trap leave it: it keeps one
+        if placed[i] >= 0:
+            if manip:
+                reserve[i] = 0
+                continue
+            x = sizes[i] - reserve[i]
+            if S + L + x > total or x > RT_MAXORDER:
+                return -1
+            for j in range(x):
+                slot_pile[S + L] = i
+                L += 1
+        else:
+            pool_size += sizes[i] - reserve[i]
+        reserved += reserve[i]
+    nslots = S + L + pool_size
+    if nslots + reserved != total or unknown[C_TRAP] < reserved:
+        return -1
+    traps_left = unknown[C_TRAP] - reserved
+
+    # --- 5. roles: P(assignment) ~ comb(allowed, traps_left), allowed = the Trap places
+    if k.roles:
+        for q in range(dealt):
+            if d.roles[q] < 0:
+                seats[nseats] = q
+                nseats += 1
+        for r in range(5):
+            if not contains(d.roles, n, r):
+                free_roles[nfree] = r
+                nfree += 1
+        for q in range(n):
+            if q != p and d.known[p][q][C_TRAP] > 0:
+                must[nmust] = q
+                nmust += 1
+        known_fool = role_index(d, k, R_FOOL)
+        nopt = 0
+        # the options: where the Fool is (a seat, or nobody); within one, every assignment
+        # of the other free roles has the same weight
+        for j in range(-1, nseats):
+            if known_fool >= 0:
+                if j >= 0:
+                    break
+                f = known_fool
+                w = rs_perm(nfree, nseats)
+            elif j < 0:
+                f = -1
+                w = rs_perm(nfree - 1, nseats)
+            else:
+                f = seats[j]
+                if contains(d.not_fool, d.nnot_fool, f):
+                    continue
+                w = rs_perm(nfree - 1, nseats - 1)
+            ok = True
+            for i in range(nmust):
+                if must[i] != f:
+                    ok = False
+            if not ok or w == 0.0:
+                continue
+            x = L + pool_size
+            if f >= 0 and not d.role_gone[f]:
+                for i in range(S):
+                    if slot_q[i] == f:
+                        x += 1
+            w *= rs_comb(x, traps_left)
+            if w > 0.0:
+                opt_seat[nopt] = f
+                opt_w[nopt] = w
+                nopt += 1
+        if nopt == 0:
+            return -1
+        wsum = 0.0
+        for i in range(nopt):
+            wsum += opt_w[i]
+        u = ratai_uniform(rng) * wsum
+        j = nopt - 1
+        for i in range(nopt - 1):
+            u -= opt_w[i]
+            if u < 0:
+                j = i
+                break
+        fool = opt_seat[j]
+        # the Fool (if sampled at an unknown seat), then the rest uniformly
+        x = 0
+        for i in range(nfree):
+            if free_roles[i] != R_FOOL:
+                free_roles[x] = free_roles[i]
+                x += 1
+        if known_fool >= 0:
+            x = nfree
+        for i in range(nseats):
+            q = seats[i]
+            if q == fool and known_fool < 0:
+                d.roles[q] = R_FOOL
+                continue
+            j = rs_below(rng, x)
+            d.roles[q] = free_roles[j]
+            x -= 1
+            free_roles[j] = free_roles[x]
+
+    # --- 6. cards: Traps into allowed slots, the other unknown cards into the rest
+    nallowed = 0
+    for i in range(nslots):
+        card[i] = -1
+        if i >= S or (d.roles[slot_q[i]] == R_FOOL and not d.role_gone[slot_q[i]]):
+            idx[nallowed] = i
+            nallowed += 1
+    if traps_left > nallowed:
+        return -1
+    for i in range(traps_left):     # a uniform subset (partial Fisher-Yates)
+        j = i + rs_below(rng, nallowed - i)
+        x = idx[j]
+        idx[j] = idx[i]
+        idx[i] = x
+        card[x] = C_TRAP
+    x = 0
+    for t in range(1, RT_NT):
+        cnt[t] = unknown[t]
+        x += unknown[t]
+    for i in range(nslots):         # a uniform arrangement of the other cards
+        if card[i] == C_TRAP:
+            continue
+        if x <= 0:
+            return -1
+        j = rs_below(rng, x)
+        t = 1
+        while j >= cnt[t]:
+            j -= cnt[t]
+            t += 1
+        card[i] = t
+        cnt[t] -= 1
+        x -= 1
+
+    # stored / lost: what p knows of a seat, plus its slots
+    for q in range(n):
+        if q != p:
+            memcpy(d.stored[q], d.known[p][q], RT_NT)
+    for i in range(S):
+        if slot_lost[i]:
+            d.lost[slot_q[i]][card[i]] += 1
+        else:
+            d.stored[slot_q[i]][card[i]] += 1
+    # piles another seat ordered: their slots, the kept Trap at a uniform place
+    for i in range(npl):
+        if placed[i] < 0 or manip:
+            continue
+        ncontent = 0
+        for j in range(S, S + L):
+            if slot_pile[j] == i:
+                content[ncontent] = card[j]
+                ncontent += 1
+        if reserve[i]:
+            at = rs_below(rng, ncontent + 1)
+            for j in range(ncontent, at, -1):
+                content[j] = content[j - 1]
+            content[at] = C_TRAP
+            ncontent += 1
+        if placed[i] > ncontent:
+            return -1
+        for j in range(placed[i]):
+            d.order[i][j] = content[j]
+        d.ohead[i] = 0
+        d.otail[i] = placed[i]
+        if i == d.ordering:
+            for j in range(placed[i], ncontent):
+                d.manip_hand[content[j]] += 1
+    # lazily dealt piles: the set-aside Traps and the pool of dealt cards
+    for i in range(S + L, nslots):
+        d.pool[card[i]] += 1
+    for i in range(npl):
+        if placed[i] < 0:
+            d.pile_g[i] = reserve[i]
+            d.pile_r[i] = sizes[i] - reserve[i]
+    # the sampled Fool's record of where its Traps came from
+    f = role_index(d, k, R_FOOL)
+    if f >= 0 and f != p:
+        x = d.stored[f][C_TRAP] + d.lost[f][C_TRAP]
+        if x > RT_MAXFOOL:
+            return -1
+        for i in range(x):          # sorted uniform piles (insertion sort)
+            t = rs_below(rng, npl)
+            j = i
+            while j > 0 and d.fool_piles[j - 1] > t:
+                d.fool_piles[j] = d.fool_piles[j - 1]
+                j -= 1
+            d.fool_piles[j] = t
+        for i in range(x, RT_MAXFOOL):
+            d.fool_piles[i] = 0
+        d.nfool = x
+    elif f < 0:
+        d.nfool = 0
+        memset(d.fool_piles, 0, sizeof(d.fool_piles))
+    return 0
+
+
 # ====================================================================== game constants
 cdef class _Consts:
     """The game's constants as a C struct (owned by the game, shared by its states)."""
@@ -1341,6 +1708,15 @@ cdef void _set_arr(signed char* out, values, int cap, str field) except *:
 
 
 # ====================================================================== the state
+cdef unsigned long long _seed_of(object rng) except? 0:
+    """A 64-bit seed for ``rt_determinize``'s splitmix64 stream from the caller's ``rng``."""
+    if isinstance(rng, int):
+        return <unsigned long long>(rng & 0xFFFFFFFFFFFFFFFF)
+    if not isinstance(rng, np.random.Generator):
+        rng = _api.make_rng(rng)
+    return <unsigned long long>rng.bit_generator.random_raw()
+
+
 cdef class RatTrapState(CyState):
     """A Rat Trap position in one C struct; the same API as the reference ``RatTrapState``.
 
@@ -1411,8 +1787,47 @@ cdef class RatTrapState(CyState):
         self._hist_shared = True
         return new
 
+    #: The search may call ``c_resample`` per iteration: it is compiled (see rt_determinize).
+    fast_c_resample = True
+
+    cdef RatTrapState _determinized(self, int player, object rng, RatTrapState out,
+                                    unsigned long long* stream):
+        """``rt_determinize`` into ``out`` (None: a new state) drawing from ``stream`` (NULL:
+        a stream seeded from ``rng``); the reference ``_rebuild`` when the C path declines
+        (it raises for an impossible view)."""
+        cdef unsigned long long x
+        if stream == NULL:
+            x = _seed_of(rng)
+            stream = &x
+        if out is None:
+            out = RatTrapState.__new__(RatTrapState)
+            out._game = self._game
+            out._consts = self._consts
+            out.k = self.k
+            out._hist = []
+        elif out._hist:
+            out._hist = []
+        out._hist_shared = False
+        if rt_determinize(&out.s, &self.s, self.k, player, stream) == 0:
+            return out
+        gen = np.random.default_rng(stream[0]) if isinstance(rng, int) else rng
+        return self._game.state_from_observation(player, self.observation(player), gen)
+
     cdef CyState c_resample(self, int player, object rng):
-        return self.resample_from_infostate(player, rng)
+        # A scratch state held by this root is reused when nobody else holds it (the
+        # search drops each iteration's determinization before drawing the next one).
+        # The C stream is seeded by one draw from a numpy Generator ``rng``; later calls with
+        # the same Generator continue that stream (a seeded search stays reproducible, and
+        # the ~1 us draw is not paid per iteration). An int ``rng`` is the seed itself.
+        cdef RatTrapState out = None
+        if self._scratch is not None and _Py_REFCNT(<PyObject*>self._scratch) == 1:
+            out = self._scratch
+        if rng is None or rng is not self._rs_rng:
+            self._rs_state = _seed_of(rng)
+            self._rs_rng = rng if isinstance(rng, np.random.Generator) else None
+        out = self._determinized(player, rng, out, &self._rs_state)
+        self._scratch = out
+        return out
 
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         # equal for equal observation(player) (tests/speedups/test_cy_search.py checks it)
@@ -1815,6 +2230,19 @@ cdef class RatTrapState(CyState):
     def resample_from_infostate(self, player, rng=None):
         return self._game.state_from_observation(player, self.observation(player), rng)
 
+    def resample_c(self, player, rng=None):
+        """The compiled determinization the search uses (``c_resample``), as a new state.
+
+        Same distribution as :meth:`resample_from_infostate` (the reference ``_rebuild``),
+        another random stream: ``rng`` is an int (the splitmix64 seed itself), a numpy
+        ``Generator`` (one 64-bit draw seeds the stream) or anything ``make_rng`` accepts.
+
+        Raises:
+            ValueError: a bad seat, or an impossible information state (as the reference).
+        """
+        p = _api.check_player(player, self.k.n)
+        return self._determinized(p, rng, None, NULL)
+
     def serialize(self) -> bytes:
         return self.to_reference().serialize()
 
@@ -1855,6 +2283,24 @@ def _from_reference(game, ref, history=None) -> RatTrapState:
     st._hist_shared = False
     st._load(ref)
     return st
+
+
+def c_determinize(RatTrapState state, int player, unsigned long long seed):
+    """``rt_determinize`` alone (for tests): the C sample of ``state`` for seat ``player``
+    from the splitmix64 seed ``seed``, or None where the C path declines (then
+    ``resample_c`` / ``c_resample`` run the reference)."""
+    cdef RatTrapState out
+    if not 0 <= player < state.k.n:
+        raise ValueError(f"bad player {player!r}: allowed 0..{state.k.n - 1}")
+    out = RatTrapState.__new__(RatTrapState)
+    out._game = state._game
+    out._consts = state._consts
+    out.k = state.k
+    out._hist = []
+    out._hist_shared = False
+    if rt_determinize(&out.s, &state.s, state.k, player, &seed) != 0:
+        return None
+    return out
 
 
 def _make_game(params):

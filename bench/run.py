@@ -168,6 +168,12 @@ def search_position(game, plies: int = 12, seed: int = 0):
 
 SEARCH_KINDS = ("mcts", "ismcts")
 
+#: Parameter sets benchmarked per game when no ``--variant`` is given (default: the game's
+#: default parameters only). The search figures are taken at the first set.
+ROWS: dict[str, tuple[dict, ...]] = {
+    "first_rat": ({"num_players": 2}, {"num_players": 3}, {"num_players": 5}),
+}
+
 
 def _kind_options(kind: str, game) -> dict:
     return {"determinize": True} if kind == "mcts" and not game.perfect_information else {}
@@ -274,15 +280,19 @@ def main(argv: list[str] | None = None) -> int:
     games = args.game or sorted(_CYTHON_REGISTRY)
     rows = []
     for name in games:
-        params = game_class(name, "python").variants[args.variant] if args.variant else {}
-        if args.no_engine:
-            print(f"## {name} {params or '(default parameters)'}")
-            print_search(bench_search(name, params, args.repeats, args.scale), args.repeats)
-            continue
-        row = bench_game(name, params, args.repeats, args.scale)
-        if not args.no_search:
-            row["search"] = bench_search(name, params, args.repeats, args.scale)
-        rows.append(row)
+        param_sets = ((game_class(name, "python").variants[args.variant],) if args.variant
+                      else ROWS.get(name, ({},)))
+        for i, params in enumerate(param_sets):
+            if args.no_engine:
+                if i == 0:
+                    print(f"## {name} {params or '(default parameters)'}")
+                    print_search(bench_search(name, params, args.repeats, args.scale),
+                                 args.repeats)
+                continue
+            row = bench_game(name, params, args.repeats, args.scale)
+            if not args.no_search and i == 0:
+                row["search"] = bench_search(name, params, args.repeats, args.scale)
+            rows.append(row)
     print_table(rows, args.repeats)
     return 0
 

@@ -39,7 +39,9 @@ _REGISTRY: dict[str, str] = {
 #: name -> "module:GameClass" of the Cython twin (issue: Cython core).
 _CYTHON_REGISTRY: dict[str, str] = {
     "rat_trap": "ratai._speedups.rat_trap:RatTrapGame",
+    "ratapolis": "ratai._speedups.ratapolis:RatapolisGame",
     "rats_to_riches": "ratai._speedups.rats_to_riches:RatsToRichesGame",
+    "first_rat": "ratai._speedups.first_rat:FirstRatGame",
 }
 
 BACKENDS = ("auto", "python", "cython")

@@ -422,6 +422,7 @@ def _rebuild(g: RatTrapGame, p: int, obs: Mapping[str, Any], rng: np.random.Gene
     for i in range(piles):
         if placed[i] is None:
             continue
+        s.pile_g[i] = s.pile_r[i] = 0  # an ordered pile is an explicit list, as in play
         if pile_cards is not None:
             s.pile_order[i] = list(pile_cards[i]) if pile_cards[i] is not None else []
             continue

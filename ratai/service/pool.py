@@ -96,16 +96,31 @@ def _worker_entry(job: SearchJob, slot: int, job_id: int) -> SearchResult:
     return run_search(job, slot, job_id, _worker_flags, _worker_queue.put)
 
 
+#: Sent as ``(job_id, END_OF_PROGRESS)`` after a job's last partial analysis.
+END_OF_PROGRESS = None
+
+
 def run_search(job: SearchJob, slot: int, job_id: int, flags: Any,
                put: Callable[[tuple], None] | None) -> SearchResult:
     """Run ``job`` here (a worker process or thread) and return its result.
 
     ``flags[slot]`` set to 1 stops the search at its next progress check; partial analyses
-    are sent as ``put((job_id, analysis))``.
+    are sent as ``put((job_id, analysis))``, and for a job that wants progress the stream
+    always ends with ``put((job_id, END_OF_PROGRESS))`` on the same queue, so the receiver
+    knows it has every partial before it sends the final analysis.
 
     Raises:
         ValueError: a bad bot option or a position the bot rejects (the message says why).
     """
+    try:
+        return _run_search(job, slot, job_id, flags, put)
+    finally:
+        if job.progress and put is not None:
+            put((job_id, END_OF_PROGRESS))
+
+
+def _run_search(job: SearchJob, slot: int, job_id: int, flags: Any,
+                put: Callable[[tuple], None] | None) -> SearchResult:
     from ratai.bots import BOT_KINDS, SearchBot, make_bot
     from ratai.service.catalog import _cached_game
 
@@ -280,14 +295,19 @@ class SearchPool:
         except BaseException:
             self._release(slot, job_id)
             raise
-        future.add_done_callback(lambda _f: self._release(slot, job_id))
+        future.add_done_callback(lambda f: self._release(slot, job_id, f, job.progress))
         return SearchHandle(self, slot, job_id, future)
 
-    def _release(self, slot: int, job_id: int) -> None:
+    def _release(self, slot: int, job_id: int, future: Future, progress: bool) -> None:
         with self._cond:
-            self._routes.pop(job_id, None)
+            # a progress route lives until its END_OF_PROGRESS marker (partials may still be
+            # in the queue); a job that died before sending it ends its route here
+            ended = not progress or future.cancelled() or future.exception() is not None
+            route = self._routes.pop(job_id, None) if ended else None
             self._free.append(slot)
             self._cond.notify()
+        if route is not None and progress:
+            route(END_OF_PROGRESS)
 
     def _dispatch(self) -> None:
         while True:
@@ -299,7 +319,8 @@ class SearchPool:
                 return
             job_id, analysis = item
             with self._cond:
-                route = self._routes.get(job_id)
+                route = (self._routes.pop(job_id, None) if analysis is END_OF_PROGRESS
+                         else self._routes.get(job_id))
             if route is not None:
                 try:
                     route(analysis)

@@ -31,7 +31,7 @@ from .convert import (
     view_pb,
 )
 from .errors import Internal, InvalidArgument, ServiceError
-from .pool import SearchJob, SearchPool
+from .pool import END_OF_PROGRESS, SearchJob, SearchPool
 from .positions import check_turn, position_state
 from .sessions import SessionManager
 
@@ -219,7 +219,7 @@ class RatAIServicer(pb_grpc.RatAIServicer):
         context.add_callback(handle.cancel)
         sent = 0
         try:
-            while not handle.future.done() or not partials.empty():
+            while True:  # every partial, in order, until the worker's end marker
                 try:
                     a = partials.get(timeout=0.05)
                 except queue.Empty:
@@ -227,7 +227,9 @@ class RatAIServicer(pb_grpc.RatAIServicer):
                         handle.cancel()
                         return
                     continue
-                sent += 1  # partials queued before the end are still sent, in order
+                if a is END_OF_PROGRESS:
+                    break
+                sent += 1
                 yield analysis_pb(a, final=False)
             res = handle.result()
         finally:

@@ -14,7 +14,7 @@ from tests.conftest import sample_action
 
 
 def _joint_planning_state(n: int = 3, seed: int = 1):
-    g = load_game("ratapolis", num_players=n, simultaneous=True)
+    g = load_game("ratapolis", backend="python", num_players=n, simultaneous=True)
     s = g.new_initial_state()
     rng = np.random.default_rng(seed)
     while s.current_player() != SIMULTANEOUS:
@@ -23,7 +23,7 @@ def _joint_planning_state(n: int = 3, seed: int = 1):
 
 
 def _played(n: int = 3, plies: int = 40):
-    g = load_game("ratapolis", num_players=n)
+    g = load_game("ratapolis", backend="python", num_players=n)
     s = g.new_initial_state()
     rng = np.random.default_rng(0)
     for _ in range(plies):
@@ -78,7 +78,7 @@ def test_action_to_string_of_an_invalid_id(simultaneous):
     """``action_to_string`` labels an id outside ``range(num_distinct_actions())`` (or an
     attack on a colour / an Archive look at a seat not in the game) "invalid action N", as
     the other games do, instead of a wrong label or an IndexError."""
-    g = load_game("ratapolis", num_players=3, simultaneous=simultaneous)
+    g = load_game("ratapolis", backend="python", num_players=3, simultaneous=simultaneous)
     s = g.new_initial_state()
     for bad in (-1, g.num_distinct_actions(), 10**6, 1 + 3, g.LOOK + 4):
         assert s.action_to_string(0, bad) == f"invalid action {bad}"

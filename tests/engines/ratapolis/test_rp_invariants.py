@@ -42,7 +42,7 @@ def _check_game(g, seed: int) -> None:
 
 
 def _check_invariants(n: int, games: int) -> None:
-    g = load_game("ratapolis", num_players=n)
+    g = load_game("ratapolis", backend="python", num_players=n)
     for seed in range(games):
         _check_game(g, seed)
 
@@ -68,7 +68,7 @@ def test_invariants_over_1000_random_games(n):
 def test_state_from_observation_round_trips(params):
     """Game.state_from_observation: for states along random games, observation(p) of the
     rebuilt state equals the given one, and equal observations + seed give equal samples."""
-    g = load_game("ratapolis", **params)
+    g = load_game("ratapolis", backend="python", **params)
     n = g.num_players()
     for seed in range(4):
         rng = np.random.default_rng(seed)
@@ -91,7 +91,7 @@ def test_determinization_keeps_revealed_cards_in_somebodys_hand():
     """Phase 4: a hunted card that was neither face up nor the seat's own was in another
     seat's hand; the sample puts it there, and the others' hands come from the unknown
     cards."""
-    g = load_game("ratapolis", num_players=4, property_tokens="none")
+    g = load_game("ratapolis", backend="python", num_players=4, property_tokens="none")
     rng = np.random.default_rng(0)
     for seed in range(20):
         s = random_playout(g, seed)
@@ -112,7 +112,7 @@ def test_no_information_leak_during_planning():
     planned (and whatever hunt card j holds)."""
     for n in (2, 3, 5):
         tokens = "A,B,C,F,G,H,I,L,S,T"[:2 * n + 1]
-        g = load_game("ratapolis", num_players=n, property_tokens=tokens)
+        g = load_game("ratapolis", backend="python", num_players=n, property_tokens=tokens)
         rng = np.random.default_rng(n)
         checked = 0
         for _ in range(6):
@@ -151,8 +151,8 @@ def test_no_information_leak_during_planning():
 def _joint_replay(params: dict, seed: int):
     """Play a random game in the sequential view, then replay it in the joint view with
     apply_actions; return both final states."""
-    seq = random_playout(load_game("ratapolis", **params), seed)
-    jg = load_game("ratapolis", simultaneous=True, **params)
+    seq = random_playout(load_game("ratapolis", backend="python", **params), seed)
+    jg = load_game("ratapolis", backend="python", simultaneous=True, **params)
     joint = jg.new_initial_state()
     hist = seq.history()
     n = jg.num_players()
@@ -191,7 +191,7 @@ def test_joint_view_gives_identical_outcomes(n):
 def test_joint_view_per_seat_legal_plans_and_checks():
     """Joint view: legal_actions(seat) are that seat's (left, right) pairs; apply_actions
     checks every plan before applying any."""
-    g = load_game("ratapolis", num_players=2, property_tokens="none", simultaneous=True)
+    g = load_game("ratapolis", backend="python", num_players=2, property_tokens="none", simultaneous=True)
     s = g.new_initial_state()
     while s.phase == "deal":
         s.apply_action(s.chance_outcomes()[0][0])
@@ -217,7 +217,7 @@ def test_joint_view_per_seat_legal_plans_and_checks():
 
 def test_malformed_observations_name_the_field():
     """state_from_observation raises ValueError naming the bad field."""
-    g = load_game("ratapolis", num_players=3)
+    g = load_game("ratapolis", backend="python", num_players=3)
     s = random_playout(g, 0)
     obs = s.observation(0)
     for field, value in [("board", {"A": [1, 2, 3]}), ("stack_count", 99),
@@ -237,7 +237,7 @@ def test_malformed_observations_name_the_field():
 
 def test_heuristic_reads_the_observation_and_stays_in_range():
     """heuristic_value in [0, 1], equal for states a seat cannot tell apart."""
-    g = load_game("ratapolis", num_players=3)
+    g = load_game("ratapolis", backend="python", num_players=3)
     rng = np.random.default_rng(2)
     s = g.new_initial_state()
     while not s.is_terminal():

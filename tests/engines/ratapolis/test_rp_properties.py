@@ -47,7 +47,7 @@ def test_market_declined_or_not_offered_when_full():
 def test_archive_holder_looks_at_one_hunt_card_during_planning():
     """Archive (B), RP-6: its holder may look at one player's hunt card during planning;
     only the holder learns the card, everybody sees who looked at whom."""
-    g = load_game("ratapolis", num_players=3, property_tokens="B")
+    g = load_game("ratapolis", backend="python", num_players=3, property_tokens="B")
     s = g.new_initial_state()
     s.tokens["B"] = RED
     deal_round(s, "ABCDE")
@@ -292,7 +292,7 @@ def test_random_setup_draws_players_plus_one_tokens():
     """Setup step 3: players + 1 property tokens drawn at random (chance nodes), the rest
     returned to the box; all start on their tiles."""
     for n in (2, 3, 5):
-        g = load_game("ratapolis", num_players=n)
+        g = load_game("ratapolis", backend="python", num_players=n)
         s = g.new_initial_state()
         draws = 0
         while s.phase == "tokens":
@@ -308,9 +308,9 @@ def test_tokens_parameter_rejects_unknown_letters():
     """Params: property_tokens must be distinct property letters."""
     import pytest
     with pytest.raises(ValueError, match="property_tokens"):
-        load_game("ratapolis", property_tokens="A,D")
+        load_game("ratapolis", backend="python", property_tokens="A,D")
     with pytest.raises(ValueError, match="property_tokens"):
-        load_game("ratapolis", property_tokens="A,A")
+        load_game("ratapolis", backend="python", property_tokens="A,A")
 
 
 def test_tokens_parameter_rejects_an_empty_list():
@@ -320,8 +320,8 @@ def test_tokens_parameter_rejects_an_empty_list():
     import pytest
     for bad in ("", " , ", ","):
         with pytest.raises(ValueError, match="property_tokens.*'none'"):
-            load_game("ratapolis", property_tokens=bad)
-    g = load_game("ratapolis", property_tokens="none")
+            load_game("ratapolis", backend="python", property_tokens=bad)
+    g = load_game("ratapolis", backend="python", property_tokens="none")
     assert g.new_initial_state().tokens == {} and g.new_initial_state().phase == "deal"
 
 

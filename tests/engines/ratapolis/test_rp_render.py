@@ -17,7 +17,7 @@ GOLDEN = Path(__file__).with_name("render_ratapolis.txt")
 
 
 def _seeded_state(n: int = 3, seed: int = 1, plies: int = 60):
-    game = load_game("ratapolis", num_players=n)
+    game = load_game("ratapolis", backend="python", num_players=n)
     state = game.new_initial_state()
     rng = np.random.default_rng(seed)
     for _ in range(plies):
@@ -49,7 +49,7 @@ def test_render_hides_other_seats_secrets():
 def test_render_fits_100_columns_and_reads_only_the_observation(n):
     """Every line fits a 100-column terminal; states the seat cannot tell apart (a
     determinization from its observation) render the same."""
-    game = load_game("ratapolis", num_players=n)
+    game = load_game("ratapolis", backend="python", num_players=n)
     state = game.new_initial_state()
     rng = np.random.default_rng(n)
     while not state.is_terminal():

@@ -12,7 +12,7 @@ from tests.conftest import sample_action
 def test_capacities_in_a_three_player_game():
     """Rulebook Phase 3 "Example of building capacity": O 3x1 = 3, I 3x2 = 6, A 3x3 = 9;
     Game Elements: a x2 tile holds 6 rats with 3 players."""
-    g = load_game("ratapolis", num_players=3)
+    g = load_game("ratapolis", backend="python", num_players=3)
     assert g.capacity[idx(g, "O")] == 3
     assert g.capacity[idx(g, "I")] == 6
     assert g.capacity[idx(g, "A")] == 9
@@ -91,7 +91,7 @@ def test_end_game_totals_16_23_26():
 
 def _play_to_end(n: int, seed: int):
     """A random game, recording at each round start the stack size and the round's cards."""
-    g = load_game("ratapolis", num_players=n, property_tokens="none")
+    g = load_game("ratapolis", backend="python", num_players=n, property_tokens="none")
     s = g.new_initial_state()
     rng = np.random.default_rng(seed)
     log = []

@@ -13,7 +13,7 @@ def test_rp1_one_rat_of_each_colour_on_every_building():
     """RP-1 / Setup step 4: each player starts with one rat on every building (all 20 on
     the board, none in supply)."""
     for n in (2, 3, 4, 5):
-        s = load_game("ratapolis", num_players=n).new_initial_state()
+        s = load_game("ratapolis", backend="python", num_players=n).new_initial_state()
         assert all(row == [1] * n for row in s.board)
         assert s.supply == [0] * n
 
@@ -205,16 +205,16 @@ def test_left_cell_attacks_need_the_target_colour_on_the_tile():
 def test_bad_params_name_the_parameter():
     """Params: out-of-range values raise ValueError naming the parameter."""
     with pytest.raises(ValueError, match="num_players"):
-        load_game("ratapolis", num_players=6)
+        load_game("ratapolis", backend="python", num_players=6)
     with pytest.raises(ValueError, match="layout"):
-        load_game("ratapolis", layout="AB/CD")
+        load_game("ratapolis", backend="python", layout="AB/CD")
 
 
 def test_custom_layout_as_rows():
     """Params: a layout is a grid of letters (rows separated by '/'); a park cell '.' is
     neither a building nor an empty area."""
     rows = "AAAJCC./BOIIGK./BDDHLK./NEMMLL./SEMFFP./TTTQQR."
-    g = load_game("ratapolis", layout=rows)
+    g = load_game("ratapolis", backend="python", layout=rows)
     assert g.neighbours == load_game("ratapolis").neighbours
 
 
@@ -229,15 +229,15 @@ def test_data_path_parameter_and_validation(tmp_path):
     doc["buildings"][14]["cheese_per_rat"] = 7  # O, the Pharmacy
     good = tmp_path / "ratapolis.json"
     good.write_text(json.dumps(doc))
-    g = load_game("ratapolis", data_path=str(good))
+    g = load_game("ratapolis", backend="python", data_path=str(good))
     assert g.cheese_per_rat[idx(g, "O")] == 7
     doc["hunt_schedule"]["rounds_1_4"] = 4
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="hunt_schedule"):
-        load_game("ratapolis", data_path=str(bad))
+        load_game("ratapolis", backend="python", data_path=str(bad))
     doc = json.loads(DATA_PATH.read_text())
     doc["adjacency"].append("AT")
     bad.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="adjacency"):
-        load_game("ratapolis", data_path=str(bad))
+        load_game("ratapolis", backend="python", data_path=str(bad))

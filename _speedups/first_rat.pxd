@@ -1,0 +1,187 @@
+# cython: language_level=3
+"""C layout of the First Rat twin (see first_rat.pyx). Every field mirrors one field of the
+reference ``engines/first_rat/rules.py`` ``FirstRatState``: lists are fixed arrays plus a
+length (their order kept, e.g. the display in draw order during setup), ids are indices
+(items in ``FirstRatGame.items`` order, tracks in ``data.TRACKS`` order, burrow nodes in
+``data.burrow_edges`` order, colours in ``data.COLOURS`` order), ``None`` is -1 (-2 for an
+empty score-track space, whose owner -1 is the neutral marker)."""
+
+from .core cimport CyState
+
+cdef enum:
+    FR_MAXP = 5          # seats
+    FR_MAXO = 5          # score-marker owners (seats, or seat 0 + Greg)
+    FR_RATS = 4          # rats per team (RULEBOOK, checked at import)
+    FR_NT = 8            # score tracks
+    FR_NV = 5            # track spaces (RULEBOOK, checked at import)
+    FR_MAXL = 48         # launchpad + 1
+    FR_MAXLAST = 80      # markers on a track's unlimited 5th space
+    FR_MAXITEMS = 64
+    FR_MAXKIND = 16      # backpacks / bottle caps / comics of one kind
+    FR_MAXSUP = 8        # Super Rat comics
+    FR_MAXCARDS = 40
+    FR_MAXSETS = 16
+    FR_MAXSETUP = 96
+    FR_MAXNODES = 24
+    FR_MAXDIRS = 4
+    FR_MAXR = 64         # routes from one space
+    FR_MAXMASK = 64
+    FR_MAXGT = 8         # Greg's tracks
+    FR_MAXLEG = 2048     # legal decisions at one node (checked per data file)
+
+
+ctypedef struct FRConst:
+    int n, solo, greg, n_owners, table_n, L, n_colours, n_masks, n_dest, move_size
+    int STOP_B, AWARD, RAISE, DRINK_USE, DRINK_SKIP, NURSERY_RAISE, NURSERY_DECLINE
+    int LIBRARY_DECLINE, SHOP_PASS, DONATE, END_TURN
+    int BURROW, n_dirs, LIBRARY, SUPER, BUY, STEAL, BUILD, GREG_BEST
+    int CH_TILE, CH_SET, CH_ITEM, CH_CARD, num_actions
+    int n_items, n_bp, drink_item, n_caps, first_cap, first_comic, n_comics, n_shop_items
+    signed char item_kind[FR_MAXITEMS]      # 0 backpack, 1 energy drink, 2 cap, 3 comic
+    signed char item_rank[FR_MAXITEMS]      # rank of the id string (the reference sorts ids)
+    signed char bp_colour[FR_MAXITEMS]
+    signed char bp_bonus[FR_MAXITEMS]
+    signed char bp_sig[FR_MAXITEMS]         # equal (colour, bonus) -> equal signature
+    int cap_per[FR_MAXITEMS]
+    signed char cap_counts[FR_MAXITEMS]
+    signed char comic_kind[FR_MAXITEMS]
+    int comic_amount[FR_MAXITEMS]
+    signed char comic_super[FR_MAXITEMS]
+    int mask_cost[FR_MAXMASK][4]
+    signed char mask_any[FR_MAXMASK]
+    int max_steps
+    int nroutes[FR_MAXL]
+    signed char route_dest[FR_MAXL][FR_MAXR]   # sorted by (mask, dest): ids come out sorted
+    signed char route_mask[FR_MAXL][FR_MAXR]
+    signed char route_steps[FR_MAXL][FR_MAXR]
+    signed char tile_colour[FR_MAXL]
+    signed char tile_kind[FR_MAXL]
+    int tile_amount[FR_MAXL]
+    signed char booth[FR_MAXL]               # item kind sold there, or -1
+    signed char lp_colour[8]
+    int light_length, n_clights, lit_per_step
+    int clights[32]
+    int n_nodes, burrow_start
+    int nedges[FR_MAXNODES]
+    signed char edge[FR_MAXNODES][FR_MAXDIRS]
+    signed char choice[FR_MAXNODES][FR_MAXDIRS]  # direction -> node, -1 none
+    signed char reward[FR_MAXNODES]              # 0 none, 1 stored_food, 2 nursery, 3 library
+    int track_values0[FR_NT][FR_NV]
+    int n_neutral
+    int neutral[4]
+    int n_vsets
+    int vsets[FR_MAXSETS][FR_NV]
+    int part_cost[3][4]
+    int provisions_cost
+    int price[3]
+    int start_cheese[FR_MAXP]
+    int supply0[6]
+    int nsetup
+    signed char setup_kind[FR_MAXSETUP]      # 0 tile, 1 set, 2 backpack, 3 bottle_cap, 4 comic
+    signed char setup_arg[FR_MAXSETUP]
+    signed char slot_group[FR_MAXL]
+    int ngroup[8]
+    signed char group_slots[8][FR_MAXL]
+    int variable, first_game
+    int n_lib0
+    signed char lib0[FR_MAXKIND]
+    int disp_drinks0
+    int n_cards
+    signed char card_group[FR_MAXCARDS]      # 0 A, 1 B, 2 C
+    signed char card_moves[FR_MAXCARDS][FR_RATS]
+    signed char card_icon[FR_MAXCARDS]       # 0 none, 1 prepare:track, 2 remove_comic, 3 best
+    signed char card_track[FR_MAXCARDS]
+    signed char greg_start[FR_RATS]
+    int n_gtracks
+    signed char gtracks[FR_MAXGT]
+    int greg_choose
+    int deal[2]
+    signed char track_rank[FR_NT]
+    # RULEBOOK numbers
+    int option_a_max, option_b_min_rats, option_b_max_rats, option_b_max, landing_fee
+    int moldy_value, moldy_penalty, award_points, max_nursery_raises, score_markers
+    int end_trigger_markers, leftover_per_point, drink_multiplier, rats_on_start
+
+
+ctypedef struct FRState:
+    int round
+    int seat
+    int end_round
+    int cheese_issued
+    int disp_drinks
+    int launch_pending
+    int burrow_steps
+    int supply[6]
+    int greg_unknown[2]
+    int cheese[FR_MAXP]
+    int moldy[FR_MAXP]
+    int awards[FR_MAXP]
+    int drinks[FR_MAXP]
+    int light[FR_MAXP]
+    int lights_scored[FR_MAXP]
+    int raised[FR_MAXP]
+    int rocket_sets[FR_MAXP]
+    int markers[FR_MAXO]
+    int mats[FR_MAXP][4]
+    int built[FR_MAXP][3]
+    int track_values[FR_NT][FR_NV]
+    signed char phase
+    signed char step
+    signed char greg_step
+    signed char option
+    signed char b_colour
+    signed char drink_used
+    signed char setup_pos
+    signed char nsets
+    signed char nlib
+    signed char ndisp_bp
+    signed char ndisp_caps
+    signed char nmoved
+    signed char npend
+    signed char nshops
+    signed char nknown
+    signed char nseen
+    signed char ndiscard
+    signed char nprep
+    signed char greg_card
+    signed char nbooths
+    signed char greg_rats[FR_RATS]
+    signed char moved[FR_RATS]
+    signed char shops[FR_RATS]
+    signed char greg_booths[FR_RATS]
+    signed char pending[FR_MAXSUP]
+    signed char greg_prepared[FR_MAXGT]
+    signed char rats[FR_MAXP][FR_RATS]
+    signed char burrow[FR_MAXP]
+    signed char nbp[FR_MAXP]
+    signed char ncaps[FR_MAXP]
+    signed char ncomics[FR_MAXP]
+    signed char nsup[FR_MAXP]
+    signed char sup_c[FR_MAXP][FR_MAXSUP]
+    signed char sup_r[FR_MAXP][FR_MAXSUP]
+    signed char bp[FR_MAXP][FR_MAXKIND]
+    signed char caps[FR_MAXP][FR_MAXKIND]
+    signed char comics[FR_MAXP][FR_MAXKIND]
+    signed char sets_used[FR_MAXSETS]
+    signed char library[FR_MAXKIND]
+    signed char disp_bp[FR_MAXKIND]
+    signed char disp_caps[FR_MAXKIND]
+    signed char greg_known[FR_MAXCARDS]
+    signed char greg_seen[FR_MAXCARDS]
+    signed char greg_discard[FR_MAXCARDS]
+    signed char tiles[FR_MAXL]
+    signed char slots[FR_NT][FR_NV - 1]
+    unsigned char nlast[FR_NT]
+    signed char last[FR_NT][FR_MAXLAST]
+
+
+cdef class FirstRatState(CyState):
+    cdef FRState s
+    cdef const FRConst* k
+    cdef readonly object _game
+    cdef object _consts
+    cdef list _hist
+    cdef bint _hist_shared
+    cdef bint _is_legal(self, int a)
+    cdef void _record(self, int a)
+    cdef void _load(self, r) except *

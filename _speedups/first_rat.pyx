@@ -1,0 +1,2518 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""First Rat, Cython twin of the reference engine ``engines/first_rat`` (same contract, same
+behaviour, same action ids, every parameter: 1-5 players with solo Greg, both layouts,
+``first_game``, every difficulty and ``greg_best_tie``, a replacement ``data_path``).
+
+The state is one C struct (:c:type:`FRState` in ``first_rat.pxd``), so ``clone()`` is an
+allocation plus a ``memcpy``. The rules are a function-by-function transcription of the
+reference ``rules.py`` (``_rat_moves``, ``_b_can_follow``, ``_run``, ``_collect``,
+``_pay_landing``, ``_greg_run``, ...; rulings FR-1..FR-16 and the JUDGEMENT calls are cited
+there): the same turn cursor (``step``), the same lazy draws, the same automatic application
+of single-option steps. Lists keep the reference's order (e.g. displays in draw order during
+setup, string-sorted after it), so the conversion back is exact.
+
+Hot path (pure C, no Python objects): ``c_current_player``, ``c_legal_actions``,
+``c_chance_outcomes``, ``c_apply``, ``c_returns``, ``c_clone``/``c_copy_from``. The rarely
+called methods (observation, labels, describe_action, render, serialization,
+state_from_observation) convert the C state to the equivalent reference ``FirstRatState`` and
+run the reference code, so their results are identical by construction; ``tests/speedups``
+checks the twin against the reference at every step of seeded games.
+
+The reference turn driver recurses (``_run`` -> ``_end_turn`` -> ``_start_turn`` -> ``_run``);
+here it is one loop (``run``) whose helpers return "the new turn needs running", which visits
+the same steps in the same order.
+"""
+
+from libc.string cimport memcpy, memset
+
+import numpy as np
+
+from ratai.engines import api as _api
+from ratai.engines.api import IllegalActionError, State
+from ratai.engines.first_rat import rules as _R
+from ratai.engines.first_rat.data import (
+    BOOTH_ITEMS,
+    CAP_COUNTS,
+    COLOURS,
+    COMIC_EFFECTS,
+    MATERIALS,
+    PARTS,
+    RULEBOOK,
+    TRACKS,
+    YIELD_KINDS,
+)
+
+from .core cimport CyState
+
+# ------------------------------------------------------------------------------ constants
+cdef enum:
+    _CHANCE = -1      # ratai.engines.api.CHANCE
+    _TERMINAL = -4    # ratai.engines.api.TERMINAL
+    NURSERY = -1
+    NEUTRAL = -1
+    EMPTY = -2        # a free score-track space (None)
+    # phases (PHASE_NAMES order)
+    PH_SETUP = 0
+    PH_MOVE
+    PH_MOVE_B
+    PH_LAUNCH
+    PH_DRINK
+    PH_BURROW
+    PH_NURSERY
+    PH_LIBRARY
+    PH_SUPER
+    PH_SHOP
+    PH_BUILD
+    PH_GREG_DRAW
+    PH_GREG_BOOTH
+    PH_GREG_COMIC
+    PH_GREG_BEST
+    PH_OVER
+
+cdef enum:
+    # turn cursor (STEP_NAMES order)
+    ST_NONE = 0
+    ST_MOVE
+    ST_PAY
+    ST_LAUNCH
+    ST_DRINK
+    ST_COLLECT
+    ST_BURROW
+    ST_SHOP
+    ST_BUILD
+    ST_END
+
+cdef enum:
+    # Greg's cursor (GREG_STEP_NAMES order)
+    GS_NONE = 0
+    GS_DRAW
+    GS_BOOTHS
+    GS_ICON
+    GS_END
+
+cdef enum:
+    # comic effect kinds (COMIC_KINDS order)
+    CK_FREE = 0
+    CK_NOFEE
+    CK_AEXTRA
+    CK_BEXTRA
+    CK_DISCOUNT
+    CK_BULB
+    CK_CHAM
+    CK_TURBO
+    CK_STRONG
+    CK_GHOST
+
+cdef enum:
+    # yield kinds (data.YIELD_KINDS order); materials are 1..4 (supply index kind - 1)
+    Y_CHEESE = 0
+    Y_BULB = 5
+    Y_APPLE = 6
+    # tracks (data.TRACKS order)
+    T_ROCKET = 3
+    T_PROVISIONS = 4
+    T_CLIGHTS = 5
+    T_STORED = 6
+    T_RATTRONAUT = 7
+    # supply (data supply order: materials, moldy_cheese, awards)
+    S_MOLDY = 4
+    S_AWARDS = 5
+    # item kinds
+    IK_BP = 0
+    IK_DRINK = 1
+    IK_CAP = 2
+    IK_COMIC = 3
+    # setup tokens
+    SU_TILE = 0
+    SU_SET = 1
+    SU_BP = 2
+    SU_CAP = 3
+    SU_COMIC = 4
+    # card icons
+    IC_NONE = 0
+    IC_PREPARE = 1
+    IC_REMOVE = 2
+    IC_BEST = 3
+    # burrow rewards
+    RW_NONE = 0
+    RW_STORED = 1
+    RW_NURSERY = 2
+    RW_LIBRARY = 3
+
+PHASE_NAMES = ("setup", "move", "move_b", "launch", "drink", "burrow", "nursery", "library",
+               "super", "shop", "build", "greg_draw", "greg_booth", "greg_comic", "greg_best",
+               "over")
+STEP_NAMES = ("", "move", "pay", "launch", "drink", "collect", "burrow", "shop", "build", "end")
+GREG_STEP_NAMES = ("", "draw", "booths", "icon", "end")
+COMIC_KINDS = ("free_shortcuts", "no_landing_fee", "option_a_extra", "option_b_extra",
+               "item_discount", "extra_bulb", "super_chameleon", "super_turbo", "super_strong",
+               "super_ghost")
+_PHASE_ID = {name: i for i, name in enumerate(PHASE_NAMES)}
+_STEP_ID = {name: i for i, name in enumerate(STEP_NAMES)}
+_GREG_STEP_ID = {name: i for i, name in enumerate(GREG_STEP_NAMES)}
+_SUPPLY_KEYS = (*MATERIALS, "moldy_cheese", "awards")
+_FIELDS = ("phase", "step", "round", "seat", "end_round", "tiles", "track_values", "sets_used",
+           "library", "setup_todo", "disp_backpacks", "disp_caps", "disp_drinks",
+           "track_slots", "track_last", "rats", "cheese", "cheese_issued", "moldy", "awards",
+           "drinks", "light", "lights_scored", "markers", "raised", "burrow", "mats", "built",
+           "rocket_sets", "backpacks", "caps", "comics", "super_rats", "supply", "moved",
+           "option", "b_colour", "launch_pending", "drink_used", "burrow_steps",
+           "pending_super", "shops", "greg_rats", "greg_unknown", "greg_known", "greg_seen",
+           "greg_discard", "greg_prepared", "greg_card", "greg_booths", "greg_step")
+
+
+def _check_constants() -> None:
+    """The compiled layout must match the reference's tables (a stale build fails loudly)."""
+    ok = (_api.CHANCE == _CHANCE and _api.TERMINAL == _TERMINAL
+          and RULEBOOK["rats_per_team"] == FR_RATS and RULEBOOK["track_spaces"] == FR_NV
+          and RULEBOOK["rats_on_start"] + RULEBOOK["rats_in_nursery"] == FR_RATS
+          and _R.NURSERY == NURSERY and _R.NEUTRAL == NEUTRAL
+          and tuple(YIELD_KINDS) == ("cheese", *MATERIALS, "bulb", "apple")
+          and len(MATERIALS) == 4 and len(PARTS) == 3 and len(TRACKS) == FR_NT
+          and tuple(TRACKS[:3]) == tuple(PARTS)
+          and (TRACKS[T_ROCKET], TRACKS[T_PROVISIONS], TRACKS[T_CLIGHTS], TRACKS[T_STORED],
+               TRACKS[T_RATTRONAUT]) == ("rocket", "provisions", "construction_lights",
+                                         "stored_food", "rattronaut")
+          and set(BOOTH_ITEMS.values()) == {"backpack", "energy_drink", "bottle_cap"}
+          and {e["kind"] for e in COMIC_EFFECTS.values()} <= set(COMIC_KINDS)
+          and len(CAP_COUNTS) == 10)
+    if not ok:
+        raise ImportError("ratai._speedups.first_rat is out of date with "
+                          "ratai.engines.first_rat: rebuild it (pip install -e .)")
+
+
+_check_constants()
+
+
+# ====================================================================== small C helpers
+cdef inline void fr_copy(FRState* dst, const FRState* src) noexcept nogil:
+    memcpy(dst, src, sizeof(FRState))
+
+
+cdef inline void isort(int* a, int n) noexcept nogil:
+    cdef int i, j, x
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
+cdef inline void sort_by_rank(signed char* a, int n, const signed char* rank) noexcept nogil:
+    """Sort item (or track) ids by the rank of their id strings (the reference sorts strings)."""
+    cdef int i, j
+    cdef signed char x
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and rank[a[j]] > rank[x]:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
+cdef inline bint sc_in(const signed char* a, int n, int x) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        if a[i] == x:
+            return True
+    return False
+
+
+cdef inline int sc_remove(signed char* a, int n, int x) noexcept nogil:
+    """``list.remove(x)`` (first occurrence, order kept); returns the new length."""
+    cdef int i, j
+    for i in range(n):
+        if a[i] == x:
+            for j in range(i + 1, n):
+                a[j - 1] = a[j]
+            return n - 1
+    return n
+
+
+cdef inline void sc_pop0(signed char* a, signed char* n) noexcept nogil:
+    cdef int j
+    for j in range(1, n[0]):
+        a[j - 1] = a[j]
+    n[0] -= 1
+
+
+cdef inline int has(const FRState* s, const FRConst* k, int p, int kind) noexcept nogil:
+    """``_has``: total amount of seat ``p``'s comics with effect ``kind``."""
+    cdef int i, c, total = 0
+    for i in range(s.ncomics[p]):
+        c = s.comics[p][i]
+        if k.comic_kind[c] == kind:
+            total += k.comic_amount[c]
+    return total
+
+
+cdef inline bint is_super(const FRState* s, const FRConst* k, int p, int r,
+                          int kind) noexcept nogil:
+    cdef int i
+    for i in range(s.nsup[p]):
+        if s.sup_r[p][i] == r and k.comic_kind[s.sup_c[p][i]] == kind:
+            return True
+    return False
+
+
+cdef inline int super_amount(const FRState* s, const FRConst* k, int p, int r,
+                             int kind) noexcept nogil:
+    cdef int i, total = 0
+    for i in range(s.nsup[p]):
+        if s.sup_r[p][i] == r and k.comic_kind[s.sup_c[p][i]] == kind:
+            total += k.comic_amount[s.sup_c[p][i]]
+    return total
+
+
+cdef inline unsigned long long super_sig(const FRState* s, const FRConst* k, int p,
+                                         int r) noexcept nogil:
+    """The set of Super Rat comics on rat ``r`` (the reference's sorted tuple) as bits."""
+    cdef int i
+    cdef unsigned long long sig = 0
+    for i in range(s.nsup[p]):
+        if s.sup_r[p][i] == r:
+            sig |= 1ULL << (s.sup_c[p][i] - k.first_comic)
+    return sig
+
+
+cdef inline int ghost(const FRState* s, const FRConst* k, int p) noexcept nogil:
+    cdef int i
+    for i in range(s.nsup[p]):
+        if k.comic_kind[s.sup_c[p][i]] == CK_GHOST and s.sup_r[p][i] >= 0:
+            return s.sup_r[p][i]
+    return -9   # None: equal to no rat index
+
+
+cdef inline int colour_of(const FRState* s, const FRConst* k, int pos) noexcept nogil:
+    return k.tile_colour[s.tiles[pos]]
+
+
+cdef inline int rattronauts(const FRState* s, const FRConst* k, int p) noexcept nogil:
+    cdef int i, c = 0
+    for i in range(FR_RATS):
+        if s.rats[p][i] == k.L:
+            c += 1
+    return c
+
+
+cdef inline int encode_move(const FRConst* k, int opt, int r, int mask, int dest,
+                            int ci) noexcept nogil:
+    cdef int dcode = dest - 1 if dest < k.L else k.L - 1 + ci
+    return ((opt * FR_RATS + r) * k.n_masks + mask) * k.n_dest + dcode
+
+
+cdef inline void decode_move(const FRConst* k, int a, int* opt, int* r, int* mask, int* dest,
+                             int* ci) noexcept nogil:
+    cdef int dcode = a % k.n_dest
+    cdef int rest = a // k.n_dest
+    mask[0] = rest % k.n_masks
+    rest = rest // k.n_masks
+    r[0] = rest % FR_RATS
+    opt[0] = rest // FR_RATS
+    if dcode < k.L - 1:
+        dest[0] = dcode + 1
+        ci[0] = 0
+    else:
+        dest[0] = k.L
+        ci[0] = dcode - (k.L - 1)
+
+
+# ====================================================================== score tracks
+cdef inline void trigger(FRState* s, int last_round) noexcept nogil:
+    if s.end_round < 0 or last_round < s.end_round:
+        s.end_round = last_round
+
+
+cdef bint place(FRState* s, const FRConst* k, int track, int owner, bint marker) noexcept nogil:
+    """``_place``: the owner's marker (or Rattronaut) on the leftmost free space (FR-11)."""
+    cdef int i
+    if marker:
+        if s.markers[owner] >= k.score_markers:
+            return False
+        s.markers[owner] += 1
+        if s.markers[owner] == k.end_trigger_markers:
+            trigger(s, s.round + 1)
+    for i in range(FR_NV - 1):
+        if s.slots[track][i] == EMPTY:
+            s.slots[track][i] = owner
+            return True
+    if s.nlast[track] < FR_MAXLAST:   # bounded by the owners' markers and rats
+        s.last[track][s.nlast[track]] = owner
+        s.nlast[track] += 1
+    return True
+
+
+cdef void to_rocket(FRState* s, const FRConst* k, int owner) noexcept nogil:
+    """A rat reached the Launchpad: Rattronaut track, and end trigger A (FR-11)."""
+    cdef int i, c = 0
+    place(s, k, T_RATTRONAUT, owner, False)
+    for i in range(FR_RATS):
+        if owner == k.greg:
+            c += s.greg_rats[i] == k.L
+        else:
+            c += s.rats[owner][i] == k.L
+    if c == FR_RATS:
+        trigger(s, s.round)
+
+
+cdef int track_points(const FRState* s, const FRConst* k, int owner) noexcept nogil:
+    cdef int t, i, pts = 0
+    for t in range(FR_NT):
+        for i in range(FR_NV - 1):
+            if s.slots[t][i] == owner:
+                pts += s.track_values[t][i]
+        for i in range(s.nlast[t]):
+            if s.last[t][i] == owner:
+                pts += s.track_values[t][FR_NV - 1]
+    return pts
+
+
+cdef inline int markers_on(const FRState* s, int track, int owner) noexcept nogil:
+    cdef int i, c = 0
+    for i in range(FR_NV - 1):
+        c += s.slots[track][i] == owner
+    for i in range(s.nlast[track]):
+        c += s.last[track][i] == owner
+    return c
+
+
+cdef int score(const FRState* s, const FRConst* k, int p) noexcept nogil:
+    """``sum(score_breakdown(p).values())`` (rulebook "End of Game"; FR-12)."""
+    cdef int counts[10]
+    cdef int total = track_points(s, k, p), i, c, left = 0
+    counts[0] = s.built[p][0]
+    counts[1] = s.built[p][1]
+    counts[2] = s.built[p][2]
+    counts[3] = markers_on(s, T_ROCKET, p)
+    counts[4] = rattronauts(s, k, p)
+    counts[5] = markers_on(s, T_PROVISIONS, p)
+    counts[6] = markers_on(s, T_CLIGHTS, p)
+    counts[7] = markers_on(s, T_STORED, p)
+    counts[8] = s.ncomics[p]
+    counts[9] = s.nbp[p]
+    for i in range(s.ncaps[p]):
+        c = s.caps[p][i]
+        total += k.cap_per[c] * counts[k.cap_counts[c]]
+    total += k.award_points * s.awards[p] - k.moldy_penalty * s.moldy[p]
+    for i in range(4):
+        left += s.mats[p][i]
+    left += s.cheese[p]
+    total += left // k.leftover_per_point
+    return total
+
+
+# ====================================================================== movement (Step 1)
+cdef int movable(const FRState* s, const FRConst* k, int p, int* out) noexcept nogil:
+    """``_movable``: rats on Start or the path, not yet moved; one per (space, Super Rats)."""
+    cdef int r, pos, i, n = 0, dup
+    cdef int seen_pos[FR_RATS]
+    cdef unsigned long long seen_sig[FR_RATS]
+    cdef unsigned long long sig
+    for r in range(FR_RATS):
+        pos = s.rats[p][r]
+        if pos < 0 or pos >= k.L or sc_in(s.moved, s.nmoved, r):
+            continue
+        sig = super_sig(s, k, p, r)
+        dup = 0
+        for i in range(n):
+            if seen_pos[i] == pos and seen_sig[i] == sig:
+                dup = 1
+                break
+        if not dup:
+            seen_pos[n] = pos
+            seen_sig[n] = sig
+            out[n] = r
+            n += 1
+    return n
+
+
+cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
+                   bint early) noexcept nogil:
+    """``_rat_moves`` as encoded MOVE ids, sorted (routes are stored by (mask, dest)).
+
+    ``early``: stop at the first one (the reference's ``bool(self._rat_moves(...))``)."""
+    cdef int L = k.L, n = 0, nm, i, j, q, r, pos, dest, mask, m, ci, maxs, base, gh, x
+    cdef int rs[FR_RATS]
+    cdef bint free, is_ghost, cham, launch_used = False, ok
+    cdef unsigned long long ends = 0, others   # positions as bits (L < 64, FR_MAXL)
+    free = has(s, k, p, CK_FREE) > 0
+    gh = ghost(s, k, p)
+    if opt == 1:
+        for i in range(s.nmoved):
+            x = s.rats[p][s.moved[i]]
+            if x == L:
+                launch_used = True
+            if x >= 0:
+                ends |= 1ULL << x
+    if opt == 0:
+        base = k.option_a_max + has(s, k, p, CK_AEXTRA)
+    else:
+        base = k.option_b_max + has(s, k, p, CK_BEXTRA)
+    nm = movable(s, k, p, rs)
+    for i in range(nm):
+        r = rs[i]
+        pos = s.rats[p][r]
+        is_ghost = r == gh
+        cham = opt == 1 and is_super(s, k, p, r, CK_CHAM)
+        maxs = base + super_amount(s, k, p, r, CK_TURBO)
+        # blocked: the other rats' path spaces (not for the ghost; the ghost blocks nobody),
+        # and in option B the spaces where moved rats ended
+        others = 0
+        if not is_ghost:
+            for q in range(FR_RATS):
+                x = s.rats[p][q]
+                if q != r and q != gh and 0 < x < L:
+                    others |= 1ULL << x
+        if opt == 1:
+            others |= ends
+        for j in range(k.nroutes[pos]):
+            if k.route_steps[pos][j] > maxs:
+                continue
+            dest = k.route_dest[pos][j]
+            if (others >> dest) & 1ULL:
+                continue
+            mask = k.route_mask[pos][j]
+            if mask and not free:
+                ok = True
+                for m in range(4):
+                    if s.mats[p][m] < k.mask_cost[mask][m]:
+                        ok = False
+                        break
+                if not ok:
+                    continue
+            if dest == L:
+                if launch_used:
+                    continue
+                if opt == 0 or cham:
+                    out[n] = encode_move(k, opt, r, mask, dest, 0)
+                    n += 1
+                elif s.b_colour >= 0:
+                    for ci in range(k.n_colours):
+                        if k.lp_colour[ci] == s.b_colour:
+                            out[n] = encode_move(k, opt, r, mask, dest, ci)
+                            n += 1
+                            break
+                else:
+                    for ci in range(k.n_colours):
+                        out[n] = encode_move(k, opt, r, mask, dest, ci)
+                        n += 1
+                if early and n:
+                    return n
+                continue
+            if opt == 1 and not cham and s.b_colour >= 0 \
+                    and colour_of(s, k, dest) != s.b_colour:
+                continue
+            out[n] = encode_move(k, opt, r, mask, dest, 0)
+            n += 1
+            if early:
+                return n
+    return n
+
+
+cdef void move_rat(FRState* s, const FRConst* k, int p, int r, int dest, int mask, int ci,
+                   int opt, bint commit) noexcept nogil:
+    """``_move_rat``: pay the shortcuts (FR-1), move, fix option B's colour, launch."""
+    cdef int m
+    if mask and not has(s, k, p, CK_FREE):
+        for m in range(4):
+            s.mats[p][m] -= k.mask_cost[mask][m]
+            if commit:
+                s.supply[m] += k.mask_cost[mask][m]
+    s.rats[p][r] = dest
+    s.moved[s.nmoved] = r
+    s.nmoved += 1
+    if opt == 1 and s.b_colour < 0 and not is_super(s, k, p, r, CK_CHAM):
+        s.b_colour = k.lp_colour[ci] if dest == k.L else colour_of(s, k, dest)
+    if commit and dest == k.L:
+        to_rocket(s, k, p)
+        s.launch_pending += 1
+
+
+cdef bint b_can_follow(FRState* s, const FRConst* k, int p, int r, int dest, int mask,
+                       int ci) noexcept nogil:
+    """FR-3: after this first option-B rat, can a second rat complete option B?"""
+    cdef int tmp[16]
+    cdef int saved_pos = s.rats[p][r], saved_colour = s.b_colour, m
+    cdef int saved_mats[4]
+    cdef bint ok
+    for m in range(4):
+        saved_mats[m] = s.mats[p][m]
+    move_rat(s, k, p, r, dest, mask, ci, 1, False)
+    ok = rat_moves(s, k, p, 1, tmp, True) > 0
+    s.rats[p][r] = saved_pos
+    for m in range(4):
+        s.mats[p][m] = saved_mats[m]
+    s.b_colour = saved_colour
+    s.nmoved -= 1
+    return ok
+
+
+cdef int move_actions(FRState* s, const FRConst* k, int opt, int* out) noexcept nogil:
+    """``_move_actions``: legal MOVE ids of option ``opt`` (FR-1, FR-3), sorted."""
+    cdef int n, i, j = 0, o, r, mask, dest, ci
+    if opt == 0 and s.nmoved:
+        return 0
+    n = rat_moves(s, k, s.seat, opt, out, False)
+    if opt == 1 and s.nmoved == 0:
+        for i in range(n):
+            decode_move(k, out[i], &o, &r, &mask, &dest, &ci)
+            if b_can_follow(s, k, s.seat, r, dest, mask, ci):
+                out[j] = out[i]
+                j += 1
+        return j
+    return n
+
+
+# ====================================================================== items
+cdef int booth_items(const FRState* s, const FRConst* k, int slot, int* out) noexcept nogil:
+    """``_booth_items``: items on display at the booth on ``slot`` (identical backpacks once)."""
+    cdef int kind = k.booth[slot], n = 0, i, j, b, dup
+    if kind == IK_DRINK:
+        if s.disp_drinks > 0:
+            out[0] = k.drink_item
+            return 1
+        return 0
+    if kind == IK_CAP:
+        for i in range(s.ndisp_caps):
+            out[i] = s.disp_caps[i]
+        return s.ndisp_caps
+    for i in range(s.ndisp_bp):
+        b = s.disp_bp[i]
+        dup = 0
+        for j in range(n):
+            if k.bp_sig[out[j]] == k.bp_sig[b]:
+                dup = 1
+                break
+        if not dup:
+            out[n] = b
+            n += 1
+    return n
+
+
+cdef int display_all(const FRState* s, const FRConst* k, int slot, int* out) noexcept nogil:
+    """``_display_all``: every item tile at the booth on ``slot`` (one energy drink)."""
+    cdef int kind = k.booth[slot], i
+    if kind == IK_DRINK:
+        if s.disp_drinks > 0:
+            out[0] = k.drink_item
+            return 1
+        return 0
+    if kind == IK_CAP:
+        for i in range(s.ndisp_caps):
+            out[i] = s.disp_caps[i]
+        return s.ndisp_caps
+    for i in range(s.ndisp_bp):
+        out[i] = s.disp_bp[i]
+    return s.ndisp_bp
+
+
+cdef inline int price(const FRState* s, const FRConst* k, int p, int item) noexcept nogil:
+    cdef int kind = k.item_kind[item]
+    cdef int v = k.price[1 if kind == IK_DRINK else (0 if kind == IK_BP else 2)] \
+        - has(s, k, p, CK_DISCOUNT)
+    return v if v > 0 else 0
+
+
+cdef void remove_display_item(FRState* s, const FRConst* k, int item) noexcept nogil:
+    if item == k.drink_item:
+        s.disp_drinks -= 1
+    elif sc_in(s.disp_bp, s.ndisp_bp, item):
+        s.ndisp_bp = sc_remove(s.disp_bp, s.ndisp_bp, item)
+    else:
+        s.ndisp_caps = sc_remove(s.disp_caps, s.ndisp_caps, item)
+
+
+cdef int shop_actions(const FRState* s, const FRConst* k, int* out) noexcept nogil:
+    cdef int p = s.seat, n = 1, i, m, item
+    cdef int items[FR_MAXKIND + 1]
+    out[0] = k.SHOP_PASS
+    m = booth_items(s, k, s.rats[p][s.shops[0]], items)
+    for i in range(m):
+        item = items[i]
+        if s.cheese[p] >= price(s, k, p, item):
+            out[n] = k.BUY + item
+            n += 1
+        out[n] = k.STEAL + item
+        n += 1
+    isort(out, n)
+    return n
+
+
+cdef void do_shop(FRState* s, const FRConst* k, int r, int action) noexcept nogil:
+    """FR-8: buy (pay, rat stays) or steal (free, rat back to Start)."""
+    cdef int p = s.seat, item, pr
+    cdef bint steal = action >= k.STEAL
+    item = action - (k.STEAL if steal else k.BUY)
+    if steal:
+        s.rats[p][r] = 0
+    else:
+        pr = price(s, k, p, item)
+        s.cheese[p] -= pr
+        s.cheese_issued -= pr
+    remove_display_item(s, k, item)
+    if item == k.drink_item:
+        s.drinks[p] += 1
+    elif k.item_kind[item] == IK_BP:
+        if s.nbp[p] < FR_MAXKIND:
+            s.bp[p][s.nbp[p]] = item
+            s.nbp[p] += 1
+    else:
+        if s.ncaps[p] < FR_MAXKIND:
+            s.caps[p][s.ncaps[p]] = item
+            s.ncaps[p] += 1
+
+
+# ====================================================================== build (Step 4)
+cdef int build_actions(const FRState* s, const FRConst* k, int* out) noexcept nogil:
+    cdef int p = s.seat, n = 0, i, m
+    cdef bint ok
+    if s.cheese[p] >= k.provisions_cost:
+        out[n] = k.DONATE
+        n += 1
+    out[n] = k.END_TURN
+    n += 1
+    for i in range(3):
+        ok = True
+        for m in range(4):
+            if s.mats[p][m] < k.part_cost[i][m]:
+                ok = False
+                break
+        if ok:
+            out[n] = k.BUILD + i
+            n += 1
+    return n
+
+
+cdef void build(FRState* s, const FRConst* k, int part) noexcept nogil:
+    """Build a rocket part, score its track and the Rocket track per new set (FR-10)."""
+    cdef int p = s.seat, m, sets
+    for m in range(4):
+        s.mats[p][m] -= k.part_cost[part][m]
+        s.supply[m] += k.part_cost[part][m]
+    s.built[p][part] += 1
+    place(s, k, part, p, True)
+    sets = s.built[p][0]
+    for m in range(1, 3):
+        if s.built[p][m] < sets:
+            sets = s.built[p][m]
+    while s.rocket_sets[p] < sets:
+        s.rocket_sets[p] += 1
+        place(s, k, T_ROCKET, p, True)
+
+
+# ====================================================================== landing, Launchpad
+cdef void pay_landing(FRState* s, const FRConst* k, int p) noexcept nogil:
+    """FR-4: 1 Cheese per other player with a rat on each space where a moved rat ends."""
+    cdef int L = k.L, gh, i, j, q, x, sp, total = 0, value, need, amount, ne = 0
+    cdef int debts[FR_MAXO]
+    cdef int ends[FR_RATS]
+    if has(s, k, p, CK_NOFEE):
+        return
+    gh = ghost(s, k, p)
+    for i in range(s.nmoved):
+        if s.moved[i] == gh:
+            continue
+        x = s.rats[p][s.moved[i]]
+        if 0 < x < L:
+            for j in range(ne):
+                if ends[j] == x:
+                    break
+            else:
+                ends[ne] = x
+                ne += 1
+    for q in range(FR_MAXO):
+        debts[q] = 0
+    for j in range(ne):
+        sp = ends[j]
+        for q in range(k.n):
+            if q != p:
+                for i in range(FR_RATS):
+                    if s.rats[q][i] == sp:
+                        debts[q] += k.landing_fee
+                        break
+        if k.solo:
+            for i in range(FR_RATS):
+                if s.greg_rats[i] == sp:
+                    debts[k.greg] += k.landing_fee
+                    break
+    for q in range(k.n_owners):
+        total += debts[q]
+    if total > s.cheese[p]:  # Moldy Cheese exactly as needed, keep the change
+        value = k.moldy_value
+        need = (total - s.cheese[p] + value - 1) // value
+        if need > s.supply[S_MOLDY]:
+            need = s.supply[S_MOLDY]
+        s.supply[S_MOLDY] -= need
+        s.moldy[p] += need
+        s.cheese[p] += need * value
+        s.cheese_issued += need * value
+    for i in range(1, k.n_owners):
+        q = (p + i) % k.n_owners
+        amount = debts[q] if debts[q] < s.cheese[p] else s.cheese[p]
+        s.cheese[p] -= amount
+        if q == k.greg:
+            s.cheese_issued -= amount
+        else:
+            s.cheese[q] += amount
+
+
+cdef bint can_award(const FRState* s, const FRConst* k) noexcept nogil:
+    """FR-9: an Award only with a rat still on the path or a 4th Rattronaut."""
+    cdef int p = s.seat, i
+    if s.supply[S_AWARDS] <= 0:
+        return False
+    for i in range(FR_RATS):
+        if 0 <= s.rats[p][i] < k.L:
+            return True
+    return rattronauts(s, k, p) == FR_RATS
+
+
+cdef inline bint can_raise(const FRState* s) noexcept nogil:
+    return sc_in(s.rats[s.seat], FR_RATS, NURSERY)
+
+
+cdef void raise_rat(FRState* s, int p) noexcept nogil:
+    """Take a rat from the Nursery to Start (FR-2); a waiting Super Rat comic takes it (FR-15)."""
+    cdef int r, i
+    for r in range(FR_RATS):
+        if s.rats[p][r] == NURSERY:
+            break
+    else:
+        return
+    s.rats[p][r] = 0
+    for i in range(s.nsup[p]):
+        if s.sup_r[p][i] == -1:
+            s.sup_r[p][i] = r
+
+
+# ====================================================================== collect, burrow
+cdef void collect(FRState* s, const FRConst* k, int p) noexcept nogil:
+    """Yields of the rats moved this turn (FR-5, FR-6, FR-13); see ``_collect``."""
+    cdef int L = k.L, lit, mult, i, r, pos, tile, amount, kind, m, take, old, new, c
+    cdef int extra_bulb, bulbs = 0, apples = 0
+    cdef int bonus[8]
+    lit = s.light[p] * k.lit_per_step
+    mult = k.drink_multiplier if s.drink_used else 1
+    for i in range(8):
+        bonus[i] = 0
+    for i in range(s.nbp[p]):
+        bonus[k.bp_colour[s.bp[p][i]]] += k.bp_bonus[s.bp[p][i]]
+    extra_bulb = has(s, k, p, CK_BULB)
+    for i in range(s.nmoved):
+        r = s.moved[i]
+        pos = s.rats[p][r]
+        if not 0 < pos < L:
+            continue
+        tile = s.tiles[pos]
+        amount = k.tile_amount[tile] + (1 if pos <= lit else 0) + bonus[k.tile_colour[tile]]
+        amount += super_amount(s, k, p, r, CK_STRONG)
+        kind = k.tile_kind[tile]
+        if kind == Y_BULB:
+            amount += extra_bulb
+        amount *= mult
+        if kind == Y_CHEESE:
+            s.cheese[p] += amount
+            s.cheese_issued += amount
+        elif kind == Y_BULB:
+            bulbs += amount
+        elif kind == Y_APPLE:
+            apples += amount
+        else:
+            m = kind - 1
+            take = amount if amount < s.supply[m] else s.supply[m]
+            s.supply[m] -= take
+            s.mats[p][m] += take
+    if bulbs:
+        old = s.light[p]
+        new = old + bulbs
+        if new > k.light_length:
+            new = k.light_length
+        s.light[p] = new
+        for i in range(k.n_clights):
+            c = k.clights[i]
+            if old < c <= new and s.lights_scored[p] < k.n_clights:
+                s.lights_scored[p] += 1
+                place(s, k, T_CLIGHTS, p, True)
+    s.burrow_steps = apples
+
+
+cdef bint burrow_enter(FRState* s, const FRConst* k, int node) noexcept nogil:
+    """Move the burrow marker one space; True when a reward needs a decision (FR-7)."""
+    cdef int p = s.seat, reward
+    s.burrow[p] = node
+    s.burrow_steps -= 1
+    reward = k.reward[node]
+    if reward == RW_STORED:
+        place(s, k, T_STORED, p, True)
+    elif reward == RW_NURSERY:
+        if sc_in(s.rats[p], FR_RATS, NURSERY) and s.raised[p] < k.max_nursery_raises:
+            s.phase = PH_NURSERY
+            return True
+    elif reward == RW_LIBRARY:
+        if s.nlib:
+            s.phase = PH_LIBRARY
+            return True
+    return False
+
+
+cdef int super_candidates(const FRState* s, const FRConst* k, int* out) noexcept nogil:
+    """Rats that may become the Super Rat: on the path, Start included (FR-15)."""
+    cdef int p = s.seat, r, pos, i, n = 0, dup
+    cdef int seen_pos[FR_RATS]
+    cdef unsigned long long seen_sig[FR_RATS]
+    cdef unsigned long long sig
+    for r in range(FR_RATS):
+        pos = s.rats[p][r]
+        if 0 <= pos < k.L:
+            sig = super_sig(s, k, p, r)
+            dup = 0
+            for i in range(n):
+                if seen_pos[i] == pos and seen_sig[i] == sig:
+                    dup = 1
+                    break
+            if not dup:
+                seen_pos[n] = pos
+                seen_sig[n] = sig
+                out[n] = r
+                n += 1
+    return n
+
+
+cdef void take_comic(FRState* s, const FRConst* k, int comic) noexcept nogil:
+    """Take a Comic from the Library; a Super Rat comic picks its rat (FR-15)."""
+    cdef int p = s.seat, nc, i
+    cdef int cands[FR_RATS]
+    s.nlib = sc_remove(s.library, s.nlib, comic)
+    if s.ncomics[p] < FR_MAXKIND:
+        s.comics[p][s.ncomics[p]] = comic
+        s.ncomics[p] += 1
+    if k.comic_super[comic]:
+        i = s.nsup[p]
+        if i >= FR_MAXSUP:
+            return
+        s.sup_c[p][i] = comic
+        s.sup_r[p][i] = -1
+        s.nsup[p] += 1
+        nc = super_candidates(s, k, cands)
+        if nc == 1:
+            s.sup_r[p][i] = cands[0]
+        elif nc and s.npend < FR_MAXSUP:
+            s.pending[s.npend] = comic
+            s.npend += 1
+
+
+# ====================================================================== the turn cursor
+cdef int start_turn(FRState* s, const FRConst* k, int seat) noexcept nogil:
+    """``_start_turn``; returns 1 when the turn has no movement and must be run now."""
+    cdef int tmp[16]
+    s.seat = seat
+    s.nmoved = 0
+    s.option = -1
+    s.b_colour = -1
+    s.launch_pending = 0
+    s.drink_used = 0
+    s.burrow_steps = 0
+    s.npend = 0
+    s.nshops = 0
+    s.phase = PH_MOVE
+    s.step = ST_MOVE
+    if rat_moves(s, k, seat, 0, tmp, True) == 0:  # only with no rat on the path
+        s.step = ST_SHOP
+        return 1
+    return 0
+
+
+cdef int end_round(FRState* s, const FRConst* k) noexcept nogil:
+    """End of a round: the game ends if a trigger's last round is done (FR-11)."""
+    if s.end_round >= 0 and s.round >= s.end_round:
+        s.phase = PH_OVER
+        s.step = ST_NONE
+        return 0
+    s.round += 1
+    return start_turn(s, k, 0)
+
+
+cdef int end_turn(FRState* s, const FRConst* k) noexcept nogil:
+    if k.solo:
+        s.seat = k.greg
+        s.greg_step = GS_DRAW
+        return greg_run(s, k)
+    if s.seat + 1 < k.n:
+        return start_turn(s, k, s.seat + 1)
+    return end_round(s, k)
+
+
+cdef void run(FRState* s, const FRConst* k) noexcept nogil:
+    """``_run``: carry out automatic steps until a decision (or the next turn's)."""
+    cdef int p, st, node, i, j, x, n, guard = 0
+    cdef bint aw, ra, any_path
+    cdef int buf[FR_MAXKIND + 8]
+    while True:
+        p = s.seat
+        st = s.step
+        if st == ST_PAY:
+            pay_landing(s, k, p)
+            s.step = ST_LAUNCH
+        elif st == ST_LAUNCH:
+            if s.npend:
+                s.phase = PH_SUPER
+                return
+            if s.launch_pending > 0:
+                aw = can_award(s, k)
+                ra = can_raise(s)
+                if aw and ra:
+                    s.phase = PH_LAUNCH
+                    return
+                s.launch_pending -= 1
+                if aw:  # FR-9: the only allowed reward is taken
+                    s.supply[S_AWARDS] -= 1
+                    s.awards[p] += 1
+                elif ra:
+                    raise_rat(s, p)
+                continue
+            s.step = ST_DRINK
+        elif st == ST_DRINK:
+            if s.drinks[p] > 0:
+                any_path = False
+                for i in range(s.nmoved):
+                    if 0 < s.rats[p][s.moved[i]] < k.L:
+                        any_path = True
+                        break
+                if any_path:
+                    s.phase = PH_DRINK
+                    return
+            s.step = ST_COLLECT
+        elif st == ST_COLLECT:
+            collect(s, k, p)
+            s.step = ST_BURROW
+        elif st == ST_BURROW:
+            if s.npend:
+                s.phase = PH_SUPER
+                return
+            if s.burrow_steps > 0:
+                node = s.burrow[p]
+                if k.nedges[node] > 1:  # FR-7: choose at the intersection
+                    s.phase = PH_BURROW
+                    return
+                if burrow_enter(s, k, k.edge[node][0]):
+                    return
+                continue
+            s.step = ST_SHOP
+            # moved rats on booths, stably sorted by position
+            s.nshops = 0
+            for i in range(s.nmoved):
+                x = s.rats[p][s.moved[i]]
+                if 0 <= x < k.L and k.booth[x] >= 0:
+                    j = s.nshops
+                    while j > 0 and s.rats[p][s.shops[j - 1]] > x:
+                        s.shops[j] = s.shops[j - 1]
+                        j -= 1
+                    s.shops[j] = s.moved[i]
+                    s.nshops += 1
+        elif st == ST_SHOP:
+            while s.nshops and not booth_items(s, k, s.rats[p][s.shops[0]], buf):
+                sc_pop0(s.shops, &s.nshops)
+            if s.nshops:
+                s.phase = PH_SHOP
+                return
+            s.step = ST_BUILD
+        elif st == ST_BUILD:
+            if build_actions(s, k, buf) > 1:
+                s.phase = PH_BUILD
+                return
+            s.step = ST_END
+        elif st == ST_END:
+            if end_turn(s, k):
+                guard += 1
+                if guard > 100000:  # nobody can ever move again (the reference recurses)
+                    return
+                continue
+            return
+        else:
+            return
+
+
+# ====================================================================== setup (chance)
+cdef int setup_candidates(const FRState* s, const FRConst* k, int* out) noexcept nogil:
+    cdef int e = s.setup_pos, kind = k.setup_kind[e], arg = k.setup_arg[e], n = 0, g, i, t
+    if kind == SU_TILE:
+        g = k.slot_group[arg]
+        for i in range(k.ngroup[g]):
+            t = k.group_slots[g][i]
+            if not sc_in(s.tiles, k.L, t):
+                out[n] = k.CH_TILE + t - 1
+                n += 1
+        return n
+    if kind == SU_SET:
+        for i in range(k.n_vsets):
+            if not sc_in(s.sets_used, s.nsets, i):
+                out[n] = k.CH_SET + i
+                n += 1
+        return n
+    if kind == SU_BP:
+        for i in range(k.n_bp):
+            if not sc_in(s.disp_bp, s.ndisp_bp, i):
+                out[n] = k.CH_ITEM + i
+                n += 1
+    elif kind == SU_CAP:
+        for i in range(k.first_cap, k.first_cap + k.n_caps):
+            if not sc_in(s.disp_caps, s.ndisp_caps, i):
+                out[n] = k.CH_ITEM + i
+                n += 1
+    else:
+        for i in range(k.first_comic, k.first_comic + k.n_comics):
+            if not sc_in(s.library, s.nlib, i):
+                out[n] = k.CH_ITEM + i
+                n += 1
+    return n
+
+
+cdef void apply_setup(FRState* s, const FRConst* k, int a) noexcept nogil:
+    cdef int e = s.setup_pos, kind = k.setup_kind[e], arg = k.setup_arg[e], i, v, item
+    s.setup_pos += 1
+    if kind == SU_TILE:
+        s.tiles[arg] = a - k.CH_TILE + 1
+    elif kind == SU_SET:
+        i = a - k.CH_SET
+        s.sets_used[s.nsets] = i
+        s.nsets += 1
+        for v in range(FR_NV):
+            s.track_values[arg][v] = k.vsets[i][v]
+    else:
+        item = a - k.CH_ITEM
+        if kind == SU_BP:
+            s.disp_bp[s.ndisp_bp] = item
+            s.ndisp_bp += 1
+        elif kind == SU_CAP:
+            s.disp_caps[s.ndisp_caps] = item
+            s.ndisp_caps += 1
+        else:
+            s.library[s.nlib] = item
+            s.nlib += 1
+
+
+cdef int advance_setup(FRState* s, const FRConst* k) noexcept nogil:
+    """Apply forced setup draws; when setup is done, start seat 0's first turn."""
+    cdef int out[FR_MAXITEMS + FR_MAXL]
+    cdef int n
+    while s.setup_pos < k.nsetup:
+        n = setup_candidates(s, k, out)
+        if n != 1:
+            return 0
+        apply_setup(s, k, out[0])
+    sort_by_rank(s.disp_bp, s.ndisp_bp, k.item_rank)
+    sort_by_rank(s.disp_caps, s.ndisp_caps, k.item_rank)
+    sort_by_rank(s.library, s.nlib, k.item_rank)
+    return start_turn(s, k, 0)
+
+
+# ====================================================================== solo: Greg (FR-16)
+cdef int greg_value(const FRState* s, int track) noexcept nogil:
+    cdef int i
+    for i in range(FR_NV - 1):
+        if s.slots[track][i] == EMPTY:
+            return s.track_values[track][i]
+    return s.track_values[track][FR_NV - 1]
+
+
+cdef int greg_best_ties(const FRState* s, const FRConst* k, int* out) noexcept nogil:
+    cdef int i, v, best = -2147483647, n = 0
+    for i in range(k.n_gtracks):
+        v = greg_value(s, k.gtracks[i])
+        if v > best:
+            best = v
+    for i in range(k.n_gtracks):
+        if greg_value(s, k.gtracks[i]) == best:
+            out[n] = k.gtracks[i]
+            n += 1
+    return n
+
+
+cdef void greg_prepare(FRState* s, const FRConst* k, int track) noexcept nogil:
+    """Prepare a track, or score it if already prepared (solo "Prepare a specific track")."""
+    if sc_in(s.greg_prepared, s.nprep, track):
+        s.nprep = sc_remove(s.greg_prepared, s.nprep, track)
+        place(s, k, track, k.greg, True)
+    else:
+        s.greg_prepared[s.nprep] = track
+        s.nprep += 1
+        sort_by_rank(s.greg_prepared, s.nprep, k.track_rank)
+
+
+cdef void sort_cards(signed char* a, int n) noexcept nogil:
+    cdef int i, j
+    cdef signed char x
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
+cdef int greg_run(FRState* s, const FRConst* k) noexcept nogil:
+    """``_greg_run``: draw (chance), booth discards, icon, end of round. Returns 1 when the
+    next round's first turn must be run now."""
+    cdef int st, icon, n, i
+    cdef int items[FR_MAXKIND + 1]
+    cdef int ties[FR_MAXGT]
+    while True:
+        st = s.greg_step
+        if st == GS_DRAW:
+            if s.nknown == 0 and s.greg_unknown[0] == 0 and s.greg_unknown[1] == 0:
+                for i in range(s.ndiscard):   # FR-16: reshuffle when empty
+                    s.greg_known[i] = s.greg_discard[i]
+                s.nknown = s.ndiscard
+                sort_cards(s.greg_known, s.nknown)
+                s.ndiscard = 0
+            s.phase = PH_GREG_DRAW
+            return 0
+        elif st == GS_BOOTHS:
+            while s.nbooths:
+                n = display_all(s, k, s.greg_booths[0], items)
+                if n > 1:
+                    s.phase = PH_GREG_BOOTH
+                    return 0
+                if n:
+                    remove_display_item(s, k, items[0])
+                sc_pop0(s.greg_booths, &s.nbooths)
+            s.greg_step = GS_ICON
+        elif st == GS_ICON:
+            s.greg_step = GS_END
+            icon = k.card_icon[s.greg_card]
+            if icon == IC_NONE:
+                continue
+            if icon == IC_PREPARE:
+                greg_prepare(s, k, k.card_track[s.greg_card])
+            elif icon == IC_REMOVE:
+                if s.nlib > 1:
+                    s.phase = PH_GREG_COMIC
+                    return 0
+                s.nlib = 0
+            else:  # prepare_best
+                n = greg_best_ties(s, k, ties)
+                if n > 1 and k.greg_choose:
+                    s.phase = PH_GREG_BEST
+                    return 0
+                greg_prepare(s, k, ties[0])
+        elif st == GS_END:
+            if s.greg_card >= 0:
+                s.greg_discard[s.ndiscard] = s.greg_card
+                s.ndiscard += 1
+                if k.card_icon[s.greg_card] == IC_BEST:
+                    # reshuffle the faceup cards back into Greg's deck
+                    for i in range(s.ndiscard):
+                        s.greg_known[s.nknown + i] = s.greg_discard[i]
+                    s.nknown += s.ndiscard
+                    sort_cards(s.greg_known, s.nknown)
+                    s.ndiscard = 0
+            s.greg_card = -1
+            s.greg_step = GS_NONE
+            s.seat = 0
+            return end_round(s, k)
+        else:
+            return 0
+
+
+cdef int greg_draw_outcomes(const FRState* s, const FRConst* k, int* act,
+                            double* prob) noexcept nogil:
+    cdef double probs[FR_MAXCARDS]
+    cdef char present[FR_MAXCARDS]
+    cdef int total = s.nknown + s.greg_unknown[0] + s.greg_unknown[1], i, g, count, npool, n
+    for i in range(k.n_cards):
+        probs[i] = 0.0
+        present[i] = 0
+    for i in range(s.nknown):
+        probs[s.greg_known[i]] += 1.0 / <double>total
+        present[s.greg_known[i]] = 1
+    for g in range(2):
+        count = s.greg_unknown[g]
+        if not count:
+            continue
+        npool = 0
+        for i in range(k.n_cards):
+            if k.card_group[i] == g and not sc_in(s.greg_seen, s.nseen, i):
+                npool += 1
+        for i in range(k.n_cards):
+            if k.card_group[i] == g and not sc_in(s.greg_seen, s.nseen, i):
+                probs[i] += <double>count / <double>total / <double>npool
+                present[i] = 1
+    n = 0
+    for i in range(k.n_cards):
+        if present[i]:
+            act[n] = k.CH_CARD + i
+            prob[n] = probs[i]
+            n += 1
+    return n
+
+
+cdef int greg_draw(FRState* s, const FRConst* k, int card) noexcept nogil:
+    """Greg reveals ``card`` and moves (FR-16; JUDGEMENT calls in the reference)."""
+    cdef int L = k.L, i, j, r, m, carry = 0, nmv = 0, x, ne = 0, pos
+    cdef int order[FR_RATS]
+    cdef int mv[FR_RATS]
+    cdef int ends[FR_RATS]
+    if sc_in(s.greg_known, s.nknown, card):
+        s.nknown = sc_remove(s.greg_known, s.nknown, card)
+    elif k.card_group[card] < 2:
+        s.greg_unknown[k.card_group[card]] -= 1
+    if not sc_in(s.greg_seen, s.nseen, card):
+        s.greg_seen[s.nseen] = card
+        s.nseen += 1
+        sort_cards(s.greg_seen, s.nseen)
+    s.greg_card = card
+    # position order: furthest first, ties by rat index (stable)
+    for i in range(FR_RATS):
+        j = i
+        while j > 0 and s.greg_rats[order[j - 1]] < s.greg_rats[i]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
+    for i in range(FR_RATS):
+        r = order[i]
+        m = k.card_moves[card][i]
+        if s.greg_rats[r] >= L:
+            carry += m
+            continue
+        m += carry
+        carry = 0
+        if m <= 0:
+            continue
+        pos = s.greg_rats[r] + m
+        s.greg_rats[r] = pos if pos < L else L
+        mv[nmv] = r
+        nmv += 1
+        if s.greg_rats[r] == L:
+            to_rocket(s, k, k.greg)
+            break
+    for i in range(nmv):
+        x = s.greg_rats[mv[i]]
+        if 0 < x < L:
+            for j in range(ne):
+                if ends[j] == x:
+                    break
+            else:
+                ends[ne] = x
+                ne += 1
+    for j in range(ne):
+        if sc_in(s.rats[0], FR_RATS, ends[j]):
+            s.cheese[0] += k.landing_fee
+            s.cheese_issued += k.landing_fee
+    s.nbooths = 0
+    for i in range(FR_RATS):
+        x = s.greg_rats[i]
+        if 0 <= x < FR_MAXL and k.booth[x] >= 0:
+            j = s.nbooths
+            while j > 0 and s.greg_booths[j - 1] > x:
+                s.greg_booths[j] = s.greg_booths[j - 1]
+                j -= 1
+            s.greg_booths[j] = x
+            s.nbooths += 1
+    s.greg_step = GS_BOOTHS
+    return greg_run(s, k)
+
+
+# ====================================================================== the contract in C
+cdef void init_state(FRState* s, const FRConst* k) noexcept nogil:
+    cdef int t, i, p, v, total = 0
+    memset(s, 0, sizeof(FRState))
+    s.phase = PH_SETUP
+    s.step = ST_NONE
+    s.round = 1
+    s.seat = 0
+    s.end_round = -1
+    for i in range(k.L):
+        s.tiles[i] = 0 if k.variable else i
+    for t in range(FR_NT):
+        for v in range(FR_NV):
+            s.track_values[t][v] = k.track_values0[t][v]
+        for i in range(FR_NV - 1):
+            s.slots[t][i] = EMPTY
+        for i in range(k.n_neutral):
+            s.slots[t][k.neutral[i] - 1] = NEUTRAL
+    s.nlib = k.n_lib0
+    for i in range(k.n_lib0):
+        s.library[i] = k.lib0[i]
+    s.setup_pos = 0
+    s.disp_drinks = k.disp_drinks0
+    for p in range(k.n):
+        for i in range(FR_RATS):
+            s.rats[p][i] = 0 if i < k.rats_on_start else NURSERY
+        s.cheese[p] = k.start_cheese[p]
+        total += s.cheese[p]
+        s.burrow[p] = k.burrow_start
+    s.cheese_issued = total
+    for i in range(6):
+        s.supply[i] = k.supply0[i]
+    s.option = -1
+    s.b_colour = -1
+    s.greg_card = -1
+    s.greg_step = GS_NONE
+    if k.solo:
+        for i in range(FR_RATS):
+            s.greg_rats[i] = k.greg_start[i]
+        s.greg_unknown[0] = k.deal[0]
+        s.greg_unknown[1] = k.deal[1]
+        for i in range(k.n_cards):
+            if k.card_group[i] == 2:
+                s.greg_known[s.nknown] = i
+                s.nknown += 1
+                s.greg_seen[s.nseen] = i
+                s.nseen += 1
+    if advance_setup(s, k):
+        run(s, k)
+
+
+cdef void apply_move(FRState* s, const FRConst* k, int action) noexcept nogil:
+    cdef int opt, r, mask, dest, ci, p = s.seat
+    cdef int tmp[16]
+    decode_move(k, action, &opt, &r, &mask, &dest, &ci)
+    s.option = opt
+    move_rat(s, k, p, r, dest, mask, ci, opt, True)
+    if opt == 0 or s.nmoved >= k.option_b_max_rats or not rat_moves(s, k, p, 1, tmp, True):
+        s.step = ST_PAY
+        run(s, k)
+    else:
+        s.phase = PH_MOVE_B
+
+
+cdef void apply_action(FRState* s, const FRConst* k, int a) noexcept nogil:
+    """``_apply_action`` (unchecked)."""
+    cdef int ph = s.phase, p = s.seat, i, node, comic
+    if ph == PH_SETUP:
+        apply_setup(s, k, a)
+        if advance_setup(s, k):
+            run(s, k)
+    elif ph == PH_GREG_DRAW:
+        if greg_draw(s, k, a - k.CH_CARD):
+            run(s, k)
+    elif ph == PH_GREG_BOOTH:
+        remove_display_item(s, k, a - k.CH_ITEM)
+        sc_pop0(s.greg_booths, &s.nbooths)
+        if greg_run(s, k):
+            run(s, k)
+    elif ph == PH_GREG_COMIC:
+        s.nlib = sc_remove(s.library, s.nlib, a - k.CH_ITEM)
+        s.greg_step = GS_END
+        if greg_run(s, k):
+            run(s, k)
+    elif ph == PH_GREG_BEST:
+        greg_prepare(s, k, k.gtracks[a - k.GREG_BEST])
+        s.greg_step = GS_END
+        if greg_run(s, k):
+            run(s, k)
+    elif a < k.move_size:
+        apply_move(s, k, a)
+    elif a == k.STOP_B:
+        s.step = ST_PAY
+        run(s, k)
+    elif a == k.AWARD or a == k.RAISE:
+        s.launch_pending -= 1
+        if a == k.AWARD:
+            s.supply[S_AWARDS] -= 1
+            s.awards[p] += 1
+        else:
+            raise_rat(s, p)
+        run(s, k)
+    elif a == k.DRINK_USE or a == k.DRINK_SKIP:
+        if a == k.DRINK_USE:
+            s.drinks[p] -= 1
+            s.drink_used = 1
+        s.step = ST_COLLECT
+        run(s, k)
+    elif k.BURROW <= a < k.BURROW + k.n_dirs:
+        node = k.choice[s.burrow[p]][a - k.BURROW]
+        if not burrow_enter(s, k, node):
+            run(s, k)
+    elif a == k.NURSERY_RAISE or a == k.NURSERY_DECLINE:
+        if a == k.NURSERY_RAISE:
+            raise_rat(s, p)
+            s.raised[p] += 1
+        run(s, k)
+    elif a == k.LIBRARY_DECLINE or k.LIBRARY <= a < k.SUPER:
+        if a != k.LIBRARY_DECLINE:
+            take_comic(s, k, a - k.LIBRARY + k.n_shop_items)
+        run(s, k)
+    elif k.SUPER <= a < k.BUY:
+        comic = s.pending[0]
+        sc_pop0(s.pending, &s.npend)
+        for i in range(s.nsup[p]):
+            if s.sup_c[p][i] == comic:
+                s.sup_r[p][i] = a - k.SUPER
+                break
+        else:
+            if s.nsup[p] < FR_MAXSUP:
+                s.sup_c[p][s.nsup[p]] = comic
+                s.sup_r[p][s.nsup[p]] = a - k.SUPER
+                s.nsup[p] += 1
+        run(s, k)
+    elif a == k.SHOP_PASS or k.BUY <= a < k.BUILD:
+        i = s.shops[0]
+        sc_pop0(s.shops, &s.nshops)
+        if a != k.SHOP_PASS:
+            do_shop(s, k, i, a)
+        run(s, k)
+    elif k.BUILD <= a < k.GREG_BEST:
+        build(s, k, a - k.BUILD)
+        run(s, k)
+    elif a == k.DONATE:
+        s.cheese[p] -= k.provisions_cost
+        s.cheese_issued -= k.provisions_cost
+        place(s, k, T_PROVISIONS, p, True)
+        run(s, k)
+    elif a == k.END_TURN:
+        s.step = ST_END
+        run(s, k)
+
+
+cdef int legal_actions(FRState* s, const FRConst* k, int* out) noexcept nogil:
+    """``_legal_actions`` (sorted) into ``out``; 0 at chance and terminal nodes."""
+    cdef int ph = s.phase, n = 0, i, node
+    if ph == PH_MOVE:
+        n = move_actions(s, k, 0, out)
+        return n + move_actions(s, k, 1, out + n)
+    if ph == PH_MOVE_B:
+        n = move_actions(s, k, 1, out)
+        if s.nmoved >= k.option_b_min_rats:
+            out[n] = k.STOP_B
+            n += 1
+        return n
+    if ph == PH_LAUNCH:
+        if can_award(s, k):
+            out[n] = k.AWARD
+            n += 1
+        if can_raise(s):
+            out[n] = k.RAISE
+            n += 1
+        return n
+    if ph == PH_DRINK:
+        out[0] = k.DRINK_USE
+        out[1] = k.DRINK_SKIP
+        return 2
+    if ph == PH_BURROW:
+        node = s.burrow[s.seat]
+        for i in range(k.n_dirs):
+            if k.choice[node][i] >= 0:
+                out[n] = k.BURROW + i
+                n += 1
+        return n
+    if ph == PH_NURSERY:
+        out[0] = k.NURSERY_RAISE
+        out[1] = k.NURSERY_DECLINE
+        return 2
+    if ph == PH_LIBRARY:
+        for i in range(s.nlib):
+            out[i] = k.LIBRARY + s.library[i] - k.n_shop_items
+        out[s.nlib] = k.LIBRARY_DECLINE
+        n = s.nlib + 1
+        isort(out, n)
+        return n
+    if ph == PH_SUPER:
+        n = super_candidates(s, k, out)
+        for i in range(n):
+            out[i] += k.SUPER
+        return n
+    if ph == PH_SHOP:
+        return shop_actions(s, k, out)
+    if ph == PH_BUILD:
+        return build_actions(s, k, out)
+    if ph == PH_GREG_BEST:
+        n = greg_best_ties(s, k, out)
+        for i in range(n):
+            for node in range(k.n_gtracks):
+                if k.gtracks[node] == out[i]:
+                    out[i] = k.GREG_BEST + node
+                    break
+        return n
+    return 0
+
+
+cdef int chance_outcomes(const FRState* s, const FRConst* k, int* act,
+                         double* prob) noexcept nogil:
+    cdef int ph = s.phase, n = 0, i
+    if ph == PH_SETUP:
+        n = setup_candidates(s, k, act)
+    elif ph == PH_GREG_DRAW:
+        return greg_draw_outcomes(s, k, act, prob)
+    elif ph == PH_GREG_BOOTH:
+        n = display_all(s, k, s.greg_booths[0], act)
+        for i in range(n):
+            act[i] += k.CH_ITEM
+        isort(act, n)
+    elif ph == PH_GREG_COMIC:
+        n = s.nlib
+        for i in range(n):
+            act[i] = k.CH_ITEM + s.library[i]
+        isort(act, n)
+    else:
+        return 0
+    for i in range(n):
+        prob[i] = 1.0 / <double>n
+    return n
+
+
+cdef inline int current_player(const FRState* s) noexcept nogil:
+    cdef int ph = s.phase
+    if ph == PH_OVER:
+        return _TERMINAL
+    if ph == PH_SETUP or ph == PH_GREG_DRAW or ph == PH_GREG_BOOTH or ph == PH_GREG_COMIC:
+        return _CHANCE
+    if ph == PH_GREG_BEST:
+        return 0
+    return s.seat
+
+
+cdef int returns(const FRState* s, const FRConst* k, double* out) noexcept nogil:
+    cdef int q, n = k.n, best, most, nw = 0
+    cdef int sc[FR_MAXP]
+    cdef bint win[FR_MAXP]
+    if s.phase != PH_OVER:
+        for q in range(n):
+            out[q] = 0.0
+        return n
+    for q in range(n):
+        sc[q] = score(s, k, q)
+    if k.solo:  # solo "End of the Game": more points than Greg wins
+        out[0] = 1.0 if sc[0] > track_points(s, k, k.greg) else 0.0
+        return 1
+    best = sc[0]
+    for q in range(1, n):
+        if sc[q] > best:
+            best = sc[q]
+    most = -1
+    for q in range(n):
+        if sc[q] == best and rattronauts(s, k, q) > most:
+            most = rattronauts(s, k, q)
+    for q in range(n):
+        win[q] = sc[q] == best and rattronauts(s, k, q) == most
+        nw += win[q]
+    for q in range(n):
+        out[q] = 1.0 / <double>nw if win[q] else 0.0
+    return n
+
+
+# ====================================================================== information digest
+cdef inline unsigned long long mix(unsigned long long h, long long v) noexcept nogil:
+    h ^= <unsigned long long>v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2)
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
+    return h ^ (h >> 31)
+
+
+cdef inline unsigned long long mix_sc(unsigned long long h, const signed char* a,
+                                      int n) noexcept nogil:
+    cdef int i
+    h = mix(h, 1000 + n)
+    for i in range(n):
+        h = mix(h, a[i])
+    return h
+
+
+cdef inline unsigned long long mix_int(unsigned long long h, const int* a,
+                                       int n) noexcept nogil:
+    cdef int i
+    h = mix(h, 2000 + n)
+    for i in range(n):
+        h = mix(h, a[i])
+    return h
+
+
+cdef unsigned long long info_digest(const FRState* s, const FRConst* k) noexcept nogil:
+    """A digest of every field in use: First Rat hides nothing (``observation`` is the whole
+    state), so equal digests for equal observations of any seat."""
+    cdef unsigned long long h = 0xF1257
+    cdef int p, t
+    h = mix(h, s.phase)
+    h = mix(h, s.step)
+    h = mix(h, s.round)
+    h = mix(h, s.seat)
+    h = mix(h, s.end_round)
+    h = mix_sc(h, s.tiles, k.L)
+    for t in range(FR_NT):
+        h = mix_int(h, s.track_values[t], FR_NV)
+        h = mix_sc(h, s.slots[t], FR_NV - 1)
+        h = mix_sc(h, s.last[t], s.nlast[t])
+    h = mix_sc(h, s.sets_used, s.nsets)
+    h = mix_sc(h, s.library, s.nlib)
+    h = mix(h, s.setup_pos)
+    h = mix_sc(h, s.disp_bp, s.ndisp_bp)
+    h = mix_sc(h, s.disp_caps, s.ndisp_caps)
+    h = mix(h, s.disp_drinks)
+    h = mix(h, s.cheese_issued)
+    h = mix_int(h, s.markers, k.n_owners)
+    for p in range(k.n):
+        h = mix_sc(h, s.rats[p], FR_RATS)
+        h = mix(h, s.cheese[p])
+        h = mix(h, s.moldy[p])
+        h = mix(h, s.awards[p])
+        h = mix(h, s.drinks[p])
+        h = mix(h, s.light[p])
+        h = mix(h, s.lights_scored[p])
+        h = mix(h, s.raised[p])
+        h = mix(h, s.burrow[p])
+        h = mix_int(h, s.mats[p], 4)
+        h = mix_int(h, s.built[p], 3)
+        h = mix(h, s.rocket_sets[p])
+        h = mix_sc(h, s.bp[p], s.nbp[p])
+        h = mix_sc(h, s.caps[p], s.ncaps[p])
+        h = mix_sc(h, s.comics[p], s.ncomics[p])
+        h = mix_sc(h, s.sup_c[p], s.nsup[p])
+        h = mix_sc(h, s.sup_r[p], s.nsup[p])
+    h = mix_int(h, s.supply, 6)
+    h = mix_sc(h, s.moved, s.nmoved)
+    h = mix(h, s.option)
+    h = mix(h, s.b_colour)
+    h = mix(h, s.launch_pending)
+    h = mix(h, s.drink_used)
+    h = mix(h, s.burrow_steps)
+    h = mix_sc(h, s.pending, s.npend)
+    h = mix_sc(h, s.shops, s.nshops)
+    if k.solo:
+        h = mix_sc(h, s.greg_rats, FR_RATS)
+        h = mix_int(h, s.greg_unknown, 2)
+        h = mix_sc(h, s.greg_known, s.nknown)
+        h = mix_sc(h, s.greg_seen, s.nseen)
+        h = mix_sc(h, s.greg_discard, s.ndiscard)
+        h = mix_sc(h, s.greg_prepared, s.nprep)
+        h = mix(h, s.greg_card)
+        h = mix_sc(h, s.greg_booths, s.nbooths)
+        h = mix(h, s.greg_step)
+    return h if h != 0 else 1
+
+
+# ====================================================================== game constants
+cdef class _Consts:
+    """The game's constants as a C struct (owned by the game, shared by its states)."""
+    cdef FRConst c
+    cdef public object tokens      # setup_todo strings of the full setup, in order
+    cdef public object node_names  # burrow node names by id
+
+
+def _limit(cond, what):
+    if not cond:
+        raise ValueError(f"first_rat data: {what} exceeds the Cython twin's fixed sizes; "
+                         f"use backend='python'")
+
+
+def _make_consts(game, params) -> _Consts:
+    cdef _Consts obj = _Consts()
+    cdef FRConst* c = &obj.c
+    cdef int i, j, o, t, m
+    g = game
+    d = g.data
+    L = g.L
+    memset(c, 0, sizeof(FRConst))
+    _limit(L + 1 <= FR_MAXL and L < 64, "the path length")
+    _limit(len(g.items) <= FR_MAXITEMS, "the number of items")
+    _limit(max(len(d.backpacks), len(d.bottle_caps), len(d.comics)) <= FR_MAXKIND,
+           "the items of one kind")
+    _limit(sum(1 for x in d.comics if x[2]) <= FR_MAXSUP, "the Super Rat comics")
+    _limit(len(d.cards) <= FR_MAXCARDS, "the solo cards")
+    _limit(len(d.burrow_edges) <= FR_MAXNODES, "the burrow nodes")
+    _limit(len(g.directions) <= FR_MAXDIRS
+           and max(len(v) for v in d.burrow_edges.values()) <= FR_MAXDIRS, "the burrow edges")
+    _limit(g.n_masks <= FR_MAXMASK, "the shortcuts")
+    _limit(len(d.variable_value_sets) <= FR_MAXSETS, "the value sets")
+    _limit(len(d.greg_tracks) <= FR_MAXGT, "Greg's tracks")
+    _limit(len(d.construction_lights) <= 32, "the Construction Lights")
+    _limit(len(d.tile_groups) <= 8, "the tile groups")
+    _limit(g.n_colours <= 8 and len(d.neutral_markers[g.table_n]) <= 4, "the colours")
+    _limit(len(d.start_cheese) >= FR_MAXP or g.n <= len(d.start_cheese), "the seats")
+    c.n = g.n
+    c.solo = g.solo
+    c.greg = g.greg if g.solo else -1
+    c.n_owners = g.n_owners
+    c.table_n = g.table_n
+    c.L = L
+    c.n_colours = g.n_colours
+    c.n_masks = g.n_masks
+    c.n_dest = g.n_dest
+    c.move_size = g.move_size
+    c.STOP_B, c.AWARD, c.RAISE = g.STOP_B, g.AWARD, g.RAISE
+    c.DRINK_USE, c.DRINK_SKIP = g.DRINK_USE, g.DRINK_SKIP
+    c.NURSERY_RAISE, c.NURSERY_DECLINE = g.NURSERY_RAISE, g.NURSERY_DECLINE
+    c.LIBRARY_DECLINE, c.SHOP_PASS, c.DONATE, c.END_TURN = (
+        g.LIBRARY_DECLINE, g.SHOP_PASS, g.DONATE, g.END_TURN)
+    c.BURROW = g.BURROW
+    c.n_dirs = len(g.directions)
+    c.LIBRARY, c.SUPER, c.BUY, c.STEAL, c.BUILD = g.LIBRARY, g.SUPER, g.BUY, g.STEAL, g.BUILD
+    c.GREG_BEST, c.CH_TILE, c.CH_SET = g.GREG_BEST, g.CH_TILE, g.CH_SET
+    c.CH_ITEM, c.CH_CARD = g.CH_ITEM, g.CH_CARD
+    c.num_actions = g.num_distinct_actions()
+    # items: backpacks, the energy drink, bottle caps, comics (FirstRatGame.items)
+    c.n_items = len(g.items)
+    c.n_bp = len(d.backpacks)
+    c.drink_item = c.n_bp
+    c.first_cap = c.n_bp + 1
+    c.n_caps = len(d.bottle_caps)
+    c.first_comic = c.first_cap + c.n_caps
+    c.n_comics = len(d.comics)
+    c.n_shop_items = g.n_shop_items
+    ranks = {item: i for i, item in enumerate(sorted(g.items))}
+    sigs = {}
+    for i, item in enumerate(g.items):
+        c.item_rank[i] = ranks[item]
+        if i < c.n_bp:
+            c.item_kind[i] = IK_BP
+            colour, bonus = g.backpack_info[item]
+            c.bp_colour[i] = COLOURS.index(colour)
+            c.bp_bonus[i] = bonus
+            c.bp_sig[i] = sigs.setdefault((colour, bonus), len(sigs))
+        elif i == c.drink_item:
+            c.item_kind[i] = IK_DRINK
+        elif i < c.first_comic:
+            c.item_kind[i] = IK_CAP
+            per, counts = g.cap_info[item]
+            c.cap_per[i] = per
+            c.cap_counts[i] = CAP_COUNTS.index(counts)
+        else:
+            c.item_kind[i] = IK_COMIC
+            eff = g.comic_kind[item]
+            c.comic_kind[i] = COMIC_KINDS.index(eff["kind"])
+            c.comic_amount[i] = eff.get("amount", 1)
+            c.comic_super[i] = bool(g.comic_super[item])
+    for m in range(g.n_masks):
+        cost = g.mask_cost[m]
+        c.mask_any[m] = bool(cost)
+        for j, mat in enumerate(MATERIALS):
+            c.mask_cost[m][j] = cost.get(mat, 0)
+    c.max_steps = g.max_steps
+    for o in range(L):
+        routes = sorted(g.route_table[o][g.max_steps], key=lambda x: (x[1], x[0]))
+        _limit(len(routes) <= FR_MAXR, "the routes from one space")
+        c.nroutes[o] = len(routes)
+        for j, (dest, mask, steps) in enumerate(routes):
+            c.route_dest[o][j] = dest
+            c.route_mask[o][j] = mask
+            c.route_steps[o][j] = steps
+    bound = 2 * FR_RATS * max(c.nroutes[o] for o in range(L)) * g.n_colours + 64
+    _limit(bound <= FR_MAXLEG, "the legal moves of one position")
+    for t in range(FR_MAXL):
+        c.booth[t] = -1
+    for t, sp in d.tiles.items():
+        c.tile_colour[t] = COLOURS.index(sp.colour)
+        c.tile_kind[t] = YIELD_KINDS.index(sp.kind)
+        c.tile_amount[t] = sp.amount
+    kinds = {"backpack": IK_BP, "energy_drink": IK_DRINK, "bottle_cap": IK_CAP}
+    for slot, booth in d.booths.items():
+        c.booth[slot] = kinds[BOOTH_ITEMS[booth]]
+    for i, colour in enumerate(d.launchpad_colours):
+        c.lp_colour[i] = COLOURS.index(colour)
+    c.light_length = d.light_length
+    c.n_clights = len(d.construction_lights)
+    for i, x in enumerate(d.construction_lights):
+        c.clights[i] = x
+    c.lit_per_step = d.lit_per_step
+    nodes = list(d.burrow_edges)
+    obj.node_names = tuple(nodes)
+    c.n_nodes = len(nodes)
+    c.burrow_start = nodes.index(d.burrow_start)
+    rewards = {"stored_food": RW_STORED, "nursery": RW_NURSERY, "library": RW_LIBRARY}
+    for i, node in enumerate(nodes):
+        c.nedges[i] = len(d.burrow_edges[node])
+        for j, nxt in enumerate(d.burrow_edges[node]):
+            c.edge[i][j] = nodes.index(nxt)
+        for j in range(FR_MAXDIRS):
+            c.choice[i][j] = -1
+        for dname, nxt in d.burrow_choices.get(node, {}).items():
+            c.choice[i][g.directions.index(dname)] = nodes.index(nxt)
+        c.reward[i] = rewards.get(d.burrow_rewards.get(node), RW_NONE)
+    for t, name in enumerate(TRACKS):
+        for j in range(FR_NV):
+            c.track_values0[t][j] = d.track_values[name][j]
+    neutral = d.neutral_markers[g.table_n]
+    c.n_neutral = len(neutral)
+    for i, x in enumerate(neutral):
+        c.neutral[i] = x
+    c.n_vsets = len(d.variable_value_sets)
+    for i, vs in enumerate(d.variable_value_sets):
+        for j in range(FR_NV):
+            c.vsets[i][j] = vs[j]
+    for i, part in enumerate(PARTS):
+        for j, mat in enumerate(MATERIALS):
+            c.part_cost[i][j] = d.part_costs[part].get(mat, 0)
+    c.provisions_cost = d.provisions_cost
+    c.price[0] = d.prices["backpack"]
+    c.price[1] = d.prices["energy_drink"]
+    c.price[2] = d.prices["bottle_cap"]
+    for i in range(min(FR_MAXP, len(d.start_cheese))):
+        c.start_cheese[i] = d.start_cheese[i]
+    if tuple(d.supply) != _SUPPLY_KEYS:
+        raise ValueError("first_rat data: unexpected supply keys for the Cython twin")
+    for i, key in enumerate(_SUPPLY_KEYS):
+        c.supply0[i] = d.supply[key]
+    # setup draws (FirstRatState.__init__)
+    c.variable = params["layout"] == "variable"
+    c.first_game = bool(params["first_game"])
+    tokens = []
+    codes = []
+    if c.variable:
+        for _, slots in d.tile_groups:
+            tokens += [f"tile:{s}" for s in slots]
+            codes += [(SU_TILE, s) for s in slots]
+        tokens += [f"set:{tname}" for tname in d.variable_tracks]
+        codes += [(SU_SET, TRACKS.index(tname)) for tname in d.variable_tracks]
+    tokens += ["backpack"] * d.backpacks_shown[g.table_n]
+    codes += [(SU_BP, 0)] * d.backpacks_shown[g.table_n]
+    tokens += ["bottle_cap"] * d.bottle_caps_shown
+    codes += [(SU_CAP, 0)] * d.bottle_caps_shown
+    lib0 = []
+    if c.first_game:
+        lib0 = [x[0] for x in d.comics if not x[2]][:d.comics_shown]
+    else:
+        tokens += ["comic"] * d.comics_shown
+        codes += [(SU_COMIC, 0)] * d.comics_shown
+    _limit(len(codes) <= FR_MAXSETUP and len(codes) < 127, "the setup draws")
+    obj.tokens = tuple(tokens)
+    c.nsetup = len(codes)
+    for i, (kind, arg) in enumerate(codes):
+        c.setup_kind[i] = kind
+        c.setup_arg[i] = arg
+    for i, (_, slots) in enumerate(d.tile_groups):
+        c.ngroup[i] = len(slots)
+        for j, x in enumerate(slots):
+            c.group_slots[i][j] = x
+            c.slot_group[x] = i
+    c.n_lib0 = len(lib0)
+    for i, x in enumerate(lib0):
+        c.lib0[i] = g.item_index[x]
+    c.disp_drinks0 = d.energy_drinks[g.table_n]
+    # solo
+    c.n_cards = len(d.cards)
+    for i, card in enumerate(d.cards):
+        c.card_group[i] = "ABC".index(card.group)
+        for j in range(FR_RATS):
+            c.card_moves[i][j] = card.moves[j]
+        icon = card.icon
+        c.card_track[i] = -1
+        if icon is None:
+            c.card_icon[i] = IC_NONE
+        elif icon.startswith("prepare:"):
+            c.card_icon[i] = IC_PREPARE
+            c.card_track[i] = TRACKS.index(icon[8:])
+        elif icon == "remove_comic":
+            c.card_icon[i] = IC_REMOVE
+        else:
+            c.card_icon[i] = IC_BEST
+    for j in range(FR_RATS):
+        c.greg_start[j] = d.greg_start[j]
+    c.n_gtracks = len(d.greg_tracks)
+    for i, tname in enumerate(d.greg_tracks):
+        c.gtracks[i] = TRACKS.index(tname)
+    c.greg_choose = params["greg_best_tie"] == "choose"
+    deal = d.solo_deck[params["difficulty"]]
+    c.deal[0] = deal.get("A", 0)
+    c.deal[1] = deal.get("B", 0)
+    trank = {tname: j for j, tname in enumerate(sorted(TRACKS))}
+    for t, name in enumerate(TRACKS):
+        c.track_rank[t] = trank[name]
+    R = RULEBOOK
+    c.option_a_max = R["option_a_max"]
+    c.option_b_min_rats = R["option_b_min_rats"]
+    c.option_b_max_rats = R["option_b_max_rats"]
+    c.option_b_max = R["option_b_max"]
+    c.landing_fee = R["landing_fee"]
+    c.moldy_value = R["moldy_value"]
+    c.moldy_penalty = R["moldy_penalty"]
+    c.award_points = R["award_points"]
+    c.max_nursery_raises = R["max_nursery_raises"]
+    c.score_markers = R["score_markers"]
+    c.end_trigger_markers = R["end_trigger_markers"]
+    c.leftover_per_point = R["leftover_per_point"]
+    c.drink_multiplier = R["drink_multiplier"]
+    c.rats_on_start = R["rats_on_start"]
+    _limit(c.score_markers * 5 + 5 * FR_RATS <= FR_MAXLAST, "the score markers")
+    return obj
+
+
+# ====================================================================== conversion
+def _bad(field, exc=None):
+    return ValueError(f"field {field!r}: not a First Rat state the Cython twin can hold"
+                      + (f" ({exc!r})" if exc is not None else ""))
+
+
+cdef void _set_sc(signed char* out, values, int cap, str field) except *:
+    if len(values) > cap:
+        raise _bad(field)
+    for i, v in enumerate(values):
+        out[i] = v
+
+
+cdef inline list _lst(const signed char* arr, int n):
+    return [arr[i] for i in range(n)]
+
+
+# ====================================================================== the state
+cdef class FirstRatState(CyState):
+    """A First Rat position in one C struct; the same API as the reference ``FirstRatState``.
+
+    Create states with ``FirstRatGame.new_initial_state()``; see ``engines/api.py`` for the
+    contract of each method.
+    """
+
+    def __init__(self, game):
+        self._game = game
+        self._consts = game._consts
+        self.k = &(<_Consts>self._consts).c
+        self._hist = []
+        self._hist_shared = False
+        init_state(&self.s, self.k)
+
+    # ------------------------------------------------------------------ C-level contract
+    cdef int c_current_player(self) noexcept nogil:
+        return current_player(&self.s)
+
+    cdef int c_legal_actions(self, int* out) noexcept nogil:
+        cdef int cp = current_player(&self.s)
+        if cp < 0:
+            return 0
+        return legal_actions(&self.s, self.k, out)
+
+    cdef int c_chance_outcomes(self, int* actions, double* probs) noexcept nogil:
+        if current_player(&self.s) != _CHANCE:
+            return 0
+        return chance_outcomes(&self.s, self.k, actions, probs)
+
+    cdef void c_apply(self, int action) noexcept nogil:
+        apply_action(&self.s, self.k, action)
+
+    cdef int c_returns(self, double* out) noexcept nogil:
+        return returns(&self.s, self.k, out)
+
+    cdef int c_num_players(self) noexcept nogil:
+        return self.k.n
+
+    cdef int c_num_actions(self) noexcept nogil:
+        return self.k.num_actions
+
+    cdef void c_copy_from(self, CyState other) noexcept:
+        fr_copy(&self.s, &(<FirstRatState>other).s)
+
+    cdef CyState c_clone(self):
+        cdef FirstRatState new = FirstRatState.__new__(FirstRatState)
+        fr_copy(&new.s, &self.s)
+        new.k = self.k
+        new._game = self._game
+        new._consts = self._consts
+        new._hist = self._hist
+        new._hist_shared = True
+        self._hist_shared = True
+        return new
+
+    #: The search may call ``c_resample`` per iteration: it is compiled (a copy, see below).
+    fast_c_resample = True
+
+    cdef CyState c_resample(self, int player, object rng):
+        # Nothing is hidden (every draw is a lazy reveal), so the determinization is the
+        # state itself with an empty history: what the reference's state_from_observation
+        # rebuilds (it validates and ignores ``rng``); resample_from_infostate goes that way.
+        cdef FirstRatState new = FirstRatState.__new__(FirstRatState)
+        fr_copy(&new.s, &self.s)
+        new.k = self.k
+        new._game = self._game
+        new._consts = self._consts
+        new._hist = []
+        new._hist_shared = False
+        return new
+
+    cdef unsigned long long c_info_hash(self, int player) except? 0:
+        # nothing is hidden: the digest of the whole state (equal for equal observations)
+        return info_digest(&self.s, self.k)
+
+    # ------------------------------------------------------------------ fast Python API
+    def get_game(self):
+        return self._game
+
+    def current_player(self) -> int:
+        return current_player(&self.s)
+
+    def is_terminal(self) -> bool:
+        return self.s.phase == PH_OVER
+
+    def is_chance_node(self) -> bool:
+        return current_player(&self.s) == _CHANCE
+
+    def is_player_node(self) -> bool:
+        return current_player(&self.s) >= 0
+
+    def _legal_actions(self) -> list:
+        cdef int buf[FR_MAXLEG]
+        cdef int n = 0
+        if current_player(&self.s) >= 0:
+            n = legal_actions(&self.s, self.k, buf)
+        return [buf[i] for i in range(n)]
+
+    def _chance_outcomes(self) -> list:
+        cdef int act[FR_MAXITEMS + FR_MAXL]
+        cdef double prob[FR_MAXITEMS + FR_MAXL]
+        cdef int n = chance_outcomes(&self.s, self.k, act, prob)
+        return [(act[i], prob[i]) for i in range(n)]
+
+    def legal_actions(self, player=None) -> list:
+        """Sorted, unique legal action ids; empty at terminal states (see engines/api.py)."""
+        cdef int buf[FR_MAXLEG]
+        cdef double prob[FR_MAXITEMS + FR_MAXL]
+        cdef int n, cp = current_player(&self.s)
+        if cp == _TERMINAL:
+            return []
+        if cp == _CHANCE:
+            if player is not None and player != _CHANCE:
+                return []
+            n = chance_outcomes(&self.s, self.k, buf, prob)
+            return [buf[i] for i in range(n)]
+        if player is not None and player != cp:
+            return []
+        n = legal_actions(&self.s, self.k, buf)
+        return [buf[i] for i in range(n)]
+
+    def chance_outcomes(self) -> list:
+        """``[(action, probability), ...]`` at a chance node; ValueError elsewhere."""
+        if current_player(&self.s) != _CHANCE:
+            raise ValueError("chance_outcomes() called at a state that is not a chance node")
+        return self._chance_outcomes()
+
+    cdef bint _is_legal(self, int a):
+        cdef int buf[FR_MAXLEG]
+        cdef double prob[FR_MAXITEMS + FR_MAXL]
+        cdef int n, i, cp = current_player(&self.s)
+        if cp == _TERMINAL:
+            return False
+        if cp == _CHANCE:
+            n = chance_outcomes(&self.s, self.k, buf, prob)
+        else:
+            n = legal_actions(&self.s, self.k, buf)
+        for i in range(n):
+            if buf[i] == a:
+                return True
+        return False
+
+    cdef void _record(self, int a):
+        if self._hist_shared:
+            self._hist = list(self._hist)
+            self._hist_shared = False
+        self._hist.append(a)
+
+    def apply_action(self, action) -> None:
+        """Apply a legal action and record it in the history.
+
+        Raises:
+            IllegalActionError: ``action`` is not legal here; the state is unchanged.
+        """
+        if type(action) is int and 0 <= action < 1000000 and self._is_legal(action):
+            self.c_apply(action)
+            self._record(action)
+            return
+        if (not isinstance(action, bool) and isinstance(action, (int, np.integer))
+                and 0 <= int(action) < 1000000 and self._is_legal(int(action))):
+            self.c_apply(int(action))
+            self._record(int(action))
+            return
+        legal = self.legal_actions()
+        reason = "the game is over" if self.is_terminal() else ""
+        cp = self.current_player()
+        labels = {a: self._action_to_string(cp, a) for a in legal}
+        raise IllegalActionError(action, legal, labels, reason)
+
+    def _apply_action(self, int action) -> None:
+        """Apply an action known to be legal (unchecked; no history)."""
+        self.c_apply(action)
+
+    def apply_action_unchecked(self, int action) -> None:
+        """Apply an action known to be legal and record it (no legality check)."""
+        self.c_apply(action)
+        self._record(action)
+
+    @property
+    def _history(self) -> list:
+        """The history list itself (the search appends to it, like the reference)."""
+        if self._hist_shared:
+            self._hist = list(self._hist)
+            self._hist_shared = False
+        return self._hist
+
+    def history(self) -> list:
+        return list(self._hist)
+
+    def move_number(self) -> int:
+        return len(self._hist)
+
+    def returns(self) -> list:
+        cdef double out[FR_MAXP]
+        cdef int n = returns(&self.s, self.k, out)
+        return [out[i] for i in range(n)]
+
+    def _returns(self) -> list:
+        return self.returns()
+
+    def scores(self) -> list:
+        return [float(score(&self.s, self.k, q)) for q in range(self.k.n)]
+
+    def greg_points(self) -> int:
+        """Greg's points (solo): his score-track markers and Rattronauts."""
+        return track_points(&self.s, self.k, self.k.greg) if self.k.solo else 0
+
+    def rattronauts(self, p) -> int:
+        """Rats of seat ``p`` in the rocket."""
+        return rattronauts(&self.s, self.k, p)
+
+    def clone(self):
+        """An independent copy (an allocation plus a memcpy; the history is copy-on-write)."""
+        return self.c_clone()
+
+    def __copy__(self):
+        return self.c_clone()
+
+    def __deepcopy__(self, memo):
+        return self.c_clone()
+
+    def __reduce__(self):
+        return (_restore, (self._game, self.serialize()))
+
+    # ------------------------------------------------------------------ conversion
+    def to_reference(self):
+        """The equivalent reference ``FirstRatState`` (same fields, same history)."""
+        cdef FRState* s = &self.s
+        cdef const FRConst* k = self.k
+        cdef int n = k.n, p, t, i
+        cdef _Consts consts = <_Consts>self._consts
+        g = self._game
+        items = g.items
+        nodes = consts.node_names
+        r = _R.FirstRatState.__new__(_R.FirstRatState)
+        d = r.__dict__
+        d["_game"] = g
+        d["_history"] = list(self._hist)
+        d["phase"] = PHASE_NAMES[s.phase]
+        d["step"] = STEP_NAMES[s.step]
+        d["round"] = s.round
+        d["seat"] = s.seat
+        d["end_round"] = None if s.end_round < 0 else s.end_round
+        d["tiles"] = [s.tiles[i] for i in range(k.L)]
+        d["track_values"] = {TRACKS[t]: [s.track_values[t][i] for i in range(FR_NV)]
+                             for t in range(FR_NT)}
+        d["sets_used"] = _lst(s.sets_used, s.nsets)
+        d["library"] = [items[s.library[i]] for i in range(s.nlib)]
+        d["setup_todo"] = list(consts.tokens[s.setup_pos:])
+        d["disp_backpacks"] = [items[s.disp_bp[i]] for i in range(s.ndisp_bp)]
+        d["disp_caps"] = [items[s.disp_caps[i]] for i in range(s.ndisp_caps)]
+        d["disp_drinks"] = s.disp_drinks
+        d["track_slots"] = {TRACKS[t]: [None if s.slots[t][i] == EMPTY else s.slots[t][i]
+                                        for i in range(FR_NV - 1)] for t in range(FR_NT)}
+        d["track_last"] = {TRACKS[t]: [s.last[t][i] for i in range(s.nlast[t])]
+                           for t in range(FR_NT)}
+        d["rats"] = [[s.rats[p][i] for i in range(FR_RATS)] for p in range(n)]
+        d["cheese"] = [s.cheese[p] for p in range(n)]
+        d["cheese_issued"] = s.cheese_issued
+        d["moldy"] = [s.moldy[p] for p in range(n)]
+        d["awards"] = [s.awards[p] for p in range(n)]
+        d["drinks"] = [s.drinks[p] for p in range(n)]
+        d["light"] = [s.light[p] for p in range(n)]
+        d["lights_scored"] = [s.lights_scored[p] for p in range(n)]
+        d["markers"] = [s.markers[p] for p in range(k.n_owners)]
+        d["raised"] = [s.raised[p] for p in range(n)]
+        d["burrow"] = [nodes[s.burrow[p]] for p in range(n)]
+        d["mats"] = [{m: s.mats[p][i] for i, m in enumerate(MATERIALS)} for p in range(n)]
+        d["built"] = [{x: s.built[p][i] for i, x in enumerate(PARTS)} for p in range(n)]
+        d["rocket_sets"] = [s.rocket_sets[p] for p in range(n)]
+        d["backpacks"] = [[items[s.bp[p][i]] for i in range(s.nbp[p])] for p in range(n)]
+        d["caps"] = [[items[s.caps[p][i]] for i in range(s.ncaps[p])] for p in range(n)]
+        d["comics"] = [[items[s.comics[p][i]] for i in range(s.ncomics[p])] for p in range(n)]
+        d["super_rats"] = [{items[s.sup_c[p][i]]: s.sup_r[p][i] for i in range(s.nsup[p])}
+                           for p in range(n)]
+        d["supply"] = {key: s.supply[i] for i, key in enumerate(_SUPPLY_KEYS)}
+        d["moved"] = _lst(s.moved, s.nmoved)
+        d["option"] = None if s.option < 0 else "AB"[s.option]
+        d["b_colour"] = None if s.b_colour < 0 else COLOURS[s.b_colour]
+        d["launch_pending"] = s.launch_pending
+        d["drink_used"] = bool(s.drink_used)
+        d["burrow_steps"] = s.burrow_steps
+        d["pending_super"] = [items[s.pending[i]] for i in range(s.npend)]
+        d["shops"] = _lst(s.shops, s.nshops)
+        if k.solo:
+            d["greg_rats"] = _lst(s.greg_rats, FR_RATS)
+            d["greg_unknown"] = {"A": s.greg_unknown[0], "B": s.greg_unknown[1]}
+        else:
+            d["greg_rats"] = []
+            d["greg_unknown"] = {}
+        d["greg_known"] = _lst(s.greg_known, s.nknown)
+        d["greg_seen"] = _lst(s.greg_seen, s.nseen)
+        d["greg_discard"] = _lst(s.greg_discard, s.ndiscard)
+        d["greg_prepared"] = [TRACKS[s.greg_prepared[i]] for i in range(s.nprep)]
+        d["greg_card"] = None if s.greg_card < 0 else s.greg_card
+        d["greg_booths"] = _lst(s.greg_booths, s.nbooths)
+        d["greg_step"] = GREG_STEP_NAMES[s.greg_step]
+        return r
+
+    cdef void _load(self, r) except *:
+        """Fill the C struct from a reference state ``r`` (ValueError naming a bad field)."""
+        cdef FRState* s = &self.s
+        cdef const FRConst* k = self.k
+        cdef _Consts consts = <_Consts>self._consts
+        cdef int n = k.n, p, t, i
+        g = self._game
+        idx = g.item_index
+        memset(s, 0, sizeof(FRState))
+        field = "phase"
+        try:
+            if set(r._fields()) != set(_FIELDS):
+                raise _bad("fields")
+            s.phase = _PHASE_ID[r.phase]
+            field = "step"
+            s.step = _STEP_ID[r.step]
+            field = "round"
+            s.round = r.round
+            s.seat = r.seat
+            s.end_round = -1 if r.end_round is None else r.end_round
+            field = "tiles"
+            if len(r.tiles) != k.L:
+                raise _bad(field)
+            _set_sc(s.tiles, r.tiles, FR_MAXL, field)
+            field = "track_values"
+            for t in range(FR_NT):
+                for i in range(FR_NV):
+                    s.track_values[t][i] = r.track_values[TRACKS[t]][i]
+            field = "sets_used"
+            _set_sc(s.sets_used, r.sets_used, FR_MAXSETS, field)
+            s.nsets = len(r.sets_used)
+            field = "library"
+            _set_sc(s.library, [idx[x] for x in r.library], FR_MAXKIND, field)
+            s.nlib = len(r.library)
+            field = "setup_todo"
+            todo = list(r.setup_todo)
+            pos = len(consts.tokens) - len(todo)
+            if pos < 0 or list(consts.tokens[pos:]) != todo:
+                raise _bad(field)
+            s.setup_pos = pos
+            field = "disp_backpacks"
+            _set_sc(s.disp_bp, [idx[x] for x in r.disp_backpacks], FR_MAXKIND, field)
+            s.ndisp_bp = len(r.disp_backpacks)
+            field = "disp_caps"
+            _set_sc(s.disp_caps, [idx[x] for x in r.disp_caps], FR_MAXKIND, field)
+            s.ndisp_caps = len(r.disp_caps)
+            s.disp_drinks = r.disp_drinks
+            field = "track_slots"
+            for t in range(FR_NT):
+                for i in range(FR_NV - 1):
+                    v = r.track_slots[TRACKS[t]][i]
+                    s.slots[t][i] = EMPTY if v is None else v
+                last = r.track_last[TRACKS[t]]
+                _set_sc(s.last[t], last, FR_MAXLAST, "track_last")
+                s.nlast[t] = len(last)
+            field = "rats"
+            for p in range(n):
+                _set_sc(s.rats[p], r.rats[p], FR_RATS, field)
+                s.cheese[p] = r.cheese[p]
+                s.moldy[p] = r.moldy[p]
+                s.awards[p] = r.awards[p]
+                s.drinks[p] = r.drinks[p]
+                s.light[p] = r.light[p]
+                s.lights_scored[p] = r.lights_scored[p]
+                s.raised[p] = r.raised[p]
+                s.burrow[p] = consts.node_names.index(r.burrow[p])
+                for i, m in enumerate(MATERIALS):
+                    s.mats[p][i] = r.mats[p][m]
+                for i, x in enumerate(PARTS):
+                    s.built[p][i] = r.built[p][x]
+                s.rocket_sets[p] = r.rocket_sets[p]
+                field = "backpacks"
+                _set_sc(s.bp[p], [idx[x] for x in r.backpacks[p]], FR_MAXKIND, field)
+                s.nbp[p] = len(r.backpacks[p])
+                field = "caps"
+                _set_sc(s.caps[p], [idx[x] for x in r.caps[p]], FR_MAXKIND, field)
+                s.ncaps[p] = len(r.caps[p])
+                field = "comics"
+                _set_sc(s.comics[p], [idx[x] for x in r.comics[p]], FR_MAXKIND, field)
+                s.ncomics[p] = len(r.comics[p])
+                field = "super_rats"
+                sup = r.super_rats[p]
+                _set_sc(s.sup_c[p], [idx[x] for x in sup], FR_MAXSUP, field)
+                _set_sc(s.sup_r[p], list(sup.values()), FR_MAXSUP, field)
+                s.nsup[p] = len(sup)
+                field = "rats"
+            field = "cheese_issued"
+            s.cheese_issued = r.cheese_issued
+            field = "markers"
+            if len(r.markers) != k.n_owners:
+                raise _bad(field)
+            for p in range(k.n_owners):
+                s.markers[p] = r.markers[p]
+            field = "supply"
+            for i, key in enumerate(_SUPPLY_KEYS):
+                s.supply[i] = r.supply[key]
+            field = "moved"
+            _set_sc(s.moved, r.moved, FR_RATS, field)
+            s.nmoved = len(r.moved)
+            s.option = -1 if r.option is None else "AB".index(r.option)
+            s.b_colour = -1 if r.b_colour is None else COLOURS.index(r.b_colour)
+            s.launch_pending = r.launch_pending
+            s.drink_used = bool(r.drink_used)
+            s.burrow_steps = r.burrow_steps
+            field = "pending_super"
+            _set_sc(s.pending, [idx[x] for x in r.pending_super], FR_MAXSUP, field)
+            s.npend = len(r.pending_super)
+            field = "shops"
+            _set_sc(s.shops, r.shops, FR_RATS, field)
+            s.nshops = len(r.shops)
+            field = "greg_rats"
+            if k.solo:
+                _set_sc(s.greg_rats, r.greg_rats, FR_RATS, field)
+                s.greg_unknown[0] = r.greg_unknown["A"]
+                s.greg_unknown[1] = r.greg_unknown["B"]
+            field = "greg_known"
+            _set_sc(s.greg_known, r.greg_known, FR_MAXCARDS, field)
+            s.nknown = len(r.greg_known)
+            field = "greg_seen"
+            _set_sc(s.greg_seen, r.greg_seen, FR_MAXCARDS, field)
+            s.nseen = len(r.greg_seen)
+            field = "greg_discard"
+            _set_sc(s.greg_discard, r.greg_discard, FR_MAXCARDS, field)
+            s.ndiscard = len(r.greg_discard)
+            field = "greg_prepared"
+            _set_sc(s.greg_prepared, [TRACKS.index(x) for x in r.greg_prepared], FR_MAXGT,
+                    field)
+            s.nprep = len(r.greg_prepared)
+            field = "greg_card"
+            s.greg_card = -1 if r.greg_card is None else r.greg_card
+            field = "greg_booths"
+            _set_sc(s.greg_booths, r.greg_booths, FR_RATS, field)
+            s.nbooths = len(r.greg_booths)
+            field = "greg_step"
+            s.greg_step = _GREG_STEP_ID[r.greg_step]
+        except ValueError as exc:
+            if str(exc).startswith("field "):
+                raise
+            raise _bad(field, exc) from exc
+        except (KeyError, IndexError, TypeError, AttributeError, OverflowError) as exc:
+            raise _bad(field, exc) from exc
+
+    # ------------------------------------------------------------------ slow Python API
+    def observation(self, player) -> dict:
+        return self.to_reference().observation(player)
+
+    def information_state_string(self, player) -> str:
+        return _api.canonical_json(self.observation(player))
+
+    def observation_string(self, player) -> str:
+        return self.information_state_string(player)
+
+    def _action_to_string(self, player, action) -> str:
+        return self.to_reference()._action_to_string(player, action)
+
+    def action_to_string(self, player, action) -> str:
+        return self._action_to_string(player, action)
+
+    def string_to_action(self, player, text):
+        return State.string_to_action(self, player, text)
+
+    def action_to_dict(self, player, action) -> dict:
+        return State.action_to_dict(self, player, action)
+
+    def describe_action(self, viewer, action) -> str:
+        return self.to_reference().describe_action(viewer, action)
+
+    def render(self, player) -> str:
+        return self.to_reference().render(player)
+
+    def _item_text(self, item) -> str:
+        return _R.item_text(self._game, item)
+
+    def score_breakdown(self, p) -> dict:
+        return self.to_reference().score_breakdown(p)
+
+    def resample_from_infostate(self, player, rng=None):
+        return self._game.state_from_observation(player, self.observation(player), rng)
+
+    def serialize(self) -> bytes:
+        return self.to_reference().serialize()
+
+    def to_json(self) -> dict:
+        return self.to_reference().to_json()
+
+    def _fields(self) -> dict:
+        return self.to_reference()._fields()
+
+    def __str__(self):
+        return str(self.to_reference())
+
+    def __repr__(self):
+        return f"<cython FirstRatState round {self.s.round} seat {self.s.seat} " \
+               f"phase {PHASE_NAMES[self.s.phase]!r}>"
+
+    def __eq__(self, other):
+        if type(other) is not type(self) or other._game != self._game:
+            return NotImplemented if not isinstance(other, State) else False
+        return self._fields() == other._fields()
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None
+
+
+State.register(FirstRatState)
+
+
+def _from_reference(game, ref, history=None) -> FirstRatState:
+    cdef FirstRatState st = FirstRatState.__new__(FirstRatState)
+    st._game = game
+    st._consts = game._consts
+    st.k = &(<_Consts>st._consts).c
+    st._hist = list(ref._history if history is None else history)
+    st._hist_shared = False
+    st._load(ref)
+    return st
+
+
+def _make_game(params):
+    return FirstRatGame(**params)
+
+
+def _restore(game, data):
+    return game.deserialize_state(data)
+
+
+# ====================================================================== the game
+class FirstRatGame(_R.FirstRatGame):
+    """First Rat (Cython twin): the reference game's parameters, constants and variants,
+    with states of :class:`FirstRatState`."""
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._consts = _make_consts(self, self.params)
+
+    def new_initial_state(self) -> FirstRatState:
+        return FirstRatState(self)
+
+    def __reduce__(self):
+        return (_make_game, (dict(self.params),))
+
+    def state_from_observation(self, player, observation, rng=None) -> FirstRatState:
+        """The reference's rebuild and validation (nothing is hidden), as a twin state."""
+        ref = self.reference_game().state_from_observation(player, observation, rng)
+        return _from_reference(self, ref)
+
+    def from_reference(self, ref) -> FirstRatState:
+        """The twin of a reference ``FirstRatState`` of equal parameters (history kept)."""
+        if ref._game.params != self.params:
+            raise ValueError(f"state is for {ref._game!r}, not {self!r}")
+        return _from_reference(self, ref)
+
+    def reference_game(self) -> _R.FirstRatGame:
+        """The reference game of equal parameters (cached)."""
+        ref = self.__dict__.get("_reference")
+        if ref is None:
+            ref = self.__dict__["_reference"] = _R.FirstRatGame(**self.params)
+        return ref
+
+    def deserialize_state(self, data):
+        """Inverse of ``FirstRatState.serialize``: the reference's format and validation.
+
+        Raises:
+            ValueError: the bytes are not a serialized state of this game and parameters.
+        """
+        ref = self.reference_game().deserialize_state(data)
+        return _from_reference(self, ref)

@@ -1,0 +1,1490 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Ratapolis, Cython twin of the reference engine ``engines/ratapolis`` (same contract, same
+behaviour, same action ids) in its default sequential planning view.
+
+The state is one C struct (:c:type:`RPState` in ``ratapolis.pxd``), so ``clone()`` is an
+allocation plus a ``memcpy``. The rules are a line-by-line transcription of the reference's
+``rules.py``: the lazy draws (property tokens, hunt cards dealt one at a time, the hunt card
+revealed), planning committed cell by cell in seat order (RP-2), resolution cell by cell with
+all attacks before all moves (RP-3), capacity sharing with the Fire station's priority
+(RP-4), the Hotel / Market / Radio station / Hospital decisions of the holder (RP-6), the
+Metro's empty areas (RP-5, recomputed when a tile is hunted), the Bus station's pass-through,
+the Cheese shop (RP-7) and the RP-8 tie-break. Rulings are cited in the reference where coded.
+
+Hot path (pure C, no Python objects): ``c_current_player``, ``c_legal_actions``,
+``c_chance_outcomes``, ``c_apply``, ``c_returns``, ``c_clone``, ``c_info_hash``. Rarely
+called methods (observation, labels, describe_action, render, serialization, determinization,
+the heuristic) convert the C state to the equivalent reference ``RatapolisState`` and run the
+reference code, so their results are identical by construction.
+
+The joint-action view (``simultaneous=True``) is not compiled: a twin game with that
+parameter makes reference states (``engines/ratapolis/rules.py``), so ``load_game(...,
+simultaneous=True)`` behaves exactly as ``backend="python"``.
+"""
+
+from libc.string cimport memcpy, memset
+
+import numpy as np
+
+from ratai.engines import api as _api
+from ratai.engines.api import IllegalActionError, State
+from ratai.engines.ratapolis import rules as _R
+from ratai.engines.ratapolis import view as _V
+
+from .core cimport CyState
+
+# ------------------------------------------------------------------------------ constants
+cdef enum:
+    P_TOKENS = 0
+    P_DEAL
+    P_ARCHIVE
+    P_PLAN
+    P_HOTEL
+    P_MARKET
+    P_HUNT
+    P_RADIO
+    P_HOSPITAL
+    P_END
+    _CHANCE = -1      # ratai.engines.api.CHANCE
+    _TERMINAL = -4    # ratai.engines.api.TERMINAL
+    NO = -1
+
+PHASE_NAMES = (_R.TOKENS, _R.DEAL, _R.ARCHIVE, _R.PLAN, _R.HOTEL, _R.MARKET, _R.HUNT,
+               _R.RADIO, _R.HOSPITAL, _R.END)
+_PHASE_ID = {name: i for i, name in enumerate(PHASE_NAMES)}
+#: Size of the C state struct in bytes (a copy stops after the revealed plans in use).
+STATE_BYTES = sizeof(RPState)
+
+
+def _check_constants() -> None:
+    """The compiled ids must be the reference's (a stale build fails loudly at import)."""
+    if _api.CHANCE != _CHANCE or _api.TERMINAL != _TERMINAL or _R.NO != NO:
+        raise ImportError("ratai._speedups.ratapolis is out of date with "
+                          "ratai.engines.ratapolis.rules: rebuild it (pip install -e .)")
+    if PHASE_NAMES != ("tokens", "deal", "archive", "plan", "hotel", "market", "hunt",
+                       "radio", "hospital", "end"):
+        raise ImportError("ratai._speedups.ratapolis: the reference's phases changed; rebuild")
+
+
+_check_constants()
+
+
+# ====================================================================== small C helpers
+cdef extern from *:
+    """
+    static inline int rp_popcount(unsigned int m) {
+        m = m - ((m >> 1) & 0x55555555u);
+        m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+        return (int)((((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+    }
+    static inline int rp_ctz(unsigned int m) { return __builtin_ctz(m); }
+    """
+    int rp_popcount(unsigned int m) noexcept nogil
+    int rp_ctz(unsigned int m) noexcept nogil
+
+
+cdef inline rp_mask bit(int x) noexcept nogil:
+    return (<rp_mask>1) << x
+
+
+cdef inline void rp_copy(RPState* dst, const RPState* src) noexcept nogil:
+    """Copy a state: everything up to the revealed plans in use (the struct's tail)."""
+    memcpy(dst, src, <size_t>((<const char*>&src.plog[src.nplog]) - (<const char*>src)))
+
+
+cdef inline int holder(const RPState* s, int b) noexcept nogil:
+    """Seat holding building ``b``'s token, or -1 (the reference's ``holder(kind)``)."""
+    cdef int t
+    if b < 0:
+        return NO
+    t = s.tok[b]
+    return t if t >= 0 else NO
+
+
+cdef inline int next_planner(const RPState* s, const RPConst* k) noexcept nogil:
+    cdef int q
+    for q in range(k.n):
+        if s.nplans[q] < 2:
+            return q
+    return NO
+
+
+cdef inline int cards_in_round(const RPConst* k, int r) noexcept nogil:
+    return k.cards_early if r < k.resh else k.cards_late
+
+
+cdef inline int private_count(const RPState* s, const RPConst* k) noexcept nogil:
+    return k.n if cards_in_round(k, s.round) >= k.n else 0
+
+
+cdef inline rp_mask round_mask(const RPState* s, const RPConst* k, int i) noexcept nogil:
+    """The hunt cards taken in round ``i + 1`` (the reference's ``round_cards``) as a mask."""
+    cdef rp_mask m = 0
+    cdef int q
+    for q in range(k.n):
+        if s.hands[i][q] != NO:
+            m |= bit(s.hands[i][q])
+    for q in range(s.nfu[i]):
+        m |= bit(s.fu[i][q])
+    return m
+
+
+cdef inline int tile_rats(const RPState* s, const RPConst* k, int x) noexcept nogil:
+    cdef int q, t = 0
+    for q in range(k.n):
+        t += s.board[x][q]
+    return t
+
+
+cdef inline rp_mask own_mask(const RPState* s, const RPConst* k, int seat) noexcept nogil:
+    cdef rp_mask m = 0, live = k.city & ~s.gone
+    cdef int x
+    while live:
+        x = rp_ctz(live)
+        live &= live - 1
+        if s.board[x][seat] > 0:
+            m |= bit(x)
+    return m
+
+
+cdef inline rp_mask bus_mask(const RPState* s, const RPConst* k, int x) noexcept nogil:
+    """Buildings reached through one intermediate building (RP-6), without ``x``."""
+    cdef rp_mask reach = 0, mid = k.neigh[x] & ~s.gone
+    cdef int z
+    if s.gone & bit(x):
+        return 0
+    while mid:
+        z = rp_ctz(mid)
+        mid &= mid - 1
+        reach |= k.neigh[z] & ~s.gone
+    return reach & ~bit(x)
+
+
+cdef int metro_areas(const RPState* s, const RPConst* k, rp_mask* touching) noexcept nogil:
+    """The empty areas of the city (RP-5; the reference's ``RatapolisGame.geometry``): for
+    each, the buildings still standing that touch it, into ``touching``; returns the count.
+
+    An empty area is an edge-connected group of hunted tiles' cells. Each tile is one
+    edge-connected group and two tiles are neighbours exactly when their cells share an
+    edge, so the areas are the connected groups of hunted tiles in the neighbour graph,
+    and an area touches the standing neighbours of its tiles.
+    """
+    cdef rp_mask rem = s.gone, comp, grow, t
+    cdef int na = 0, x
+    while rem:
+        comp = rem & (~rem + 1)  # lowest hunted tile
+        while True:
+            grow = comp
+            t = comp
+            while t:
+                x = rp_ctz(t)
+                t &= t - 1
+                grow |= k.neigh[x] & s.gone
+            if grow == comp:
+                break
+            comp = grow
+        rem &= ~comp
+        grow = 0
+        t = comp
+        while t:
+            x = rp_ctz(t)
+            t &= t - 1
+            grow |= k.neigh[x]
+        touching[na] = grow & ~s.gone
+        na += 1
+    return na
+
+
+# ====================================================================== legal actions
+cdef int cell_actions(const RPState* s, const RPConst* k, int seat, int cell, int left,
+                      int* out) noexcept nogil:
+    """The reference's ``cell_actions(seat, cell, left)`` (rulebook Phase 2), sorted."""
+    # constants in locals: stores through ``out`` may alias ``k`` (both int)
+    cdef int np_ = k.n, P = k.P, nb = k.nb, MOVE = k.MOVE
+    cdef rp_mask own = own_mask(s, k, seat), targets, m, d, live = ~s.gone
+    cdef int n = 0, x, y, c, base, na = 0, i
+    cdef bint metro_on, bus_on
+    cdef const signed char* row
+    cdef rp_mask areas[RP_MAXR]
+    if cell == 1 and left >= MOVE:
+        y = (left - MOVE) % nb
+        if s.board[y][seat] == 0:
+            own |= bit(y)
+    out[n] = 0
+    n += 1
+    targets = own
+    if holder(s, k.b_shooting) == seat:
+        m = own
+        while m:
+            x = rp_ctz(m)
+            m &= m - 1
+            targets |= k.neigh[x] & live
+    m = targets
+    while m:
+        x = rp_ctz(m)
+        m &= m - 1
+        base = 1 + x * P
+        row = s.board[x]
+        for c in range(np_):
+            if c != seat and (cell == 1 or row[c] > 0):
+                out[n] = base + c
+                n += 1
+    metro_on = holder(s, k.b_metro) == seat
+    bus_on = holder(s, k.b_bus) == seat
+    if metro_on:
+        na = metro_areas(s, k, areas)
+    m = own
+    while m:
+        x = rp_ctz(m)
+        m &= m - 1
+        d = k.neigh[x] & live
+        if metro_on:
+            for i in range(na):
+                if areas[i] & bit(x):
+                    d |= areas[i] & ~bit(x)
+        if bus_on:
+            d |= bus_mask(s, k, x)
+        base = MOVE + x * nb
+        while d:
+            y = rp_ctz(d)
+            d &= d - 1
+            out[n] = base + y
+            n += 1
+    return n
+
+
+cdef inline rp_mask hospital_dests(const RPState* s, const RPConst* k) noexcept nogil:
+    """Buildings adjacent to the hunted tile with room for one more rat (RP-6)."""
+    cdef rp_mask m = k.neigh[s.drawn] & ~s.gone, out = 0
+    cdef int y
+    while m:
+        y = rp_ctz(m)
+        m &= m - 1
+        if tile_rats(s, k, y) < k.capacity[y]:
+            out |= bit(y)
+    return out
+
+
+cdef int legal_actions(const RPState* s, const RPConst* k, int* out) noexcept nogil:
+    cdef int ph = s.phase, q, h, n = 0, y
+    cdef rp_mask m
+    if ph == P_PLAN:
+        q = next_planner(s, k)
+        if q < 0:
+            return 0
+        return cell_actions(s, k, q, s.nplans[q], s.plans[q][0] if s.nplans[q] else -1, out)
+    if ph == P_ARCHIVE:
+        h = holder(s, k.b_archive)
+        for q in range(k.n):
+            if q != h and s.hands[s.round - 1][q] != NO:
+                out[n] = k.LOOK + q
+                n += 1
+        out[n] = k.PASS
+        return n + 1
+    if ph == P_HOTEL or ph == P_MARKET or ph == P_RADIO:
+        out[0] = k.PASS
+        out[1] = k.HOTEL if ph == P_HOTEL else (k.MARKET if ph == P_MARKET else k.RADIO)
+        return 2
+    if ph == P_HOSPITAL:
+        out[0] = k.PASS
+        n = 1
+        m = hospital_dests(s, k)
+        while m:
+            y = rp_ctz(m)
+            m &= m - 1
+            out[n] = k.HOSPITAL + y
+            n += 1
+        return n
+    return 0
+
+
+cdef int chance_outcomes(const RPState* s, const RPConst* k, int* act,
+                         double* prob) noexcept nogil:
+    cdef rp_mask pool = 0
+    cdef int n = 0, i, x
+    cdef double p
+    if s.phase == P_TOKENS:
+        for i in range(s.ntp):
+            pool |= bit(s.tp[i])
+    elif s.phase == P_DEAL:
+        pool = s.stack
+    elif s.phase == P_HUNT:  # this round's dealt and face-up cards, shuffled (Phase 4)
+        pool = round_mask(s, k, s.round - 1)
+    else:
+        return 0
+    if pool == 0:
+        return 0
+    p = 1.0 / <double>rp_popcount(pool)
+    while pool:
+        x = rp_ctz(pool)
+        pool &= pool - 1
+        act[n] = k.CARD + x
+        prob[n] = p
+        n += 1
+    return n
+
+
+cdef inline int current_player(const RPState* s, const RPConst* k) noexcept nogil:
+    cdef int ph = s.phase
+    if ph == P_PLAN:
+        return next_planner(s, k)
+    if ph == P_TOKENS or ph == P_DEAL or ph == P_HUNT:
+        return _CHANCE
+    if ph == P_ARCHIVE:
+        return holder(s, k.b_archive)
+    if ph == P_HOTEL:
+        return holder(s, k.b_hotel)
+    if ph == P_MARKET:
+        return holder(s, k.b_market)
+    if ph == P_RADIO:
+        return holder(s, k.b_radio)
+    if ph == P_HOSPITAL:
+        return holder(s, k.b_hospital)
+    return _TERMINAL
+
+
+# ====================================================================== resolution (Phase 3)
+cdef inline bint attack_allowed(const RPState* s, const RPConst* k, int seat,
+                                int x) noexcept nogil:
+    """RP-3: own rat on ``x``, or adjacent with the Shooting range; not on a removed tile."""
+    cdef rp_mask m
+    cdef int y
+    if s.gone & bit(x):
+        return False
+    if s.board[x][seat] > 0:
+        return True
+    if holder(s, k.b_shooting) == seat:
+        m = k.neigh[x] & ~s.gone
+        while m:
+            y = rp_ctz(m)
+            m &= m - 1
+            if s.board[y][seat] > 0:
+                return True
+    return False
+
+
+cdef void resolve_attacks(RPState* s, const RPConst* k, int cell) noexcept nogil:
+    """All attacks of one cell at once: legality on the board before any applies (RP-3);
+    k attacks on one colour remove min(k, its rats)."""
+    cdef int q, a, x, c, gone, i
+    cdef int hx[RP_MAXP]
+    cdef int hc[RP_MAXP]
+    cdef int hk[RP_MAXP]
+    cdef int nh = 0
+    for q in range(k.n):
+        a = s.plog[s.nplog - 1][q][cell]
+        if 0 < a < k.MOVE:
+            x = (a - 1) // k.P
+            c = (a - 1) - x * k.P
+            if attack_allowed(s, k, q, x):
+                for i in range(nh):
+                    if hx[i] == x and hc[i] == c:
+                        hk[i] += 1
+                        break
+                else:
+                    hx[nh] = x
+                    hc[nh] = c
+                    hk[nh] = 1
+                    nh += 1
+    for i in range(nh):
+        x = hx[i]
+        c = hc[i]
+        gone = hk[i] if hk[i] < s.board[x][c] else s.board[x][c]
+        s.board[x][c] -= gone
+        s.supply[c] += gone
+
+
+cdef bint resolve_moves(RPState* s, const RPConst* k, int cell, int* pend) noexcept nogil:
+    """All moves of one cell at once (RP-4): sizes and free places read at the start; per
+    destination the Fire station holder first, the others share (``share_capacity``).
+    Returns True with ``pend = [from, to]`` when the Hotel holder may move one more rat."""
+    cdef int ms[RP_MAXP]
+    cdef int mx[RP_MAXP]
+    cdef int my[RP_MAXP]
+    cdef int mg[RP_MAXP]
+    cdef int moved[RP_MAXP]
+    cdef int nm = 0, q, a, x, y, i, start, free, active, arrivals, fire, hotel
+    cdef rp_mask dests = 0, dm
+    cdef bint pending = False
+    for q in range(k.n):
+        a = s.plog[s.nplog - 1][q][cell]
+        if a >= k.MOVE:
+            x = (a - k.MOVE) // k.nb
+            y = (a - k.MOVE) - x * k.nb
+            if s.board[x][q] > 0 and not (s.gone & bit(x)) and not (s.gone & bit(y)):
+                ms[nm] = q
+                mx[nm] = x
+                my[nm] = y
+                mg[nm] = s.board[x][q]
+                moved[nm] = 0
+                dests |= bit(y)
+                nm += 1
+    if nm == 0:
+        return False
+    fire = holder(s, k.b_fire)
+    hotel = holder(s, k.b_hotel)
+    dm = dests
+    while dm:
+        y = rp_ctz(dm)
+        dm &= dm - 1
+        start = tile_rats(s, k, y)
+        free = k.capacity[y] - start
+        if free < 0:
+            free = 0
+        for i in range(nm):
+            if my[i] == y and ms[i] == fire:
+                moved[i] = free if free < mg[i] else mg[i]
+                free -= moved[i]
+        while True:  # share_capacity over the others, in seat order
+            active = 0
+            for i in range(nm):
+                if my[i] == y and ms[i] != fire and moved[i] < mg[i]:
+                    active += 1
+            if active == 0 or free < active:
+                break
+            for i in range(nm):
+                if my[i] == y and ms[i] != fire and moved[i] < mg[i]:
+                    moved[i] += 1
+            free -= active
+        arrivals = 0
+        for i in range(nm):
+            if my[i] == y:
+                arrivals += moved[i]
+        for i in range(nm):
+            if (my[i] == y and ms[i] == hotel and moved[i] < mg[i]
+                    and start + arrivals <= k.capacity[y]):
+                pend[0] = mx[i]
+                pend[1] = y
+                pending = True
+    for i in range(nm):
+        s.board[mx[i]][ms[i]] -= moved[i]
+        s.board[my[i]][ms[i]] += moved[i]
+    return pending
+
+
+cdef void end_of_actions(RPState* s, const RPConst* k) noexcept nogil:
+    """End of phase 3: the Market holder may place a rat on a free place (RP-6)."""
+    cdef int h = holder(s, k.b_market)
+    if h != NO and s.supply[h] > 0:
+        if tile_rats(s, k, k.b_market) < k.capacity[k.b_market]:
+            s.phase = P_MARKET
+            return
+    s.phase = P_HUNT
+
+
+cdef void resolve_from(RPState* s, const RPConst* k, int cell) noexcept nogil:
+    """Resolve cells ``cell``..1 (left before right), stopping at a Hotel decision."""
+    cdef int c
+    cdef int pend[2]
+    for c in range(cell, 2):
+        resolve_attacks(s, k, c)
+        if resolve_moves(s, k, c, pend):
+            s.hotel[0] = pend[0]
+            s.hotel[1] = pend[1]
+            s.hotel[2] = c
+            s.has_hotel = 1
+            s.phase = P_HOTEL
+            return
+    end_of_actions(s, k)
+
+
+# ====================================================================== phases 1, 4, 5
+cdef void start_planning(RPState* s, const RPConst* k) noexcept nogil:
+    cdef int h = holder(s, k.b_archive), j
+    if h != NO:
+        for j in range(k.n):
+            if j != h and s.hands[s.round - 1][j] != NO:
+                s.phase = P_ARCHIVE
+                return
+    s.phase = P_PLAN
+
+
+cdef void deal(RPState* s, const RPConst* k, int x) noexcept nogil:
+    """Phase 1: give the next seat its secret card, else lay ``x`` face up."""
+    cdef int i = s.round - 1, q, dealt = 0
+    cdef bint given = False
+    s.stack &= ~bit(x)
+    if private_count(s, k):
+        for q in range(k.n):
+            if s.hands[i][q] == NO:
+                s.hands[i][q] = x
+                given = True
+                break
+    if not given:
+        s.fu[i][s.nfu[i]] = x
+        s.nfu[i] += 1
+    for q in range(k.n):
+        if s.hands[i][q] != NO:
+            dealt += 1
+    if dealt + s.nfu[i] == cards_in_round(k, s.round):
+        start_planning(s, k)
+
+
+cdef void pay_cheese_shop(RPState* s, const RPConst* k) noexcept nogil:
+    """RP-7: the Cheese shop holder takes 1 cheese token while tokens remain."""
+    cdef int h = holder(s, k.b_cheese)
+    if h != NO and s.cheese_bank > 0:
+        s.cheese[h] += 1
+        s.cheese_bank -= 1
+
+
+cdef void distribute_tokens(RPState* s, const RPConst* k) noexcept nogil:
+    """Phase 5: a token goes to the strict majority on its tile, else back to the tile."""
+    cdef int b, q, top, cnt, who
+    for b in range(k.nb):
+        if s.tok[b] == RP_ABSENT:
+            continue
+        top = 0
+        for q in range(k.n):
+            if s.board[b][q] > top:
+                top = s.board[b][q]
+        cnt = 0
+        who = NO
+        for q in range(k.n):
+            if s.board[b][q] == top:
+                if cnt == 0:
+                    who = q
+                cnt += 1
+        s.tok[b] = who if (top and cnt == 1) else NO
+
+
+cdef void next_round(RPState* s, const RPConst* k) noexcept nogil:
+    cdef int i, q
+    s.round += 1
+    i = s.round - 1
+    for q in range(RP_MAXP):
+        s.hands[i][q] = NO
+    s.nfu[i] = 0
+    s.hunted[i] = NO
+    s.radio_disc[i] = NO
+    s.radio_used = 0
+    if s.round == k.resh:
+        # Rulebook Phase 1: the stack has run out; the discards become the new stack.
+        s.stack |= s.discard
+        s.discard = 0
+    s.phase = P_DEAL
+
+
+cdef void remove_hunted(RPState* s, const RPConst* k) noexcept nogil:
+    """Remove the hunted tile: rats go home, its token leaves the game (RP-5)."""
+    cdef int x = s.drawn, i = s.round - 1, q
+    for q in range(k.n):
+        s.supply[q] += s.board[x][q]
+        s.board[x][q] = 0
+    s.removed[s.nremoved] = x
+    s.nremoved += 1
+    s.gone |= bit(x)
+    if s.tok[x] != RP_ABSENT:
+        s.tok[x] = RP_ABSENT
+        s.tg[s.ntg] = x
+        s.ntg += 1
+    s.hunted[i] = x
+    s.discard |= round_mask(s, k, i) & ~bit(x)
+    s.drawn = NO
+    if s.round == k.rounds:
+        pay_cheese_shop(s, k)  # RP-7: round 8 included
+        s.phase = P_END
+        return
+    distribute_tokens(s, k)
+    pay_cheese_shop(s, k)
+    next_round(s, k)
+
+
+cdef void after_final_draw(RPState* s, const RPConst* k) noexcept nogil:
+    cdef int h = holder(s, k.b_hospital)
+    if h != NO and s.board[s.drawn][h] > 0 and hospital_dests(s, k):
+        s.phase = P_HOSPITAL
+    else:
+        remove_hunted(s, k)
+
+
+cdef void after_draw(RPState* s, const RPConst* k) noexcept nogil:
+    if holder(s, k.b_radio) != NO and not s.radio_used:
+        s.phase = P_RADIO
+    else:
+        after_final_draw(s, k)
+
+
+# ====================================================================== applying actions
+cdef void apply_action(RPState* s, const RPConst* k, int a) noexcept nogil:
+    """The reference's ``_apply_action`` (sequential view)."""
+    cdef int ph = s.phase, x, i, j, q, h
+    if ph == P_TOKENS:
+        x = a - k.CARD
+        j = 0
+        for i in range(s.ntp):
+            if s.tp[i] != x:
+                s.tp[j] = s.tp[i]
+                j += 1
+        s.ntp = j
+        s.tok[x] = NO
+        s.tokens_left -= 1
+        if s.tokens_left == 0:
+            s.ntp = 0
+            s.phase = P_DEAL
+    elif ph == P_DEAL:
+        deal(s, k, a - k.CARD)
+    elif ph == P_ARCHIVE:
+        if a != k.PASS:
+            i = s.nlooks
+            s.looks[i][0] = s.round
+            s.looks[i][1] = holder(s, k.b_archive)
+            s.looks[i][2] = a - k.LOOK
+            s.nlooks += 1
+        s.phase = P_PLAN
+    elif ph == P_PLAN:
+        q = next_planner(s, k)
+        s.plans[q][s.nplans[q]] = a
+        s.nplans[q] += 1
+        if next_planner(s, k) == NO:  # the reveal (rulebook Phase 3)
+            i = s.nplog
+            for q in range(k.n):
+                s.plog[i][q][0] = s.plans[q][0]
+                s.plog[i][q][1] = s.plans[q][1]
+                s.nplans[q] = 0
+            s.nplog += 1
+            resolve_from(s, k, 0)
+    elif ph == P_HOTEL:
+        if a == k.HOTEL:
+            h = holder(s, k.b_hotel)
+            s.board[s.hotel[0]][h] -= 1
+            s.board[s.hotel[1]][h] += 1
+        s.has_hotel = 0
+        resolve_from(s, k, s.hotel[2] + 1)
+    elif ph == P_MARKET:
+        if a == k.MARKET:
+            h = holder(s, k.b_market)
+            s.supply[h] -= 1
+            s.board[k.b_market][h] += 1
+        s.phase = P_HUNT
+    elif ph == P_HUNT:
+        s.drawn = a - k.CARD
+        after_draw(s, k)
+    elif ph == P_RADIO:
+        if a == k.RADIO:
+            # RP-6: the card is shuffled back among this round's cards and a new card drawn.
+            s.radio_disc[s.round - 1] = s.drawn
+            s.radio_used = 1
+            s.drawn = NO
+            s.phase = P_HUNT
+        else:
+            after_final_draw(s, k)
+    elif ph == P_HOSPITAL:
+        if a != k.PASS:
+            h = holder(s, k.b_hospital)
+            s.board[s.drawn][h] -= 1
+            s.board[a - k.HOSPITAL][h] += 1
+        remove_hunted(s, k)
+
+
+cdef void init_state(RPState* s, const RPConst* k) noexcept nogil:
+    cdef int x, q, i
+    memset(s, 0, sizeof(RPState))
+    s.round = 1
+    for x in range(RP_MAXB):
+        s.tok[x] = RP_ABSENT
+        for q in range(k.n):
+            s.board[x][q] = 1 if (k.city & bit(x)) else 0  # RP-1
+    for q in range(k.n):
+        s.supply[q] = k.rats - rp_popcount(k.city)
+    s.cheese_bank = k.cheese_tokens
+    s.stack = k.city
+    for i in range(RP_MAXR):
+        for q in range(RP_MAXP):
+            s.hands[i][q] = NO
+        s.hunted[i] = NO
+        s.radio_disc[i] = NO
+    s.drawn = NO
+    if k.nfixed >= 0:
+        for i in range(k.nfixed):
+            s.tok[k.fixed[i]] = NO
+        s.ntp = 0
+        s.tokens_left = 0
+        s.phase = P_DEAL
+    else:
+        for i in range(k.nprop):
+            s.tp[i] = k.prop[i]
+        s.ntp = k.nprop
+        s.tokens_left = k.tokens_to_draw
+        s.phase = P_TOKENS if s.tokens_left else P_DEAL
+
+
+cdef void scores_of(const RPState* s, const RPConst* k, int* score, int* rats) noexcept nogil:
+    """Cheese (rats x the tile's cheese + tokens) and rats in the city per seat."""
+    cdef rp_mask live = k.city & ~s.gone
+    cdef int x, q
+    for q in range(k.n):
+        score[q] = s.cheese[q]
+        rats[q] = 0
+    while live:
+        x = rp_ctz(live)
+        live &= live - 1
+        for q in range(k.n):
+            score[q] += k.cheese_per_rat[x] * s.board[x][q]
+            rats[q] += s.board[x][q]
+
+
+# ====================================================================== information digest
+cdef inline unsigned long long mix(unsigned long long h, long long v) noexcept nogil:
+    h ^= <unsigned long long>v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2)
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
+    return h ^ (h >> 31)
+
+
+cdef unsigned long long info_digest(const RPState* s, const RPConst* k, int p) noexcept nogil:
+    """A digest of ``observation(p)`` read from the struct: every field the observation
+    shows (public facts, ``p``'s own cards, Archive looks by ``p``, its own unrevealed
+    cells, the others' commitment counts), nothing else (the IS-MCTS chance key)."""
+    cdef unsigned long long h = 0xAA7A
+    cdef int n = k.n, q, i, x, r, v, t
+    cdef rp_mask live = k.city & ~s.gone
+    h = mix(h, p)
+    h = mix(h, s.round)
+    h = mix(h, s.phase)
+    h = mix(h, current_player(s, k))
+    h = mix(h, <long long>live)
+    while live:
+        x = rp_ctz(live)
+        live &= live - 1
+        for q in range(n):
+            h = mix(h, s.board[x][q])
+    h = mix(h, s.nremoved)
+    for i in range(s.nremoved):
+        h = mix(h, s.removed[i])
+    for q in range(n):
+        h = mix(h, s.supply[q])
+        h = mix(h, s.cheese[q])
+        h = mix(h, s.nplans[q])
+    h = mix(h, s.cheese_bank)
+    for x in range(k.nb):
+        h = mix(h, s.tok[x])
+    h = mix(h, 100 + s.ntg)
+    for i in range(s.ntg):
+        h = mix(h, s.tg[i])
+    h = mix(h, 200 + s.ntp)
+    for i in range(s.ntp):
+        h = mix(h, s.tp[i])
+    h = mix(h, s.tokens_left)
+    h = mix(h, rp_popcount(s.stack))
+    h = mix(h, rp_popcount(s.discard))
+    for i in range(s.round):
+        h = mix(h, 300 + s.nfu[i])
+        for q in range(s.nfu[i]):
+            h = mix(h, s.fu[i][q])
+        for q in range(n):
+            h = mix(h, s.hands[i][q] != NO)
+        h = mix(h, s.hands[i][p])
+        h = mix(h, s.hunted[i])
+        h = mix(h, s.radio_disc[i])
+        if i < s.nplog:
+            for q in range(n):
+                h = mix(h, s.plog[i][q][0])
+                h = mix(h, s.plog[i][q][1])
+        else:
+            h = mix(h, -7)
+    h = mix(h, 400 + s.nlooks)
+    for i in range(s.nlooks):
+        r = s.looks[i][0]
+        v = s.looks[i][1]
+        t = s.looks[i][2]
+        h = mix(h, r)
+        h = mix(h, v)
+        h = mix(h, t)
+        if v == p:
+            h = mix(h, s.hands[r - 1][t])
+    for i in range(s.nplans[p]):
+        h = mix(h, s.plans[p][i])
+    h = mix(h, s.has_hotel)
+    if s.has_hotel:
+        h = mix(h, s.hotel[0])
+        h = mix(h, s.hotel[1])
+        h = mix(h, s.hotel[2])
+    h = mix(h, s.drawn)
+    h = mix(h, s.radio_used)
+    return h if h != 0 else 1
+
+
+# ====================================================================== game constants
+cdef class _Consts:
+    """The game's constants as a C struct (owned by the game, shared by its states)."""
+    cdef RPConst c
+
+
+def _make_consts(game, params) -> _Consts:
+    cdef _Consts obj = _Consts()
+    cdef RPConst* c = &obj.c
+    cdef int i
+    d = game.data
+    layout = game.layout
+    twin_limit = "; use backend='python'"
+    if game.nb > RP_MAXB:
+        raise ValueError(f"the Cython twin supports at most {RP_MAXB} buildings{twin_limit}")
+    if game.P > RP_MAXP:
+        raise ValueError(f"the Cython twin supports at most {RP_MAXP} players{twin_limit}")
+    if d.rounds > RP_MAXR:
+        raise ValueError(f"the Cython twin supports at most {RP_MAXR} rounds{twin_limit}")
+    if max(d.cards_early, d.cards_late) > RP_MAXFU:
+        raise ValueError(f"the Cython twin supports at most {RP_MAXFU} hunt cards a "
+                         f"round{twin_limit}")
+    if d.rats_per_player > 100 or d.cheese_tokens > 100:
+        raise ValueError(f"the Cython twin supports at most 100 rats per player and 100 "
+                         f"cheese tokens{twin_limit}")
+    if len(game.prop_letters) > RP_MAXPROP:
+        raise ValueError(f"the Cython twin supports at most {RP_MAXPROP} property "
+                         f"buildings{twin_limit}")
+    if game.PLAN > RP_MAXACT:  # num_distinct_actions() of the sequential view
+        raise ValueError(f"the Cython twin supports at most {RP_MAXACT} action ids{twin_limit}")
+    memset(c, 0, sizeof(RPConst))
+    c.n = game.n
+    c.P = game.P
+    c.nb = game.nb
+    c.rounds = d.rounds
+    c.resh = d.reshuffle_round
+    c.cards_early = d.cards_early
+    c.cards_late = d.cards_late
+    c.rats = d.rats_per_player
+    c.cheese_tokens = d.cheese_tokens
+    c.MOVE = game.MOVE
+    c.C = game.C
+    c.CARD = game.CARD
+    c.LOOK = game.LOOK
+    c.PASS = game.PASS
+    c.HOTEL = game.HOTEL
+    c.MARKET = game.MARKET
+    c.RADIO = game.RADIO
+    c.HOSPITAL = game.HOSPITAL
+    c.PLAN = game.PLAN
+    c.num_actions = game.PLAN
+    for x in range(game.nb):
+        c.capacity[x] = game.capacity[x]
+        c.cheese_per_rat[x] = game.cheese_per_rat[x]
+        c.neigh[x] = 0
+        for y in game.neighbours[x]:
+            c.neigh[x] |= bit(y)
+    c.city = 0
+    for x in layout.tiles:
+        c.city |= bit(x)
+    kinds = {kind: game.letters.index(letter) for kind, letter in game.property_letter.items()}
+    c.b_market = kinds.get("market", -1)
+    c.b_archive = kinds.get("archive", -1)
+    c.b_shooting = kinds.get("shooting_range", -1)
+    c.b_hotel = kinds.get("hotel", -1)
+    c.b_radio = kinds.get("radio", -1)
+    c.b_metro = kinds.get("metro", -1)
+    c.b_fire = kinds.get("fire_station", -1)
+    c.b_bus = kinds.get("bus_station", -1)
+    c.b_cheese = kinds.get("cheese_shop", -1)
+    c.b_hospital = kinds.get("hospital", -1)
+    if game.fixed_tokens is None:
+        c.nfixed = -1
+    else:
+        c.nfixed = len(game.fixed_tokens)
+        for i, letter in enumerate(game.fixed_tokens):
+            c.fixed[i] = game.letters.index(letter)
+    c.nprop = len(game.prop_letters)
+    for i, letter in enumerate(game.prop_letters):
+        c.prop[i] = game.letters.index(letter)
+    c.tokens_to_draw = game.tokens_to_draw
+    return obj
+
+
+# ====================================================================== conversion
+cdef list _mask_list(rp_mask m):
+    out = []
+    cdef int x
+    while m:
+        x = rp_ctz(m)
+        m &= m - 1
+        out.append(x)
+    return out
+
+
+cdef inline list _lst(const signed char* arr, int n):
+    return [arr[i] for i in range(n)]
+
+
+cdef rp_mask _to_mask(values, int nb, str field) except? 0xFFFFFFFF:
+    cdef rp_mask m = 0
+    prev = -1
+    for v in values:
+        if not prev < v < nb:
+            raise ValueError(f"field {field!r}: expected sorted distinct building ids, "
+                             f"got {values!r}")
+        m |= bit(v)
+        prev = v
+    return m
+
+
+# ====================================================================== the state
+cdef class RatapolisState(CyState):
+    """A Ratapolis position in one C struct; the same API as the reference
+    ``RatapolisState`` (sequential planning view).
+
+    Create states with ``RatapolisGame.new_initial_state()``; see ``engines/api.py`` for the
+    contract of each method.
+    """
+
+    def __init__(self, game):
+        self._game = game
+        self._consts = game._consts
+        self.k = &(<_Consts>self._consts).c
+        self._hist = []
+        self._hist_shared = False
+        init_state(&self.s, self.k)
+
+    # ------------------------------------------------------------------ C-level contract
+    cdef int c_current_player(self) noexcept nogil:
+        return current_player(&self.s, self.k)
+
+    cdef int c_legal_actions(self, int* out) noexcept nogil:
+        if current_player(&self.s, self.k) < 0:
+            return 0
+        return legal_actions(&self.s, self.k, out)
+
+    cdef int c_chance_outcomes(self, int* actions, double* probs) noexcept nogil:
+        return chance_outcomes(&self.s, self.k, actions, probs)
+
+    cdef void c_apply(self, int action) noexcept nogil:
+        apply_action(&self.s, self.k, action)
+
+    cdef int c_returns(self, double* out) noexcept nogil:
+        cdef int score[RP_MAXP]
+        cdef int rats[RP_MAXP]
+        cdef int q, n = self.k.n, best_s, best_r, nw = 0
+        if self.s.phase != P_END:
+            for q in range(n):
+                out[q] = 0.0
+            return n
+        scores_of(&self.s, self.k, score, rats)
+        best_s = score[0]
+        best_r = rats[0]
+        for q in range(1, n):  # most cheese; tie: more rats in the city (RP-8)
+            if score[q] > best_s or (score[q] == best_s and rats[q] > best_r):
+                best_s = score[q]
+                best_r = rats[q]
+        for q in range(n):
+            if score[q] == best_s and rats[q] == best_r:
+                nw += 1
+        for q in range(n):
+            out[q] = 1.0 / <double>nw if (score[q] == best_s and rats[q] == best_r) else 0.0
+        return n
+
+    cdef int c_num_players(self) noexcept nogil:
+        return self.k.n
+
+    cdef int c_num_actions(self) noexcept nogil:
+        return self.k.num_actions
+
+    cdef void c_copy_from(self, CyState other) noexcept:
+        rp_copy(&self.s, &(<RatapolisState>other).s)
+
+    cdef CyState c_clone(self):
+        cdef RatapolisState new = RatapolisState.__new__(RatapolisState)
+        rp_copy(&new.s, &self.s)
+        new.k = self.k
+        new._game = self._game
+        new._consts = self._consts
+        new._hist = self._hist
+        new._hist_shared = True
+        self._hist_shared = True
+        return new
+
+    cdef CyState c_resample(self, int player, object rng):
+        return self.resample_from_infostate(player, rng)
+
+    cdef unsigned long long c_info_hash(self, int player) except? 0:
+        # equal for equal observation(player) (tests/speedups/test_cy_ratapolis.py checks it)
+        return info_digest(&self.s, self.k, player)
+
+    # ------------------------------------------------------------------ fast Python API
+    def get_game(self):
+        return self._game
+
+    @property
+    def phase(self) -> str:
+        """The reference's ``phase`` field (read-only)."""
+        return PHASE_NAMES[self.s.phase]
+
+    @property
+    def round(self) -> int:
+        """The reference's ``round`` field, 1-based (read-only)."""
+        return self.s.round
+
+    def current_player(self) -> int:
+        return current_player(&self.s, self.k)
+
+    def is_terminal(self) -> bool:
+        return self.s.phase == P_END
+
+    def is_chance_node(self) -> bool:
+        return current_player(&self.s, self.k) == _CHANCE
+
+    def is_player_node(self) -> bool:
+        return current_player(&self.s, self.k) >= 0
+
+    def _legal_actions(self) -> list:
+        cdef int buf[RP_MAXACT]
+        cdef int n = legal_actions(&self.s, self.k, buf)
+        return [buf[i] for i in range(n)]
+
+    def _chance_outcomes(self) -> list:
+        cdef int act[RP_MAXB]
+        cdef double prob[RP_MAXB]
+        cdef int n = chance_outcomes(&self.s, self.k, act, prob)
+        return [(act[i], prob[i]) for i in range(n)]
+
+    def legal_actions(self, player=None) -> list:
+        """Sorted, unique legal action ids; empty at terminal states (see engines/api.py)."""
+        cdef int buf[RP_MAXACT]
+        cdef double prob[RP_MAXB]
+        cdef int n, cp = current_player(&self.s, self.k)
+        if cp == _TERMINAL:
+            return []
+        if cp == _CHANCE:
+            if player is not None and player != _CHANCE:
+                return []
+            n = chance_outcomes(&self.s, self.k, buf, prob)
+            return [buf[i] for i in range(n)]
+        if player is not None and player != cp:
+            return []
+        n = legal_actions(&self.s, self.k, buf)
+        return [buf[i] for i in range(n)]
+
+    def chance_outcomes(self) -> list:
+        """``[(action, probability), ...]`` at a chance node; ValueError elsewhere."""
+        if current_player(&self.s, self.k) != _CHANCE:
+            raise ValueError("chance_outcomes() called at a state that is not a chance node")
+        return self._chance_outcomes()
+
+    cdef bint _is_legal(self, int a):
+        cdef int buf[RP_MAXACT]
+        cdef double prob[RP_MAXB]
+        cdef int n, i, cp = current_player(&self.s, self.k)
+        if cp == _TERMINAL:
+            return False
+        if cp == _CHANCE:
+            n = chance_outcomes(&self.s, self.k, buf, prob)
+        else:
+            n = legal_actions(&self.s, self.k, buf)
+        for i in range(n):
+            if buf[i] == a:
+                return True
+        return False
+
+    cdef void _record(self, int a):
+        if self._hist_shared:
+            self._hist = list(self._hist)
+            self._hist_shared = False
+        self._hist.append(a)
+
+    def apply_action(self, action) -> None:
+        """Apply a legal action and record it in the history.
+
+        Raises:
+            IllegalActionError: ``action`` is not legal here; the state is unchanged (the
+                reference's message: planning nodes list the first legal cells and a count).
+        """
+        if type(action) is int and 0 <= action < RP_MAXACT and self._is_legal(action):
+            self.c_apply(action)
+            self._record(action)
+            return
+        if (not isinstance(action, bool) and isinstance(action, (int, np.integer))
+                and 0 <= int(action) < RP_MAXACT and self._is_legal(int(action))):
+            self.c_apply(int(action))
+            self._record(int(action))
+            return
+        self.to_reference().apply_action(action)  # raises the reference's error
+        raise RuntimeError(f"Cython Ratapolis twin disagrees with the reference on the "
+                           f"legality of {action!r}")
+
+    def apply_actions(self, actions) -> None:
+        """Joint view only (``simultaneous=True``), which the twin does not compile.
+
+        Raises:
+            ValueError: always (this is the sequential view).
+        """
+        raise ValueError("apply_actions() is only for the joint planning node "
+                         "(game parameter simultaneous=True, phase 'plan')")
+
+    def _apply_action(self, int action) -> None:
+        """Apply an action known to be legal (unchecked; no history)."""
+        apply_action(&self.s, self.k, action)
+
+    def apply_action_unchecked(self, int action) -> None:
+        """Apply an action known to be legal and record it (no legality check)."""
+        apply_action(&self.s, self.k, action)
+        self._record(action)
+
+    @property
+    def _history(self) -> list:
+        """The history list itself (the search appends to it, like the reference)."""
+        if self._hist_shared:
+            self._hist = list(self._hist)
+            self._hist_shared = False
+        return self._hist
+
+    def history(self) -> list:
+        return list(self._hist)
+
+    def move_number(self) -> int:
+        return len(self._hist)
+
+    def returns(self) -> list:
+        cdef double out[RP_MAXP]
+        cdef int n = self.c_returns(out)
+        return [out[i] for i in range(n)]
+
+    def _returns(self) -> list:
+        return self.returns()
+
+    def scores(self) -> list:
+        """Cheese now: rats x the tile's cheese, plus cheese tokens (End of the Game)."""
+        cdef int score[RP_MAXP]
+        cdef int rats[RP_MAXP]
+        scores_of(&self.s, self.k, score, rats)
+        return [float(score[q]) for q in range(self.k.n)]
+
+    def rats_in_city(self) -> list:
+        """Rats of each seat on building tiles (the first tie-breaker, RP-8)."""
+        cdef int score[RP_MAXP]
+        cdef int rats[RP_MAXP]
+        scores_of(&self.s, self.k, score, rats)
+        return [rats[q] for q in range(self.k.n)]
+
+    def clone(self):
+        """An independent copy (an allocation plus a memcpy; the history is copy-on-write)."""
+        return self.c_clone()
+
+    def __copy__(self):
+        return self.c_clone()
+
+    def __deepcopy__(self, memo):
+        return self.c_clone()
+
+    def __reduce__(self):
+        return (_restore, (self._game, self.serialize()))
+
+    # ------------------------------------------------------------------ conversion
+    def to_reference(self):
+        """The equivalent reference ``RatapolisState`` (same fields, same history)."""
+        cdef RPState* s = &self.s
+        cdef const RPConst* k = self.k
+        cdef int n = k.n, i, q, x
+        letters = self._game.letters
+        r = _R.RatapolisState.__new__(_R.RatapolisState)
+        d = r.__dict__
+        # the reference's __init__ order (serialize() writes the fields in this order)
+        d["_game"] = self._game
+        d["_history"] = list(self._hist)
+        d["round"] = s.round
+        d["board"] = [[s.board[x][q] for q in range(n)] for x in range(k.nb)]
+        d["removed"] = _lst(s.removed, s.nremoved)
+        d["supply"] = [s.supply[q] for q in range(n)]
+        d["cheese"] = [s.cheese[q] for q in range(n)]
+        d["cheese_bank"] = s.cheese_bank
+        d["tokens"] = {letters[x]: s.tok[x] for x in range(k.nb) if s.tok[x] != RP_ABSENT}
+        d["tokens_gone"] = [letters[s.tg[i]] for i in range(s.ntg)]
+        d["stack"] = _mask_list(s.stack)
+        d["discard"] = _mask_list(s.discard)
+        d["hands"] = [[s.hands[i][q] for q in range(n)] for i in range(s.round)]
+        d["face_up"] = [_lst(s.fu[i], s.nfu[i]) for i in range(s.round)]
+        d["hunted"] = [s.hunted[i] for i in range(s.round)]
+        d["radio_discarded"] = [[s.radio_disc[i]] if s.radio_disc[i] != NO else []
+                                for i in range(s.round)]
+        d["looks"] = [[s.looks[i][0], s.looks[i][1], s.looks[i][2]] for i in range(s.nlooks)]
+        d["plans"] = [[s.plans[q][i] for i in range(s.nplans[q])] for q in range(n)]
+        d["plans_log"] = [[[s.plog[i][q][0], s.plog[i][q][1]] for q in range(n)]
+                          for i in range(s.nplog)]
+        d["hotel"] = [s.hotel[0], s.hotel[1], s.hotel[2]] if s.has_hotel else None
+        d["drawn"] = s.drawn
+        d["radio_used"] = bool(s.radio_used)
+        d["token_pool"] = [letters[s.tp[i]] for i in range(s.ntp)]
+        d["tokens_left"] = s.tokens_left
+        d["phase"] = PHASE_NAMES[s.phase]
+        return r
+
+    cdef void _load(self, r) except *:
+        """Fill the C struct from a reference state ``r`` (ValueError naming a bad field)."""
+        cdef RPState* s = &self.s
+        cdef const RPConst* k = self.k
+        cdef int n = k.n, nb = k.nb, i, q, x
+        letters = self._game.letters
+        memset(s, 0, sizeof(RPState))
+        for x in range(RP_MAXB):
+            s.tok[x] = RP_ABSENT
+        field = "round"
+        try:
+            s.round = r.round
+            rnd = r.round
+            if not 1 <= rnd <= k.rounds:
+                raise ValueError("out of range")
+            field = "phase"
+            s.phase = _PHASE_ID[r.phase]
+            field = "board"
+            if len(r.board) != nb:
+                raise ValueError(f"expected {nb} rows")
+            for x, row in enumerate(r.board):
+                if len(row) != n:
+                    raise ValueError(f"expected {n} counts a row")
+                for q in range(n):
+                    s.board[x][q] = row[q]
+            field = "removed"
+            if len(r.removed) > RP_MAXR:
+                raise ValueError("too many")
+            for i, x in enumerate(r.removed):
+                if not 0 <= x < nb or s.gone & bit(x):
+                    raise ValueError(f"bad building {x!r}")
+                s.removed[i] = x
+                s.gone |= bit(x)
+            s.nremoved = len(r.removed)
+            field = "supply"
+            for q in range(n):
+                s.supply[q] = r.supply[q]
+            field = "cheese"
+            for q in range(n):
+                s.cheese[q] = r.cheese[q]
+            field = "cheese_bank"
+            s.cheese_bank = r.cheese_bank
+            field = "tokens"
+            for letter, h in r.tokens.items():
+                s.tok[letters.index(letter)] = h
+            field = "tokens_gone"
+            if len(r.tokens_gone) > RP_MAXR:
+                raise ValueError("too many")
+            for i, letter in enumerate(r.tokens_gone):
+                s.tg[i] = letters.index(letter)
+            s.ntg = len(r.tokens_gone)
+            field = "token_pool"
+            if len(r.token_pool) > RP_MAXPROP:
+                raise ValueError("too many")
+            for i, letter in enumerate(r.token_pool):
+                s.tp[i] = letters.index(letter)
+            s.ntp = len(r.token_pool)
+            field = "tokens_left"
+            s.tokens_left = r.tokens_left
+            field = "stack"
+            s.stack = _to_mask(r.stack, nb, "stack")
+            field = "discard"
+            s.discard = _to_mask(r.discard, nb, "discard")
+            for i in range(RP_MAXR):
+                for q in range(RP_MAXP):
+                    s.hands[i][q] = NO
+                s.hunted[i] = NO
+                s.radio_disc[i] = NO
+            field = "hands"
+            if len(r.hands) != rnd or any(len(h) != n for h in r.hands):
+                raise ValueError(f"expected {rnd} rounds of {n} cards")
+            for i, hand in enumerate(r.hands):
+                for q in range(n):
+                    s.hands[i][q] = hand[q]
+            field = "face_up"
+            if len(r.face_up) != rnd:
+                raise ValueError(f"expected {rnd} rounds")
+            for i, fu in enumerate(r.face_up):
+                if len(fu) > RP_MAXFU:
+                    raise ValueError("too many cards")
+                for q, x in enumerate(fu):
+                    s.fu[i][q] = x
+                s.nfu[i] = len(fu)
+            field = "hunted"
+            if len(r.hunted) != rnd:
+                raise ValueError(f"expected {rnd} rounds")
+            for i, x in enumerate(r.hunted):
+                s.hunted[i] = x
+            field = "radio_discarded"
+            if len(r.radio_discarded) != rnd or any(len(v) > 1 for v in r.radio_discarded):
+                raise ValueError(f"expected {rnd} rounds of at most one card")
+            for i, v in enumerate(r.radio_discarded):
+                s.radio_disc[i] = v[0] if v else NO
+            field = "looks"
+            if len(r.looks) > RP_MAXR:
+                raise ValueError("too many")
+            for i, look in enumerate(r.looks):
+                rr, vv, tt = look
+                s.looks[i][0] = rr
+                s.looks[i][1] = vv
+                s.looks[i][2] = tt
+            s.nlooks = len(r.looks)
+            field = "plans"
+            if len(r.plans) != n or any(len(p) > 2 for p in r.plans):
+                raise ValueError(f"expected {n} lists of at most 2 cells")
+            for q, p in enumerate(r.plans):
+                for i, a in enumerate(p):
+                    s.plans[q][i] = a
+                s.nplans[q] = len(p)
+            field = "plans_log"
+            if len(r.plans_log) > rnd:
+                raise ValueError("more revealed plans than rounds")
+            for i, pl in enumerate(r.plans_log):
+                if len(pl) != n:
+                    raise ValueError(f"expected {n} plans a round")
+                for q, p in enumerate(pl):
+                    left, right = p
+                    s.plog[i][q][0] = left
+                    s.plog[i][q][1] = right
+            s.nplog = len(r.plans_log)
+            field = "hotel"
+            if r.hotel is not None:
+                x0, y0, c0 = r.hotel
+                s.hotel[0] = x0
+                s.hotel[1] = y0
+                s.hotel[2] = c0
+                s.has_hotel = 1
+            field = "drawn"
+            s.drawn = r.drawn
+            field = "radio_used"
+            s.radio_used = bool(r.radio_used)
+        except (KeyError, IndexError, TypeError, AttributeError, OverflowError,
+                ValueError) as exc:
+            raise ValueError(f"not a Ratapolis state for the Cython twin: field {field!r}: "
+                             f"{exc}") from exc
+
+    # ------------------------------------------------------------------ slow Python API
+    def observation(self, player) -> dict:
+        return self.to_reference().observation(player)
+
+    def information_state_string(self, player) -> str:
+        return _api.canonical_json(self.observation(player))
+
+    def observation_string(self, player) -> str:
+        return self.information_state_string(player)
+
+    def _action_to_string(self, player, action) -> str:
+        return self.to_reference()._action_to_string(player, action)
+
+    def action_to_string(self, player, action) -> str:
+        return self._action_to_string(player, action)
+
+    def string_to_action(self, player, text):
+        return State.string_to_action(self, player, text)
+
+    def action_to_dict(self, player, action) -> dict:
+        return State.action_to_dict(self, player, action)
+
+    def describe_action(self, viewer, action) -> str:
+        return self.to_reference().describe_action(viewer, action)
+
+    def render(self, player) -> str:
+        return _V.render(self.to_reference(), player)
+
+    def resample_from_infostate(self, player, rng=None):
+        return self._game.state_from_observation(player, self.observation(player), rng)
+
+    def holder(self, kind) -> int:
+        """Seat holding the token of property ``kind`` (e.g. ``"hotel"``), or -1."""
+        return self.to_reference().holder(kind)
+
+    def round_cards(self, r=None) -> list:
+        """Hunt cards taken in round ``r`` (1-based; default: this round), sorted."""
+        return self.to_reference().round_cards(r)
+
+    def cell_actions(self, s, cell, left=None) -> list:
+        """The reference's ``cell_actions`` (what seat ``s`` may plan in ``cell``)."""
+        return self.to_reference().cell_actions(s, cell, left)
+
+    def hospital_destinations(self) -> list:
+        return self.to_reference().hospital_destinations()
+
+    def serialize(self) -> bytes:
+        return self.to_reference().serialize()
+
+    def to_json(self) -> dict:
+        return self.to_reference().to_json()
+
+    def _fields(self) -> dict:
+        return self.to_reference()._fields()
+
+    def __str__(self):
+        return str(self.to_reference())
+
+    def __repr__(self):
+        return f"<cython RatapolisState round {self.s.round} phase " \
+               f"{PHASE_NAMES[self.s.phase]!r}>"
+
+    def __eq__(self, other):
+        if type(other) is not type(self) or other._game != self._game:
+            return NotImplemented if not isinstance(other, State) else False
+        return self._fields() == other._fields()
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None
+
+
+State.register(RatapolisState)
+
+
+def _from_reference(game, ref, history=None) -> RatapolisState:
+    cdef RatapolisState st = RatapolisState.__new__(RatapolisState)
+    st._game = game
+    st._consts = game._consts
+    st.k = &(<_Consts>st._consts).c
+    st._hist = list(ref._history if history is None else history)
+    st._hist_shared = False
+    st._load(ref)
+    return st
+
+
+def _make_game(params):
+    return RatapolisGame(**params)
+
+
+def _restore(game, data):
+    return game.deserialize_state(data)
+
+
+# ====================================================================== the game
+class RatapolisGame(_R.RatapolisGame):
+    """Ratapolis (Cython twin): the reference game's parameters, constants and data, with
+    states of :class:`RatapolisState`.
+
+    With ``simultaneous=True`` (the joint-action view, not compiled) the states are the
+    reference's ``RatapolisState``: identical behaviour, reference speed.
+    """
+
+    def _check_params(self, params):
+        params = super()._check_params(params)
+        self._consts = None if params["simultaneous"] else _make_consts(self, params)
+        return params
+
+    def new_initial_state(self):
+        if self._consts is None:
+            return _R.RatapolisState(self)
+        return RatapolisState(self)
+
+    def __reduce__(self):
+        return (_make_game, (dict(self.params),))
+
+    def state_from_observation(self, player, observation, rng=None):
+        ref = _R._rebuild(self, player, observation, _api.make_rng(rng))
+        if self._consts is None:
+            return ref
+        return _from_reference(self, ref)
+
+    def from_reference(self, ref):
+        """The twin of a reference ``RatapolisState`` of equal parameters (history kept)."""
+        if ref._game.params != self.params:
+            raise ValueError(f"state is for {ref._game!r}, not {self!r}")
+        if self._consts is None:
+            raise ValueError("simultaneous=True states are reference states; use them as is")
+        return _from_reference(self, ref)
+
+    def reference_game(self) -> _R.RatapolisGame:
+        """The reference game of equal parameters (cached)."""
+        ref = self.__dict__.get("_reference")
+        if ref is None:
+            ref = self.__dict__["_reference"] = _R.RatapolisGame(**self.params)
+        return ref
+
+    def deserialize_state(self, data):
+        """Inverse of ``RatapolisState.serialize``: the reference's format and validation.
+
+        Raises:
+            ValueError: the bytes are not a serialized state of this game and parameters.
+        """
+        if self._consts is None:
+            return super().deserialize_state(data)
+        ref = self.reference_game().deserialize_state(data)
+        return _from_reference(self, ref)
