@@ -248,11 +248,12 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
         budgets = [int(b) for b in args.budgets.split(",")]
         for name in names:
             kind = args.kind or bench.default_kind(load_game(name))
+            params = {"num_players": args.players} if args.players else None
             out.write(f"{name}: {kind} ...\n")
             out.flush()
-            speed_rows += bench.speed(name, kind, args.seconds, seed=args.seed)
+            speed_rows += bench.speed(name, kind, args.seconds, seed=args.seed, params=params)
             strength_rows += bench.strength(name, kind, budgets, args.games, seed=args.seed,
-                                            workers=args.workers)
+                                            workers=args.workers, params=params)
         table = bench.markdown(speed_rows, strength_rows)
         out.write("\n" + table + "\n")
         if args.markdown:
@@ -321,6 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="example: ratai bench rat_trap --seconds 1 --games 20 --plot bench.png")
     bench.add_argument("game", nargs="?", choices=registered_games(),
                        help="one game (default: all)")
+    bench.add_argument("--players", type=int, help="number of seats (default 3)")
     bench.add_argument("--kind", help="bot kind (default: mcts, or ismcts for hidden info)")
     bench.add_argument("--seconds", type=float, default=1.0,
                        help="largest time budget per analysis (default 1)")
