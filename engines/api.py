@@ -398,7 +398,9 @@ class State(ABC):
         """Sorted, unique legal action ids; empty at terminal states.
 
         At a chance node these are the outcomes' actions. With ``player`` given, the
-        actions of that seat (empty when it is not that seat's turn).
+        actions of that seat (empty when it is not that seat's turn). At a ``SIMULTANEOUS``
+        node (joint-action views only) a game returns each seat's own actions for
+        ``legal_actions(seat)``, and the moves are applied together with :meth:`apply_actions`.
         """
         cp = self.current_player()
         if cp == TERMINAL:
@@ -437,6 +439,17 @@ class State(ABC):
         self._apply_action(action)
         self._history.append(action)
 
+    def apply_actions(self, actions: Sequence[int]) -> None:
+        """Apply one action per seat at a ``SIMULTANEOUS`` node (joint-action views).
+
+        Raises:
+            IllegalActionError: an action is not legal for its seat (nothing is applied).
+            ValueError: this state is not a simultaneous node (the default: the game has no
+                joint-action view).
+        """
+        raise ValueError(f"{self._game.name}: apply_actions needs a SIMULTANEOUS node "
+                         f"(current player: {self.current_player()})")
+
     def history(self) -> list[int]:
         """The actions applied since the initial state (decisions and chance outcomes)."""
         return list(self._history)
@@ -466,7 +479,9 @@ class State(ABC):
         for a, label in labels.items():
             if label == text:
                 return a
-        if text.strip().isdigit() and int(text) in legal:
+        if isinstance(text, int | np.integer) and not isinstance(text, bool) and text in legal:
+            return int(text)
+        if isinstance(text, str) and text.strip().isdigit() and int(text) in legal:
             return int(text)
         raise IllegalActionError(text, legal, labels, "no legal action has that label")
 

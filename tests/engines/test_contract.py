@@ -197,3 +197,17 @@ def test_seats_accept_numpy_ints_and_reject_other_types(any_game):
     for bad in (True, 0.0, "0", any_game.num_players(), -1):
         with pytest.raises(ValueError):
             state.observation(bad)
+
+
+def test_string_to_action_takes_labels_and_ids(any_game):
+    state = any_game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    if state.is_terminal():
+        return
+    cp, a = state.current_player(), state.legal_actions()[0]
+    assert state.string_to_action(cp, state.action_to_string(cp, a)) == a
+    assert state.string_to_action(cp, str(a)) == a and state.string_to_action(cp, np.int64(a)) == a
+    with pytest.raises(IllegalActionError):
+        state.string_to_action(cp, "no such move")
+
