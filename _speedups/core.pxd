@@ -9,7 +9,22 @@ Buffers: ``out`` / ``actions`` / ``probs`` are caller-owned arrays of at least
 ``c_num_actions()`` entries; ``returns`` holds ``c_num_players()`` doubles.
 """
 
+cdef enum:
+    # Stack buffers of the shared Python-level methods (core.pyx): every twin's most seats
+    # and most decisions or chance outcomes at one node must fit (each twin checks its own
+    # bounds with ``check_bounds`` at import).
+    CY_MAXP = 8
+    CY_MAXBUF = 2048
+
+
 cdef class CyState:
+    # The twin's game object, its compiled constants (``game._consts``) and the action history.
+    # The history is copy-on-write: a clone shares the list and both set ``_hist_shared``.
+    cdef readonly object _game
+    cdef object _consts
+    cdef list _hist
+    cdef bint _hist_shared
+
     # Seat to act (0..n-1), or CHANCE (-1) / TERMINAL (-4) as in engines/api.py.
     cdef int c_current_player(self) noexcept nogil
     # Sorted legal decisions of the current player into ``out``; returns their count
@@ -35,6 +50,32 @@ cdef class CyState:
     # equal digests (IS-MCTS keys chance children by it, see search.pyx). The base class
     # hashes the string (exact, slow); a twin may digest its struct directly.
     cdef unsigned long long c_info_hash(self, int player) except? 0
+
+    # Python-level hooks (not the hot path). ``_attach``: bind ``game`` (its ``_consts``) with
+    # an empty history; a twin extends it to set its constants pointer. ``_load``: fill the
+    # struct from a reference state (ValueError naming the field).
+    cdef int _attach(self, game) except -1
+    cdef void _load(self, r) except *
+    cdef bint _is_legal(self, int a)
+    cdef void _record(self, int a)
+
+
+# ``dst`` (a new state of ``src``'s game) takes ``src``'s game and its history, shared
+# copy-on-write (c_clone), or an empty history (a determinization).
+cdef inline void cy_share_history(CyState src, CyState dst) noexcept:
+    dst._game = src._game
+    dst._consts = src._consts
+    dst._hist = src._hist
+    dst._hist_shared = True
+    src._hist_shared = True
+
+
+cdef inline int cy_fresh_history(CyState src, CyState dst) except -1:
+    dst._game = src._game
+    dst._consts = src._consts
+    dst._hist = []
+    dst._hist_shared = False
+    return 0
 
 
 cdef extern from *:

@@ -7,11 +7,37 @@ is the engine's own speed (the benchmark's "inside Cython" number).
 
 import hashlib
 
+cimport cython
+from libc.limits cimport INT_MAX
 from libc.stdlib cimport malloc, free
 
+import numpy as np
 
+from ratai.engines.api import IllegalActionError, State, canonical_json
+
+
+def check_bounds(str game, int max_players, int max_count) -> None:
+    """Check at a twin's import that its most seats and its most decisions or chance outcomes
+    at one node fit the shared methods' stack buffers (``CY_MAXP``, ``CY_MAXBUF``).
+
+    Raises:
+        RuntimeError: a bound does not fit (raise the constant in ``core.pxd``).
+    """
+    if max_players > CY_MAXP or max_count > CY_MAXBUF:
+        raise RuntimeError(f"{game} twin: {max_players} seats / {max_count} actions at a node "
+                           f"exceed core.pxd's CY_MAXP={CY_MAXP} / CY_MAXBUF={CY_MAXBUF}")
+
+
+@cython.no_gc
 cdef class CyState:
-    """Base of every Cython twin state; the ``cdef`` methods are the C-level contract."""
+    """Base of every Cython twin state; the ``cdef`` methods are the C-level contract.
+
+    The Python-level API (``engines/api.py``'s ``State``) is written here once over those
+    methods and a few hooks: ``_attach`` / ``_load`` (binding and loading a state),
+    ``to_reference()`` (the equivalent reference state, which serves the rarely called
+    methods: observation, labels, render, serialization, equality) and, in each twin,
+    ``_legal_actions`` / ``_chance_outcomes`` / ``is_terminal`` / ``scores`` / ``__repr__``.
+    """
 
     cdef int c_current_player(self) noexcept nogil:
         return -4
@@ -47,6 +73,266 @@ cdef class CyState:
         digest = hashlib.blake2b(self.information_state_string(player).encode(),
                                  digest_size=8).digest()
         return int.from_bytes(digest, "little")
+
+    # ------------------------------------------------------------------ hooks
+    cdef int _attach(self, game) except -1:
+        self._game = game
+        self._consts = game._consts
+        self._hist = []
+        self._hist_shared = False
+        return 0
+
+    cdef void _load(self, r) except *:
+        raise NotImplementedError
+
+    def to_reference(self):
+        """The equivalent reference state (same fields, same history)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ fast Python API
+    def get_game(self):
+        return self._game
+
+    def current_player(self) -> int:
+        return self.c_current_player()
+
+    def is_chance_node(self) -> bool:
+        return self.c_current_player() == -1
+
+    def is_player_node(self) -> bool:
+        return self.c_current_player() >= 0
+
+    def legal_actions(self, player=None) -> list:
+        """Sorted, unique legal action ids; empty at terminal states (see engines/api.py)."""
+        cdef int buf[CY_MAXBUF]
+        cdef double prob[CY_MAXBUF]
+        cdef int n, cp = self.c_current_player()
+        if cp == -4:
+            return []
+        if cp == -1:
+            if player is not None and player != -1:
+                return []
+            n = self.c_chance_outcomes(buf, prob)
+            return [buf[i] for i in range(n)]
+        if player is not None and player != cp:
+            return []
+        n = self.c_legal_actions(buf)
+        return [buf[i] for i in range(n)]
+
+    def chance_outcomes(self) -> list:
+        """``[(action, probability), ...]`` at a chance node; ValueError elsewhere."""
+        if self.c_current_player() != -1:
+            raise ValueError("chance_outcomes() called at a state that is not a chance node")
+        return self._chance_outcomes()
+
+    cdef bint _is_legal(self, int a):
+        cdef int buf[CY_MAXBUF]
+        cdef double prob[CY_MAXBUF]
+        cdef int n, i, cp = self.c_current_player()
+        if cp == -4:
+            return False
+        if cp == -1:
+            n = self.c_chance_outcomes(buf, prob)
+        else:
+            n = self.c_legal_actions(buf)
+        for i in range(n):
+            if buf[i] == a:
+                return True
+        return False
+
+    cdef void _record(self, int a):
+        if self._hist_shared:
+            self._hist = list(self._hist)
+            self._hist_shared = False
+        self._hist.append(a)
+
+    def apply_action(self, action) -> None:
+        """Apply a legal action and record it in the history.
+
+        Raises:
+            IllegalActionError: ``action`` is not legal here; the state is unchanged.
+        """
+        if type(action) is int and 0 <= action < INT_MAX and self._is_legal(action):
+            self.c_apply(action)
+            self._record(action)
+            return
+        if (not isinstance(action, bool) and isinstance(action, (int, np.integer))
+                and 0 <= int(action) < INT_MAX and self._is_legal(int(action))):
+            self.c_apply(int(action))
+            self._record(int(action))
+            return
+        self._raise_illegal(action)
+
+    def _raise_illegal(self, action):
+        """Raise the error for an illegal ``action`` (a twin may raise the reference's)."""
+        legal = self.legal_actions()
+        reason = "the game is over" if self.is_terminal() else ""
+        cp = self.current_player()
+        labels = {a: self._action_to_string(cp, a) for a in legal}
+        raise IllegalActionError(action, legal, labels, reason)
+
+    def _apply_action(self, int action) -> None:
+        """Apply an action known to be legal (unchecked; no history)."""
+        self.c_apply(action)
+
+    def apply_action_unchecked(self, int action) -> None:
+        """Apply an action known to be legal and record it (no legality check)."""
+        self.c_apply(action)
+        self._record(action)
+
+    @property
+    def _history(self) -> list:
+        """The history list itself (the search appends to it, like the reference)."""
+        if self._hist_shared:
+            self._hist = list(self._hist)
+            self._hist_shared = False
+        return self._hist
+
+    def history(self) -> list:
+        return list(self._hist)
+
+    def move_number(self) -> int:
+        return len(self._hist)
+
+    def returns(self) -> list:
+        cdef double out[CY_MAXP]
+        cdef int n = self.c_returns(out)
+        return [out[i] for i in range(n)]
+
+    def _returns(self) -> list:
+        return self.returns()
+
+    def clone(self):
+        """An independent copy (an allocation plus a memcpy; the history is copy-on-write)."""
+        return self.c_clone()
+
+    def __copy__(self):
+        return self.c_clone()
+
+    def __deepcopy__(self, memo):
+        return self.c_clone()
+
+    def __reduce__(self):
+        return (_restore, (self._game, self.serialize()))
+
+    # ------------------------------------------------------------------ slow Python API
+    def observation(self, player) -> dict:
+        return self.to_reference().observation(player)
+
+    def information_state_string(self, player) -> str:
+        return canonical_json(self.observation(player))
+
+    def observation_string(self, player) -> str:
+        return self.information_state_string(player)
+
+    def _action_to_string(self, player, action) -> str:
+        return self.to_reference()._action_to_string(player, action)
+
+    def action_to_string(self, player, action) -> str:
+        return self._action_to_string(player, action)
+
+    def string_to_action(self, player, text):
+        return State.string_to_action(self, player, text)
+
+    def action_to_dict(self, player, action) -> dict:
+        return State.action_to_dict(self, player, action)
+
+    def describe_action(self, viewer, action) -> str:
+        return self.to_reference().describe_action(viewer, action)
+
+    def render(self, player) -> str:
+        return self.to_reference().render(player)
+
+    def resample_from_infostate(self, player, rng=None):
+        return self._game.state_from_observation(player, self.observation(player), rng)
+
+    def apply_actions(self, actions):
+        """Joint-action views only (see ``ratai.engines.api.State.apply_actions``): a twin's
+        states are sequential, so this always raises ``ValueError``."""
+        raise ValueError(f"{self._game.name}: apply_actions needs a SIMULTANEOUS node "
+                         f"(current player: {self.current_player()})")
+
+    def serialize(self) -> bytes:
+        return self.to_reference().serialize()
+
+    def to_json(self) -> dict:
+        return self.to_reference().to_json()
+
+    def _fields(self) -> dict:
+        return self.to_reference()._fields()
+
+    def __str__(self):
+        return str(self.to_reference())
+
+    def __eq__(self, other):
+        if type(other) is not type(self) or other._game != self._game:
+            return NotImplemented if not isinstance(other, State) else False
+        return self._fields() == other._fields()
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None
+
+
+State.register(CyState)
+
+
+def _restore(game, data):
+    """Unpickle a twin state (``CyState.__reduce__``)."""
+    return game.deserialize_state(data)
+
+
+def _make_game(cls, params):
+    """Unpickle a twin game (``CyGame.__reduce__``)."""
+    return cls(**params)
+
+
+class CyGame:
+    """Mixin of every twin game, first in its bases: ``class XGame(CyGame, _R.XGame)``.
+
+    A twin sets ``_state_class`` (its :class:`CyState` subclass) and ``_reference_class``
+    (the reference game class), and builds ``self._consts`` when its parameters are checked.
+    """
+
+    _state_class = CyState
+    _reference_class = None
+
+    def new_initial_state(self):
+        return self._state_class(self)
+
+    def __reduce__(self):
+        return (_make_game, (type(self), dict(self.params)))
+
+    def _from_reference(self, ref):
+        """The twin state of reference state ``ref`` (fields and history; unchecked)."""
+        cdef CyState st = self._state_class.__new__(self._state_class)
+        st._attach(self)
+        st._hist = list(ref._history)
+        st._load(ref)
+        return st
+
+    def from_reference(self, ref):
+        """The twin of a reference state of equal parameters (history kept)."""
+        if ref._game.params != self.params:
+            raise ValueError(f"state is for {ref._game!r}, not {self!r}")
+        return self._from_reference(ref)
+
+    def reference_game(self):
+        """The reference game of equal parameters (cached)."""
+        ref = self.__dict__.get("_reference")
+        if ref is None:
+            ref = self.__dict__["_reference"] = self._reference_class(**self.params)
+        return ref
+
+    def deserialize_state(self, data):
+        """Inverse of the state's ``serialize``: the reference's format and validation.
+
+        Raises:
+            ValueError: the bytes are not a serialized state of this game and parameters.
+        """
+        return self._from_reference(self.reference_game().deserialize_state(data))
 
 
 cdef long c_random_playout(CyState state, unsigned long long* rng, int* act,

@@ -178,10 +178,5 @@ ctypedef struct FRState:
 cdef class FirstRatState(CyState):
     cdef FRState s
     cdef const FRConst* k
-    cdef readonly object _game
-    cdef object _consts
-    cdef list _hist
-    cdef bint _hist_shared
-    cdef bint _is_legal(self, int a)
-    cdef void _record(self, int a)
+    cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *

@@ -28,7 +28,6 @@ from libc.string cimport memcpy, memset
 import numpy as np
 
 from ratai.engines import api as _api
-from ratai.engines.api import IllegalActionError, State
 from ratai.engines.first_rat import rules as _R
 from ratai.engines.first_rat.data import (
     BOOTH_ITEMS,
@@ -42,7 +41,8 @@ from ratai.engines.first_rat.data import (
     YIELD_KINDS,
 )
 
-from .core cimport CyState
+from .core cimport CyState, cy_fresh_history, cy_share_history
+from .core import CyGame, check_bounds
 
 # ------------------------------------------------------------------------------ constants
 cdef enum:
@@ -179,6 +179,7 @@ def _check_constants() -> None:
     if not ok:
         raise ImportError("ratai._speedups.first_rat is out of date with "
                           "ratai.engines.first_rat: rebuild it (pip install -e .)")
+    check_bounds("First Rat", FR_MAXP, max(FR_MAXLEG, FR_MAXITEMS + FR_MAXL))
 
 
 _check_constants()
@@ -1954,12 +1955,13 @@ cdef class FirstRatState(CyState):
     """
 
     def __init__(self, game):
-        self._game = game
-        self._consts = game._consts
-        self.k = &(<_Consts>self._consts).c
-        self._hist = []
-        self._hist_shared = False
+        self._attach(game)
         init_state(&self.s, self.k)
+
+    cdef int _attach(self, game) except -1:
+        CyState._attach(self, game)
+        self.k = &(<_Consts>self._consts).c
+        return 0
 
     # ------------------------------------------------------------------ C-level contract
     cdef int c_current_player(self) noexcept nogil:
@@ -1995,11 +1997,7 @@ cdef class FirstRatState(CyState):
         cdef FirstRatState new = FirstRatState.__new__(FirstRatState)
         fr_copy(&new.s, &self.s)
         new.k = self.k
-        new._game = self._game
-        new._consts = self._consts
-        new._hist = self._hist
-        new._hist_shared = True
-        self._hist_shared = True
+        cy_share_history(self, new)
         return new
 
     #: The search may call ``c_resample`` per iteration: it is compiled (a copy, see below).
@@ -2012,10 +2010,7 @@ cdef class FirstRatState(CyState):
         cdef FirstRatState new = FirstRatState.__new__(FirstRatState)
         fr_copy(&new.s, &self.s)
         new.k = self.k
-        new._game = self._game
-        new._consts = self._consts
-        new._hist = []
-        new._hist_shared = False
+        cy_fresh_history(self, new)
         return new
 
     cdef unsigned long long c_info_hash(self, int player) except? 0:
@@ -2023,20 +2018,8 @@ cdef class FirstRatState(CyState):
         return info_digest(&self.s, self.k)
 
     # ------------------------------------------------------------------ fast Python API
-    def get_game(self):
-        return self._game
-
-    def current_player(self) -> int:
-        return current_player(&self.s)
-
     def is_terminal(self) -> bool:
         return self.s.phase == PH_OVER
-
-    def is_chance_node(self) -> bool:
-        return current_player(&self.s) == _CHANCE
-
-    def is_player_node(self) -> bool:
-        return current_player(&self.s) >= 0
 
     def _legal_actions(self) -> list:
         cdef int buf[FR_MAXLEG]
@@ -2051,102 +2034,6 @@ cdef class FirstRatState(CyState):
         cdef int n = chance_outcomes(&self.s, self.k, act, prob)
         return [(act[i], prob[i]) for i in range(n)]
 
-    def legal_actions(self, player=None) -> list:
-        """Sorted, unique legal action ids; empty at terminal states (see engines/api.py)."""
-        cdef int buf[FR_MAXLEG]
-        cdef double prob[FR_MAXITEMS + FR_MAXL]
-        cdef int n, cp = current_player(&self.s)
-        if cp == _TERMINAL:
-            return []
-        if cp == _CHANCE:
-            if player is not None and player != _CHANCE:
-                return []
-            n = chance_outcomes(&self.s, self.k, buf, prob)
-            return [buf[i] for i in range(n)]
-        if player is not None and player != cp:
-            return []
-        n = legal_actions(&self.s, self.k, buf)
-        return [buf[i] for i in range(n)]
-
-    def chance_outcomes(self) -> list:
-        """``[(action, probability), ...]`` at a chance node; ValueError elsewhere."""
-        if current_player(&self.s) != _CHANCE:
-            raise ValueError("chance_outcomes() called at a state that is not a chance node")
-        return self._chance_outcomes()
-
-    cdef bint _is_legal(self, int a):
-        cdef int buf[FR_MAXLEG]
-        cdef double prob[FR_MAXITEMS + FR_MAXL]
-        cdef int n, i, cp = current_player(&self.s)
-        if cp == _TERMINAL:
-            return False
-        if cp == _CHANCE:
-            n = chance_outcomes(&self.s, self.k, buf, prob)
-        else:
-            n = legal_actions(&self.s, self.k, buf)
-        for i in range(n):
-            if buf[i] == a:
-                return True
-        return False
-
-    cdef void _record(self, int a):
-        if self._hist_shared:
-            self._hist = list(self._hist)
-            self._hist_shared = False
-        self._hist.append(a)
-
-    def apply_action(self, action) -> None:
-        """Apply a legal action and record it in the history.
-
-        Raises:
-            IllegalActionError: ``action`` is not legal here; the state is unchanged.
-        """
-        if type(action) is int and 0 <= action < 1000000 and self._is_legal(action):
-            self.c_apply(action)
-            self._record(action)
-            return
-        if (not isinstance(action, bool) and isinstance(action, (int, np.integer))
-                and 0 <= int(action) < 1000000 and self._is_legal(int(action))):
-            self.c_apply(int(action))
-            self._record(int(action))
-            return
-        legal = self.legal_actions()
-        reason = "the game is over" if self.is_terminal() else ""
-        cp = self.current_player()
-        labels = {a: self._action_to_string(cp, a) for a in legal}
-        raise IllegalActionError(action, legal, labels, reason)
-
-    def _apply_action(self, int action) -> None:
-        """Apply an action known to be legal (unchecked; no history)."""
-        self.c_apply(action)
-
-    def apply_action_unchecked(self, int action) -> None:
-        """Apply an action known to be legal and record it (no legality check)."""
-        self.c_apply(action)
-        self._record(action)
-
-    @property
-    def _history(self) -> list:
-        """The history list itself (the search appends to it, like the reference)."""
-        if self._hist_shared:
-            self._hist = list(self._hist)
-            self._hist_shared = False
-        return self._hist
-
-    def history(self) -> list:
-        return list(self._hist)
-
-    def move_number(self) -> int:
-        return len(self._hist)
-
-    def returns(self) -> list:
-        cdef double out[FR_MAXP]
-        cdef int n = returns(&self.s, self.k, out)
-        return [out[i] for i in range(n)]
-
-    def _returns(self) -> list:
-        return self.returns()
-
     def scores(self) -> list:
         return [float(score(&self.s, self.k, q)) for q in range(self.k.n)]
 
@@ -2157,19 +2044,6 @@ cdef class FirstRatState(CyState):
     def rattronauts(self, p) -> int:
         """Rats of seat ``p`` in the rocket."""
         return rattronauts(&self.s, self.k, p)
-
-    def clone(self):
-        """An independent copy (an allocation plus a memcpy; the history is copy-on-write)."""
-        return self.c_clone()
-
-    def __copy__(self):
-        return self.c_clone()
-
-    def __deepcopy__(self, memo):
-        return self.c_clone()
-
-    def __reduce__(self):
-        return (_restore, (self._game, self.serialize()))
 
     # ------------------------------------------------------------------ conversion
     def to_reference(self):
@@ -2389,130 +2263,30 @@ cdef class FirstRatState(CyState):
             raise _bad(field, exc) from exc
 
     # ------------------------------------------------------------------ slow Python API
-    def observation(self, player) -> dict:
-        return self.to_reference().observation(player)
-
-    def information_state_string(self, player) -> str:
-        return _api.canonical_json(self.observation(player))
-
-    def observation_string(self, player) -> str:
-        return self.information_state_string(player)
-
-    def _action_to_string(self, player, action) -> str:
-        return self.to_reference()._action_to_string(player, action)
-
-    def action_to_string(self, player, action) -> str:
-        return self._action_to_string(player, action)
-
-    def string_to_action(self, player, text):
-        return State.string_to_action(self, player, text)
-
-    def action_to_dict(self, player, action) -> dict:
-        return State.action_to_dict(self, player, action)
-
-    def describe_action(self, viewer, action) -> str:
-        return self.to_reference().describe_action(viewer, action)
-
-    def render(self, player) -> str:
-        return self.to_reference().render(player)
-
     def _item_text(self, item) -> str:
         return _R.item_text(self._game, item)
 
     def score_breakdown(self, p) -> dict:
         return self.to_reference().score_breakdown(p)
 
-    def resample_from_infostate(self, player, rng=None):
-        return self._game.state_from_observation(player, self.observation(player), rng)
-
-    def serialize(self) -> bytes:
-        return self.to_reference().serialize()
-
-    def to_json(self) -> dict:
-        return self.to_reference().to_json()
-
-    def _fields(self) -> dict:
-        return self.to_reference()._fields()
-
-    def __str__(self):
-        return str(self.to_reference())
-
     def __repr__(self):
         return f"<cython FirstRatState round {self.s.round} seat {self.s.seat} " \
                f"phase {PHASE_NAMES[self.s.phase]!r}>"
 
-    def __eq__(self, other):
-        if type(other) is not type(self) or other._game != self._game:
-            return NotImplemented if not isinstance(other, State) else False
-        return self._fields() == other._fields()
-
-    def __ne__(self, other):
-        eq = self.__eq__(other)
-        return eq if eq is NotImplemented else not eq
-
-    __hash__ = None
-
-
-State.register(FirstRatState)
-
-
-def _from_reference(game, ref, history=None) -> FirstRatState:
-    cdef FirstRatState st = FirstRatState.__new__(FirstRatState)
-    st._game = game
-    st._consts = game._consts
-    st.k = &(<_Consts>st._consts).c
-    st._hist = list(ref._history if history is None else history)
-    st._hist_shared = False
-    st._load(ref)
-    return st
-
-
-def _make_game(params):
-    return FirstRatGame(**params)
-
-
-def _restore(game, data):
-    return game.deserialize_state(data)
-
 
 # ====================================================================== the game
-class FirstRatGame(_R.FirstRatGame):
+class FirstRatGame(CyGame, _R.FirstRatGame):
     """First Rat (Cython twin): the reference game's parameters, constants and variants,
     with states of :class:`FirstRatState`."""
+
+    _state_class = FirstRatState
+    _reference_class = _R.FirstRatGame
 
     def __init__(self, **params):
         super().__init__(**params)
         self._consts = _make_consts(self, self.params)
 
-    def new_initial_state(self) -> FirstRatState:
-        return FirstRatState(self)
-
-    def __reduce__(self):
-        return (_make_game, (dict(self.params),))
-
     def state_from_observation(self, player, observation, rng=None) -> FirstRatState:
         """The reference's rebuild and validation (nothing is hidden), as a twin state."""
         ref = self.reference_game().state_from_observation(player, observation, rng)
-        return _from_reference(self, ref)
-
-    def from_reference(self, ref) -> FirstRatState:
-        """The twin of a reference ``FirstRatState`` of equal parameters (history kept)."""
-        if ref._game.params != self.params:
-            raise ValueError(f"state is for {ref._game!r}, not {self!r}")
-        return _from_reference(self, ref)
-
-    def reference_game(self) -> _R.FirstRatGame:
-        """The reference game of equal parameters (cached)."""
-        ref = self.__dict__.get("_reference")
-        if ref is None:
-            ref = self.__dict__["_reference"] = _R.FirstRatGame(**self.params)
-        return ref
-
-    def deserialize_state(self, data):
-        """Inverse of ``FirstRatState.serialize``: the reference's format and validation.
-
-        Raises:
-            ValueError: the bytes are not a serialized state of this game and parameters.
-        """
-        ref = self.reference_game().deserialize_state(data)
-        return _from_reference(self, ref)
+        return self._from_reference(ref)

@@ -119,15 +119,10 @@ ctypedef struct RTState:
 cdef class RatTrapState(CyState):
     cdef RTState s
     cdef const RTConst* k
-    cdef readonly object _game
-    cdef object _consts
-    cdef list _hist
-    cdef bint _hist_shared
     cdef RatTrapState _scratch   # c_resample's reused output (see rt_determinize)
     cdef object _rs_rng                  # the Generator that seeded _rs_state
     cdef unsigned long long _rs_state    # c_resample's splitmix64 stream
     cdef RatTrapState _determinized(self, int player, object rng, RatTrapState out,
                                     unsigned long long* stream)
-    cdef bint _is_legal(self, int a)
-    cdef void _record(self, int a)
+    cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *

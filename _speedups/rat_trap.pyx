@@ -29,12 +29,13 @@ from libc.string cimport memcpy, memset
 import numpy as np
 
 from ratai.engines import api as _api
-from ratai.engines.api import IllegalActionError, State
 from ratai.engines.rat_trap import rules as _R
 from ratai.engines.rat_trap import view as _V
 from ratai.engines.rat_trap.data import CARD_CHEESE, CARD_TYPES, ROLES
 
-from .core cimport CyState, ratai_splitmix64, ratai_uniform
+from .core cimport (CyState, cy_fresh_history, cy_share_history, ratai_splitmix64,
+                    ratai_uniform)
+from .core import CyGame, check_bounds
 
 # ------------------------------------------------------------------------------ constants
 cdef enum:
@@ -172,6 +173,7 @@ def _check_constants() -> None:
                 "manipulator", "al_ratone", "hypnotist", "fool", "alchemist"):
         raise ImportError("ratai._speedups.rat_trap is out of date with "
                           "ratai.engines.rat_trap.rules: rebuild it (pip install -e .)")
+    check_bounds("Rat Trap", RT_MAXP, max(N_MULTISETS, RT_MAXOPT + 8))
 
 
 _check_constants()
@@ -1725,12 +1727,13 @@ cdef class RatTrapState(CyState):
     """
 
     def __init__(self, game):
-        self._game = game
-        self._consts = game._consts
-        self.k = &(<_Consts>self._consts).c
-        self._hist = []
-        self._hist_shared = False
+        self._attach(game)
         init_state(&self.s, self.k)
+
+    cdef int _attach(self, game) except -1:
+        CyState._attach(self, game)
+        self.k = &(<_Consts>self._consts).c
+        return 0
 
     # ------------------------------------------------------------------ C-level contract
     cdef int c_current_player(self) noexcept nogil:
@@ -1780,11 +1783,7 @@ cdef class RatTrapState(CyState):
         cdef RatTrapState new = RatTrapState.__new__(RatTrapState)
         rt_copy(&new.s, &self.s)
         new.k = self.k
-        new._game = self._game
-        new._consts = self._consts
-        new._hist = self._hist
-        new._hist_shared = True
-        self._hist_shared = True
+        cy_share_history(self, new)
         return new
 
     #: The search may call ``c_resample`` per iteration: it is compiled (see rt_determinize).
@@ -1801,10 +1800,8 @@ cdef class RatTrapState(CyState):
             stream = &x
         if out is None:
             out = RatTrapState.__new__(RatTrapState)
-            out._game = self._game
-            out._consts = self._consts
             out.k = self.k
-            out._hist = []
+            cy_fresh_history(self, out)
         elif out._hist:
             out._hist = []
         out._hist_shared = False
@@ -1834,22 +1831,8 @@ cdef class RatTrapState(CyState):
         return info_digest(&self.s, self.k, player)
 
     # ------------------------------------------------------------------ fast Python API
-    def get_game(self):
-        return self._game
-
-    def current_player(self) -> int:
-        if self.s.phase == P_OVER:
-            return _TERMINAL
-        return self.s.ctx_who
-
     def is_terminal(self) -> bool:
         return self.s.phase == P_OVER
-
-    def is_chance_node(self) -> bool:
-        return self.s.phase != P_OVER and self.s.ctx_who == _CHANCE
-
-    def is_player_node(self) -> bool:
-        return self.s.phase != P_OVER and self.s.ctx_who >= 0
 
     def _legal_actions(self) -> list:
         cdef int buf[RT_MAXOPT + 8]
@@ -1862,118 +1845,8 @@ cdef class RatTrapState(CyState):
         cdef int n = chance_outcomes(&self.s, self.k, act, prob)
         return [(act[i], prob[i]) for i in range(n)]
 
-    def legal_actions(self, player=None) -> list:
-        """Sorted, unique legal action ids; empty at terminal states (see engines/api.py)."""
-        cdef int act[N_MULTISETS]
-        cdef double prob[N_MULTISETS]
-        cdef int n, cp
-        if self.s.phase == P_OVER:
-            return []
-        cp = self.s.ctx_who
-        if cp == _CHANCE:
-            if player is not None and player != _CHANCE:
-                return []
-            n = chance_outcomes(&self.s, self.k, act, prob)
-            return [act[i] for i in range(n)]
-        if player is not None and player != cp:
-            return []
-        n = legal_actions(&self.s, self.k, act)
-        return [act[i] for i in range(n)]
-
-    def chance_outcomes(self) -> list:
-        """``[(action, probability), ...]`` at a chance node; ValueError elsewhere."""
-        if self.s.phase == P_OVER or self.s.ctx_who != _CHANCE:
-            raise ValueError("chance_outcomes() called at a state that is not a chance node")
-        return self._chance_outcomes()
-
-    cdef bint _is_legal(self, int a):
-        cdef int act[N_MULTISETS]
-        cdef double prob[N_MULTISETS]
-        cdef int n, i
-        if self.s.phase == P_OVER:
-            return False
-        if self.s.ctx_who == _CHANCE:
-            n = chance_outcomes(&self.s, self.k, act, prob)
-        else:
-            n = legal_actions(&self.s, self.k, act)
-        for i in range(n):
-            if act[i] == a:
-                return True
-        return False
-
-    cdef void _record(self, int a):
-        if self._hist_shared:
-            self._hist = list(self._hist)
-            self._hist_shared = False
-        self._hist.append(a)
-
-    def apply_action(self, action) -> None:
-        """Apply a legal action and record it in the history.
-
-        Raises:
-            IllegalActionError: ``action`` is not legal here; the state is unchanged.
-        """
-        if type(action) is int and 0 <= action < 100000 and self._is_legal(action):
-            self.c_apply(action)
-            self._record(action)
-            return
-        if (not isinstance(action, bool) and isinstance(action, (int, np.integer))
-                and -1000 < int(action) < 100000 and self._is_legal(int(action))):
-            self.c_apply(int(action))
-            self._record(int(action))
-            return
-        legal = self.legal_actions()
-        reason = "the game is over" if self.is_terminal() else ""
-        cp = self.current_player()
-        labels = {a: self._action_to_string(cp, a) for a in legal}
-        raise IllegalActionError(action, legal, labels, reason)
-
-    def _apply_action(self, int action) -> None:
-        """Apply an action known to be legal (unchecked; no history)."""
-        self.c_apply(action)
-
-    def apply_action_unchecked(self, int action) -> None:
-        """Apply an action known to be legal and record it (no legality check)."""
-        self.c_apply(action)
-        self._record(action)
-
-    @property
-    def _history(self) -> list:
-        """The history list itself (the search appends to it, like the reference)."""
-        if self._hist_shared:
-            self._hist = list(self._hist)
-            self._hist_shared = False
-        return self._hist
-
-    def history(self) -> list:
-        return list(self._hist)
-
-    def move_number(self) -> int:
-        return len(self._hist)
-
-    def returns(self) -> list:
-        cdef double out[RT_MAXP]
-        cdef int n = self.c_returns(out)
-        return [out[i] for i in range(n)]
-
-    def _returns(self) -> list:
-        return self.returns()
-
     def scores(self) -> list:
         return [float(self.s.points[q]) for q in range(self.k.n)]
-
-    def clone(self):
-        """An independent copy (an allocation plus a memcpy; the history is copy-on-write)."""
-        return self.c_clone()
-
-    def __copy__(self):
-        return self.c_clone()
-
-    def __deepcopy__(self, memo):
-        return self.c_clone()
-
-    def __reduce__(self):
-        return (_restore, (self._game, self.serialize()))
 
     # ------------------------------------------------------------------ conversion
     def to_reference(self):
@@ -2200,36 +2073,6 @@ cdef class RatTrapState(CyState):
             raise ValueError(f"not a Rat Trap state: {exc!r}") from exc
 
     # ------------------------------------------------------------------ slow Python API
-    def observation(self, player) -> dict:
-        return _V.observation(self.to_reference(), player)
-
-    def information_state_string(self, player) -> str:
-        return _api.canonical_json(self.observation(player))
-
-    def observation_string(self, player) -> str:
-        return self.information_state_string(player)
-
-    def _action_to_string(self, player, action) -> str:
-        return _V.action_label(self.to_reference(), player, action)
-
-    def action_to_string(self, player, action) -> str:
-        return self._action_to_string(player, action)
-
-    def string_to_action(self, player, text):
-        return State.string_to_action(self, player, text)
-
-    def action_to_dict(self, player, action) -> dict:
-        return State.action_to_dict(self, player, action)
-
-    def describe_action(self, viewer, action) -> str:
-        return _V.describe_action(self.to_reference(), viewer, action)
-
-    def render(self, player) -> str:
-        return _V.render(self.to_reference(), player)
-
-    def resample_from_infostate(self, player, rng=None):
-        return self._game.state_from_observation(player, self.observation(player), rng)
-
     def resample_c(self, player, rng=None):
         """The compiled determinization the search uses (``c_resample``), as a new state.
 
@@ -2243,46 +2086,9 @@ cdef class RatTrapState(CyState):
         p = _api.check_player(player, self.k.n)
         return self._determinized(p, rng, None, NULL)
 
-    def serialize(self) -> bytes:
-        return self.to_reference().serialize()
-
-    def to_json(self) -> dict:
-        return self.to_reference().to_json()
-
-    def _fields(self) -> dict:
-        return self.to_reference()._fields()
-
-    def __str__(self):
-        return str(self.to_reference())
-
     def __repr__(self):
         return f"<cython RatTrapState round {self.s.round} turn {self.s.turn} " \
                f"phase {PHASE_NAMES[self.s.phase]!r}>"
-
-    def __eq__(self, other):
-        if type(other) is not type(self) or other._game != self._game:
-            return NotImplemented if not isinstance(other, State) else False
-        return self._fields() == other._fields()
-
-    def __ne__(self, other):
-        eq = self.__eq__(other)
-        return eq if eq is NotImplemented else not eq
-
-    __hash__ = None
-
-
-State.register(RatTrapState)
-
-
-def _from_reference(game, ref, history=None) -> RatTrapState:
-    cdef RatTrapState st = RatTrapState.__new__(RatTrapState)
-    st._game = game
-    st._consts = game._consts
-    st.k = &(<_Consts>st._consts).c
-    st._hist = list(ref._history if history is None else history)
-    st._hist_shared = False
-    st._load(ref)
-    return st
 
 
 def c_determinize(RatTrapState state, int player, unsigned long long seed):
@@ -2293,62 +2099,26 @@ def c_determinize(RatTrapState state, int player, unsigned long long seed):
     if not 0 <= player < state.k.n:
         raise ValueError(f"bad player {player!r}: allowed 0..{state.k.n - 1}")
     out = RatTrapState.__new__(RatTrapState)
-    out._game = state._game
-    out._consts = state._consts
     out.k = state.k
-    out._hist = []
-    out._hist_shared = False
+    cy_fresh_history(state, out)
     if rt_determinize(&out.s, &state.s, state.k, player, &seed) != 0:
         return None
     return out
 
 
-def _make_game(params):
-    return RatTrapGame(**params)
-
-
-def _restore(game, data):
-    return game.deserialize_state(data)
-
-
 # ====================================================================== the game
-class RatTrapGame(_R.RatTrapGame):
+class RatTrapGame(CyGame, _R.RatTrapGame):
     """Rat Trap (Cython twin): the reference game's parameters, constants and variants,
     with states of :class:`RatTrapState`."""
+
+    _state_class = RatTrapState
+    _reference_class = _R.RatTrapGame
 
     def _check_params(self, params):
         params = super()._check_params(params)
         self._consts = _make_consts(self, params)
         return params
 
-    def new_initial_state(self) -> RatTrapState:
-        return RatTrapState(self)
-
-    def __reduce__(self):
-        return (_make_game, (dict(self.params),))
-
     def state_from_observation(self, player, observation, rng=None) -> RatTrapState:
         ref = _V._rebuild(self, player, observation, _api.make_rng(rng))
-        return _from_reference(self, ref)
-
-    def from_reference(self, ref) -> RatTrapState:
-        """The twin of a reference ``RatTrapState`` of equal parameters (history kept)."""
-        if ref._game.params != self.params:
-            raise ValueError(f"state is for {ref._game!r}, not {self!r}")
-        return _from_reference(self, ref)
-
-    def reference_game(self) -> _R.RatTrapGame:
-        """The reference game of equal parameters (cached)."""
-        ref = self.__dict__.get("_reference")
-        if ref is None:
-            ref = self.__dict__["_reference"] = _R.RatTrapGame(**self.params)
-        return ref
-
-    def deserialize_state(self, data):
-        """Inverse of ``RatTrapState.serialize``: the reference's format and validation.
-
-        Raises:
-            ValueError: the bytes are not a serialized state of this game and parameters.
-        """
-        ref = self.reference_game().deserialize_state(data)
-        return _from_reference(self, ref)
+        return self._from_reference(ref)

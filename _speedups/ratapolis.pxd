@@ -76,10 +76,5 @@ ctypedef struct RPState:
 cdef class RatapolisState(CyState):
     cdef RPState s
     cdef const RPConst* k
-    cdef readonly object _game
-    cdef object _consts
-    cdef list _hist
-    cdef bint _hist_shared
-    cdef bint _is_legal(self, int a)
-    cdef void _record(self, int a)
+    cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *

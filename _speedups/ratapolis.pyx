@@ -27,11 +27,11 @@ from libc.string cimport memcpy, memset
 import numpy as np
 
 from ratai.engines import api as _api
-from ratai.engines.api import IllegalActionError, State
 from ratai.engines.ratapolis import rules as _R
 from ratai.engines.ratapolis import view as _V
 
-from .core cimport CyState
+from .core cimport CyState, cy_fresh_history, cy_share_history
+from .core import CyGame, check_bounds
 
 # ------------------------------------------------------------------------------ constants
 cdef enum:
@@ -64,6 +64,7 @@ def _check_constants() -> None:
     if PHASE_NAMES != ("tokens", "deal", "archive", "plan", "hotel", "market", "hunt",
                        "radio", "hospital", "end"):
         raise ImportError("ratai._speedups.ratapolis: the reference's phases changed; rebuild")
+    check_bounds("Ratapolis", RP_MAXP, max(RP_MAXACT, RP_MAXB))
 
 
 _check_constants()
@@ -925,12 +926,13 @@ cdef class RatapolisState(CyState):
     """
 
     def __init__(self, game):
-        self._game = game
-        self._consts = game._consts
-        self.k = &(<_Consts>self._consts).c
-        self._hist = []
-        self._hist_shared = False
+        self._attach(game)
         init_state(&self.s, self.k)
+
+    cdef int _attach(self, game) except -1:
+        CyState._attach(self, game)
+        self.k = &(<_Consts>self._consts).c
+        return 0
 
     # ------------------------------------------------------------------ C-level contract
     cdef int c_current_player(self) noexcept nogil:
@@ -982,11 +984,7 @@ cdef class RatapolisState(CyState):
         cdef RatapolisState new = RatapolisState.__new__(RatapolisState)
         rp_copy(&new.s, &self.s)
         new.k = self.k
-        new._game = self._game
-        new._consts = self._consts
-        new._hist = self._hist
-        new._hist_shared = True
-        self._hist_shared = True
+        cy_share_history(self, new)
         return new
 
     cdef CyState c_resample(self, int player, object rng):
@@ -997,9 +995,6 @@ cdef class RatapolisState(CyState):
         return info_digest(&self.s, self.k, player)
 
     # ------------------------------------------------------------------ fast Python API
-    def get_game(self):
-        return self._game
-
     @property
     def phase(self) -> str:
         """The reference's ``phase`` field (read-only)."""
@@ -1010,17 +1005,8 @@ cdef class RatapolisState(CyState):
         """The reference's ``round`` field, 1-based (read-only)."""
         return self.s.round
 
-    def current_player(self) -> int:
-        return current_player(&self.s, self.k)
-
     def is_terminal(self) -> bool:
         return self.s.phase == P_END
-
-    def is_chance_node(self) -> bool:
-        return current_player(&self.s, self.k) == _CHANCE
-
-    def is_player_node(self) -> bool:
-        return current_player(&self.s, self.k) >= 0
 
     def _legal_actions(self) -> list:
         cdef int buf[RP_MAXACT]
@@ -1033,66 +1019,9 @@ cdef class RatapolisState(CyState):
         cdef int n = chance_outcomes(&self.s, self.k, act, prob)
         return [(act[i], prob[i]) for i in range(n)]
 
-    def legal_actions(self, player=None) -> list:
-        """Sorted, unique legal action ids; empty at terminal states (see engines/api.py)."""
-        cdef int buf[RP_MAXACT]
-        cdef double prob[RP_MAXB]
-        cdef int n, cp = current_player(&self.s, self.k)
-        if cp == _TERMINAL:
-            return []
-        if cp == _CHANCE:
-            if player is not None and player != _CHANCE:
-                return []
-            n = chance_outcomes(&self.s, self.k, buf, prob)
-            return [buf[i] for i in range(n)]
-        if player is not None and player != cp:
-            return []
-        n = legal_actions(&self.s, self.k, buf)
-        return [buf[i] for i in range(n)]
-
-    def chance_outcomes(self) -> list:
-        """``[(action, probability), ...]`` at a chance node; ValueError elsewhere."""
-        if current_player(&self.s, self.k) != _CHANCE:
-            raise ValueError("chance_outcomes() called at a state that is not a chance node")
-        return self._chance_outcomes()
-
-    cdef bint _is_legal(self, int a):
-        cdef int buf[RP_MAXACT]
-        cdef double prob[RP_MAXB]
-        cdef int n, i, cp = current_player(&self.s, self.k)
-        if cp == _TERMINAL:
-            return False
-        if cp == _CHANCE:
-            n = chance_outcomes(&self.s, self.k, buf, prob)
-        else:
-            n = legal_actions(&self.s, self.k, buf)
-        for i in range(n):
-            if buf[i] == a:
-                return True
-        return False
-
-    cdef void _record(self, int a):
-        if self._hist_shared:
-            self._hist = list(self._hist)
-            self._hist_shared = False
-        self._hist.append(a)
-
-    def apply_action(self, action) -> None:
-        """Apply a legal action and record it in the history.
-
-        Raises:
-            IllegalActionError: ``action`` is not legal here; the state is unchanged (the
-                reference's message: planning nodes list the first legal cells and a count).
-        """
-        if type(action) is int and 0 <= action < RP_MAXACT and self._is_legal(action):
-            self.c_apply(action)
-            self._record(action)
-            return
-        if (not isinstance(action, bool) and isinstance(action, (int, np.integer))
-                and 0 <= int(action) < RP_MAXACT and self._is_legal(int(action))):
-            self.c_apply(int(action))
-            self._record(int(action))
-            return
+    def _raise_illegal(self, action):
+        """The reference's IllegalActionError for ``action`` (planning nodes list the first
+        legal cells and a count)."""
         self.to_reference().apply_action(action)  # raises the reference's error
         raise RuntimeError(f"Cython Ratapolis twin disagrees with the reference on the "
                            f"legality of {action!r}")
@@ -1105,37 +1034,6 @@ cdef class RatapolisState(CyState):
         """
         raise ValueError("apply_actions() is only for the joint planning node "
                          "(game parameter simultaneous=True, phase 'plan')")
-
-    def _apply_action(self, int action) -> None:
-        """Apply an action known to be legal (unchecked; no history)."""
-        apply_action(&self.s, self.k, action)
-
-    def apply_action_unchecked(self, int action) -> None:
-        """Apply an action known to be legal and record it (no legality check)."""
-        apply_action(&self.s, self.k, action)
-        self._record(action)
-
-    @property
-    def _history(self) -> list:
-        """The history list itself (the search appends to it, like the reference)."""
-        if self._hist_shared:
-            self._hist = list(self._hist)
-            self._hist_shared = False
-        return self._hist
-
-    def history(self) -> list:
-        return list(self._hist)
-
-    def move_number(self) -> int:
-        return len(self._hist)
-
-    def returns(self) -> list:
-        cdef double out[RP_MAXP]
-        cdef int n = self.c_returns(out)
-        return [out[i] for i in range(n)]
-
-    def _returns(self) -> list:
-        return self.returns()
 
     def scores(self) -> list:
         """Cheese now: rats x the tile's cheese, plus cheese tokens (End of the Game)."""
@@ -1150,19 +1048,6 @@ cdef class RatapolisState(CyState):
         cdef int rats[RP_MAXP]
         scores_of(&self.s, self.k, score, rats)
         return [rats[q] for q in range(self.k.n)]
-
-    def clone(self):
-        """An independent copy (an allocation plus a memcpy; the history is copy-on-write)."""
-        return self.c_clone()
-
-    def __copy__(self):
-        return self.c_clone()
-
-    def __deepcopy__(self, memo):
-        return self.c_clone()
-
-    def __reduce__(self):
-        return (_restore, (self._game, self.serialize()))
 
     # ------------------------------------------------------------------ conversion
     def to_reference(self):
@@ -1340,36 +1225,6 @@ cdef class RatapolisState(CyState):
                              f"{exc}") from exc
 
     # ------------------------------------------------------------------ slow Python API
-    def observation(self, player) -> dict:
-        return self.to_reference().observation(player)
-
-    def information_state_string(self, player) -> str:
-        return _api.canonical_json(self.observation(player))
-
-    def observation_string(self, player) -> str:
-        return self.information_state_string(player)
-
-    def _action_to_string(self, player, action) -> str:
-        return self.to_reference()._action_to_string(player, action)
-
-    def action_to_string(self, player, action) -> str:
-        return self._action_to_string(player, action)
-
-    def string_to_action(self, player, text):
-        return State.string_to_action(self, player, text)
-
-    def action_to_dict(self, player, action) -> dict:
-        return State.action_to_dict(self, player, action)
-
-    def describe_action(self, viewer, action) -> str:
-        return self.to_reference().describe_action(viewer, action)
-
-    def render(self, player) -> str:
-        return _V.render(self.to_reference(), player)
-
-    def resample_from_infostate(self, player, rng=None):
-        return self._game.state_from_observation(player, self.observation(player), rng)
-
     def holder(self, kind) -> int:
         """Seat holding the token of property ``kind`` (e.g. ``"hotel"``), or -1."""
         return self.to_reference().holder(kind)
@@ -1385,64 +1240,22 @@ cdef class RatapolisState(CyState):
     def hospital_destinations(self) -> list:
         return self.to_reference().hospital_destinations()
 
-    def serialize(self) -> bytes:
-        return self.to_reference().serialize()
-
-    def to_json(self) -> dict:
-        return self.to_reference().to_json()
-
-    def _fields(self) -> dict:
-        return self.to_reference()._fields()
-
-    def __str__(self):
-        return str(self.to_reference())
-
     def __repr__(self):
         return f"<cython RatapolisState round {self.s.round} phase " \
                f"{PHASE_NAMES[self.s.phase]!r}>"
 
-    def __eq__(self, other):
-        if type(other) is not type(self) or other._game != self._game:
-            return NotImplemented if not isinstance(other, State) else False
-        return self._fields() == other._fields()
-
-    def __ne__(self, other):
-        eq = self.__eq__(other)
-        return eq if eq is NotImplemented else not eq
-
-    __hash__ = None
-
-
-State.register(RatapolisState)
-
-
-def _from_reference(game, ref, history=None) -> RatapolisState:
-    cdef RatapolisState st = RatapolisState.__new__(RatapolisState)
-    st._game = game
-    st._consts = game._consts
-    st.k = &(<_Consts>st._consts).c
-    st._hist = list(ref._history if history is None else history)
-    st._hist_shared = False
-    st._load(ref)
-    return st
-
-
-def _make_game(params):
-    return RatapolisGame(**params)
-
-
-def _restore(game, data):
-    return game.deserialize_state(data)
-
 
 # ====================================================================== the game
-class RatapolisGame(_R.RatapolisGame):
+class RatapolisGame(CyGame, _R.RatapolisGame):
     """Ratapolis (Cython twin): the reference game's parameters, constants and data, with
     states of :class:`RatapolisState`.
 
     With ``simultaneous=True`` (the joint-action view, not compiled) the states are the
     reference's ``RatapolisState``: identical behaviour, reference speed.
     """
+
+    _state_class = RatapolisState
+    _reference_class = _R.RatapolisGame
 
     def _check_params(self, params):
         params = super()._check_params(params)
@@ -1454,29 +1267,17 @@ class RatapolisGame(_R.RatapolisGame):
             return _R.RatapolisState(self)
         return RatapolisState(self)
 
-    def __reduce__(self):
-        return (_make_game, (dict(self.params),))
-
     def state_from_observation(self, player, observation, rng=None):
         ref = _R._rebuild(self, player, observation, _api.make_rng(rng))
         if self._consts is None:
             return ref
-        return _from_reference(self, ref)
+        return self._from_reference(ref)
 
     def from_reference(self, ref):
         """The twin of a reference ``RatapolisState`` of equal parameters (history kept)."""
-        if ref._game.params != self.params:
-            raise ValueError(f"state is for {ref._game!r}, not {self!r}")
-        if self._consts is None:
+        if ref._game.params == self.params and self._consts is None:
             raise ValueError("simultaneous=True states are reference states; use them as is")
-        return _from_reference(self, ref)
-
-    def reference_game(self) -> _R.RatapolisGame:
-        """The reference game of equal parameters (cached)."""
-        ref = self.__dict__.get("_reference")
-        if ref is None:
-            ref = self.__dict__["_reference"] = _R.RatapolisGame(**self.params)
-        return ref
+        return super().from_reference(ref)
 
     def deserialize_state(self, data):
         """Inverse of ``RatapolisState.serialize``: the reference's format and validation.
@@ -1485,6 +1286,5 @@ class RatapolisGame(_R.RatapolisGame):
             ValueError: the bytes are not a serialized state of this game and parameters.
         """
         if self._consts is None:
-            return super().deserialize_state(data)
-        ref = self.reference_game().deserialize_state(data)
-        return _from_reference(self, ref)
+            return _R.RatapolisGame.deserialize_state(self, data)
+        return super().deserialize_state(data)

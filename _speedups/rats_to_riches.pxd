@@ -91,10 +91,5 @@ ctypedef struct RRState:
 cdef class RatsToRichesState(CyState):
     cdef RRState s
     cdef const RRConst* k
-    cdef readonly object _game
-    cdef object _consts
-    cdef list _hist
-    cdef bint _hist_shared
-    cdef bint _is_legal(self, int a)
-    cdef void _record(self, int a)
+    cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *

@@ -211,3 +211,11 @@ def test_string_to_action_takes_labels_and_ids(any_game):
     with pytest.raises(IllegalActionError):
         state.string_to_action(cp, "no such move")
 
+
+
+def test_apply_actions_outside_a_simultaneous_node_is_refused(any_game):
+    state = any_game.new_initial_state()
+    before = state.serialize()
+    with pytest.raises(ValueError):
+        state.apply_actions([0] * any_game.num_players())
+    assert state.serialize() == before
