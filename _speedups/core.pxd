@@ -3,7 +3,7 @@
 
 A twin's state subclasses :class:`CyState` and implements these ``cdef`` methods over its
 fixed-size C struct. They are the hot path of the compiled search loops: no Python object is
-created per call, and all but ``c_clone`` / ``c_resample`` run without the GIL.
+created per call, and all but ``c_clone`` / ``c_resample`` / ``c_info_hash`` run without the GIL.
 
 Buffers: ``out`` / ``actions`` / ``probs`` are caller-owned arrays of at least
 ``c_num_actions()`` entries; ``returns`` holds ``c_num_players()`` doubles.
@@ -41,11 +41,18 @@ cdef class CyState:
     cdef int c_num_players(self) noexcept nogil
     cdef int c_num_actions(self) noexcept nogil
     # Copy ``other`` (same game) into this state: a memcpy, no allocation.
-    cdef void c_copy_from(self, CyState other) noexcept
+    cdef void c_copy_from(self, CyState other) noexcept nogil
     # A new independent state (an allocation plus a memcpy).
     cdef CyState c_clone(self)
     # Determinization: a full state seat ``player`` cannot tell from this one.
     cdef CyState c_resample(self, int player, object rng)
+    # Compiled determinization into a caller-owned state ``out`` of the same game (its
+    # history is left alone): a full state seat ``player`` cannot tell from this one, drawn
+    # from the splitmix64 stream ``rng`` with the exact posterior of ``resample_from_infostate``.
+    # Returns 0, or -1 when the twin has no compiled sampler or declines this position (the
+    # search then calls ``c_resample`` with the GIL). Lets a nogil / threaded search
+    # determinize without Python objects.
+    cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil
     # A 64-bit digest of ``information_state_string(player)``: equal information states give
     # equal digests (IS-MCTS keys chance children by it, see search.pyx). The base class
     # hashes the string (exact, slow); a twin may digest its struct directly.

@@ -60,7 +60,7 @@ cdef class CyState:
     cdef int c_num_actions(self) noexcept nogil:
         return 0
 
-    cdef void c_copy_from(self, CyState other) noexcept:
+    cdef void c_copy_from(self, CyState other) noexcept nogil:
         pass
 
     cdef CyState c_clone(self):
@@ -68,6 +68,9 @@ cdef class CyState:
 
     cdef CyState c_resample(self, int player, object rng):
         raise NotImplementedError
+
+    cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil:
+        return -1
 
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         digest = hashlib.blake2b(self.information_state_string(player).encode(),

@@ -1990,7 +1990,7 @@ cdef class FirstRatState(CyState):
     cdef int c_num_actions(self) noexcept nogil:
         return self.k.num_actions
 
-    cdef void c_copy_from(self, CyState other) noexcept:
+    cdef void c_copy_from(self, CyState other) noexcept nogil:
         fr_copy(&self.s, &(<FirstRatState>other).s)
 
     cdef CyState c_clone(self):
@@ -2012,6 +2012,11 @@ cdef class FirstRatState(CyState):
         new.k = self.k
         cy_fresh_history(self, new)
         return new
+
+    cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil:
+        # Nothing is hidden: the determinization is the state itself (as c_resample).
+        fr_copy(&(<FirstRatState>out).s, &self.s)
+        return 0
 
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         # nothing is hidden: the digest of the whole state (equal for equal observations)

@@ -1776,7 +1776,7 @@ cdef class RatTrapState(CyState):
     cdef int c_num_actions(self) noexcept nogil:
         return self.k.num_actions
 
-    cdef void c_copy_from(self, CyState other) noexcept:
+    cdef void c_copy_from(self, CyState other) noexcept nogil:
         rt_copy(&self.s, &(<RatTrapState>other).s)
 
     cdef CyState c_clone(self):
@@ -1825,6 +1825,10 @@ cdef class RatTrapState(CyState):
         out = self._determinized(player, rng, out, &self._rs_state)
         self._scratch = out
         return out
+
+    cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil:
+        # rt_determinize declines (non-zero) where only the reference sampler applies.
+        return 0 if rt_determinize(&(<RatTrapState>out).s, &self.s, self.k, player, rng) == 0 else -1
 
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         # equal for equal observation(player) (tests/speedups/test_cy_search.py checks it)

@@ -977,7 +977,7 @@ cdef class RatapolisState(CyState):
     cdef int c_num_actions(self) noexcept nogil:
         return self.k.num_actions
 
-    cdef void c_copy_from(self, CyState other) noexcept:
+    cdef void c_copy_from(self, CyState other) noexcept nogil:
         rp_copy(&self.s, &(<RatapolisState>other).s)
 
     cdef CyState c_clone(self):

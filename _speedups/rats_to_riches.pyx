@@ -1070,7 +1070,7 @@ cdef class RatsToRichesState(CyState):
     cdef int c_num_actions(self) noexcept nogil:
         return self.k.size
 
-    cdef void c_copy_from(self, CyState other) noexcept:
+    cdef void c_copy_from(self, CyState other) noexcept nogil:
         memcpy(&self.s, &(<RatsToRichesState>other).s, sizeof(RRState))
 
     cdef CyState c_clone(self):
@@ -1088,6 +1088,11 @@ cdef class RatsToRichesState(CyState):
         new.k = self.k
         cy_fresh_history(self, new)
         return new
+
+    cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil:
+        # Perfect information: the determinization is the state itself (as c_resample).
+        memcpy(&(<RatsToRichesState>out).s, &self.s, sizeof(RRState))
+        return 0
 
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         # equal for equal observation(player) (tests/speedups checks it)
