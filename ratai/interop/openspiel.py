@@ -45,6 +45,15 @@ Known limits of open-spiel 2.0.2 with Python-implemented games (not of this adap
   PIMC-style code that calls ``state.resample_from_infostate`` from Python works too.
 * OpenSpiel keeps a registered game's creator until process exit, after the interpreter
   is gone; :func:`register` therefore hands it a class (never freed then), not a closure.
+
+Bots
+----
+:func:`pyspiel_bot` wraps any ratai bot kind as a real ``pyspiel.Bot`` (``step``,
+``step_with_policy``, ``restart_at``, ``inform_action``), so ratai's search plays in
+``pyspiel.evaluate_bots`` and OpenSpiel's Python loops on the ``ratai_<game>`` games::
+
+    bots = [ros.pyspiel_bot("ismcts", game, p, iterations=300, seed=p) for p in range(3)]
+    pyspiel.evaluate_bots(game.new_initial_state(), bots, 7)
 """
 
 from __future__ import annotations
@@ -77,6 +86,8 @@ __all__ = [
     "RataiState",
     "game_class_for",
     "load",
+    "RataiBot",
+    "pyspiel_bot",
 ]
 
 #: OpenSpiel name of ratai game ``g`` is ``PREFIX + g``.
@@ -424,3 +435,110 @@ def load(name: str, backend: str = "auto", **params: Any) -> RataiGame:
     but without going through the registry (so ``backend`` is honoured every time).
     """
     return game_class_for(name, backend)(to_openspiel_params(name, params))
+
+
+# -- bots -----------------------------------------------------------------------------------
+class RataiBot(pyspiel.Bot):
+    """A ratai bot (:func:`ratai.bots.make_bot`) as a ``pyspiel.Bot``; see :func:`pyspiel_bot`.
+
+    The bot reads a state only through the seat's information (``resample_from_infostate``),
+    as every ratai bot does, so ``inform_action`` and ``restart_at`` need to keep nothing:
+    each ``step`` analyses the state it is given.
+
+    Attributes:
+        bot: the wrapped ratai :class:`~ratai.bots.base.Bot`.
+        player: its seat.
+    """
+
+    def __init__(self, bot, game: RataiGame):
+        pyspiel.Bot.__init__(self)
+        self.bot = bot
+        self.player = bot.player
+        self._game = game
+
+    def _native(self, state) -> State:
+        if not isinstance(state, RataiState):
+            raise TypeError(f"a ratai bot plays states of the ratai_<game> OpenSpiel games "
+                            f"(ratai.interop.openspiel.RataiState); got {type(state).__name__}")
+        if state.get_game().get_type().short_name != self._game.get_type().short_name:
+            raise ValueError(f"this bot plays {self._game.get_type().short_name}, "
+                             f"not {state.get_game().get_type().short_name}")
+        return state.native
+
+    def step(self, state) -> int:
+        """The action the bot plays at its own decision node ``state``.
+
+        Raises:
+            TypeError: ``state`` is not a ``ratai_<game>`` state.
+            ValueError: it is not this bot's seat's turn, or another game's state.
+        """
+        return int(self.bot.step(self._native(state)))
+
+    def provides_policy(self) -> bool:
+        return True
+
+    def step_with_policy(self, state) -> tuple[list[tuple[int, float]], int]:
+        """``(policy, action)``: the policy is the root visit distribution over every legal
+        action (OpenSpiel's convention for MCTS bots; probabilities sum to 1; the heuristic
+        and random kinds report their evaluations or a uniform choice the same way)."""
+        native = self._native(state)
+        analysis = self.bot.analyze(native)
+        legal = native.legal_actions(self.player)
+        visits = {m.action: float(m.visits) for m in analysis.moves}
+        total = sum(visits.get(a, 0.0) for a in legal)
+        if total > 0:
+            policy = [(a, visits.get(a, 0.0) / total) for a in legal]
+        else:  # no statistics (a forced move, a bot that did not search): all on the choice
+            policy = [(a, 1.0 if a == analysis.best_action else 0.0) for a in legal]
+        return policy, int(analysis.best_action)
+
+    def get_policy(self, state) -> list[tuple[int, float]]:
+        return self.step_with_policy(state)[0]
+
+    def restart_at(self, state) -> None:
+        """Start of a (new) game at ``state``: a tree kept for reuse is dropped."""
+        self._native(state)
+        reset = getattr(self.bot, "reset", None)
+        if callable(reset):
+            reset()
+
+    def restart(self) -> None:
+        reset = getattr(self.bot, "reset", None)
+        if callable(reset):
+            reset()
+
+    def inform_action(self, state, player_id: int, action: int) -> None:
+        """Nothing to record: the next ``step`` reads the seat's information state."""
+
+    def inform_actions(self, state, actions) -> None:
+        """Nothing to record (see :meth:`inform_action`)."""
+
+    def provides_force_action(self) -> bool:
+        return False
+
+    def is_clonable(self) -> bool:
+        return False
+
+
+def pyspiel_bot(kind: str, game: Any, player: int, **options: Any) -> RataiBot:
+    """A ``pyspiel.Bot`` playing seat ``player`` of ``game`` with ratai bot ``kind``.
+
+    Args:
+        kind: a :func:`ratai.bots.make_bot` kind (``random``, ``heuristic``, ``mcts``,
+            ``ismcts``, ``pimc``, ``expectimax``, ...).
+        game: a ``ratai_<game>`` OpenSpiel game (``pyspiel.load_game("ratai_rat_trap", ...)``
+            after :func:`register`, or :func:`load`).
+        player: the seat (``0..num_players-1``).
+        **options: ``make_bot``'s budget and options: ``iterations``, ``time_limit``
+            (seconds), ``seed``, ...
+
+    Raises:
+        TypeError: ``game`` is not a ratai OpenSpiel game.
+        ValueError: what ``make_bot`` refuses (unknown kind or option, bad seat, no budget).
+    """
+    from ratai.bots import make_bot
+
+    if not isinstance(game, RataiGame):
+        raise TypeError(f"pyspiel_bot needs a ratai_<game> OpenSpiel game (register() then "
+                        f"pyspiel.load_game); got {type(game).__name__}")
+    return RataiBot(make_bot(kind, game.ratai_game, player, **options), game)
