@@ -246,8 +246,14 @@ cdef class CyState:
     def render(self, player) -> str:
         return self.to_reference().render(player)
 
+    def observation_tensor(self, player, out=None):
+        return State.observation_tensor(self, player, out)
+
+    def legal_actions_mask(self, player=None):
+        return State.legal_actions_mask(self, player)
+
     def resample_from_infostate(self, player, rng=None):
-        return self._game.state_from_observation(player, self.observation(player), rng)
+        return self._game._state_from_observation(player, self.observation(player), rng)
 
     def apply_actions(self, actions):
         """Joint-action views only (see ``ratai.engines.api.State.apply_actions``): a twin's

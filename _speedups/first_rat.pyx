@@ -2291,7 +2291,7 @@ class FirstRatGame(CyGame, _R.FirstRatGame):
         super().__init__(**params)
         self._consts = _make_consts(self, self.params)
 
-    def state_from_observation(self, player, observation, rng=None) -> FirstRatState:
+    def _state_from_observation(self, player, observation, rng=None) -> FirstRatState:
         """The reference's rebuild and validation (nothing is hidden), as a twin state."""
-        ref = self.reference_game().state_from_observation(player, observation, rng)
+        ref = self.reference_game()._state_from_observation(player, observation, rng)
         return self._from_reference(ref)

@@ -1808,7 +1808,7 @@ cdef class RatTrapState(CyState):
         if rt_determinize(&out.s, &self.s, self.k, player, stream) == 0:
             return out
         gen = np.random.default_rng(stream[0]) if isinstance(rng, int) else rng
-        return self._game.state_from_observation(player, self.observation(player), gen)
+        return self._game._state_from_observation(player, self.observation(player), gen)
 
     cdef CyState c_resample(self, int player, object rng):
         # A scratch state held by this root is reused when nobody else holds it (the
@@ -2123,6 +2123,6 @@ class RatTrapGame(CyGame, _R.RatTrapGame):
         self._consts = _make_consts(self, params)
         return params
 
-    def state_from_observation(self, player, observation, rng=None) -> RatTrapState:
+    def _state_from_observation(self, player, observation, rng=None) -> RatTrapState:
         ref = _V._rebuild(self, player, observation, _api.make_rng(rng))
         return self._from_reference(ref)

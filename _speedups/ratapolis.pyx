@@ -1267,7 +1267,7 @@ class RatapolisGame(CyGame, _R.RatapolisGame):
             return _R.RatapolisState(self)
         return RatapolisState(self)
 
-    def state_from_observation(self, player, observation, rng=None):
+    def _state_from_observation(self, player, observation, rng=None):
         ref = _R._rebuild(self, player, observation, _api.make_rng(rng))
         if self._consts is None:
             return ref

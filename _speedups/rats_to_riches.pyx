@@ -1303,7 +1303,7 @@ class RatsToRichesGame(CyGame, _R.RatsToRichesGame):
         self._consts = _make_consts(self, params)
         return params
 
-    def state_from_observation(self, player, observation, rng=None) -> RatsToRichesState:
+    def _state_from_observation(self, player, observation, rng=None) -> RatsToRichesState:
         """The reference's rebuild (exact: perfect information), as a twin state.
 
         Raises:

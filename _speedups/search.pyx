@@ -527,7 +527,7 @@ cdef class CyISMCTS(_Search):
         # whose c_resample is compiled says so with a true ``fast_c_resample`` attribute.
         self.c_resample = bool(getattr(state, "fast_c_resample", False))
         self.root_obs = state.observation(player)
-        self.from_obs = state.get_game().state_from_observation
+        self.from_obs = state.get_game()._state_from_observation
         self.tree.new_root(player)
         label_state = self.label_state
 

@@ -17,7 +17,9 @@ Conventions
   its canonical JSON. Two states have the same information state for a seat iff the seat
   cannot tell them apart.
 * Determinization: ``resample_from_infostate(player, rng)`` is defined as
-  ``game.state_from_observation(player, state.observation(player), rng)``, so by
+  ``game._state_from_observation(player, state.observation(player), rng)`` (the rebuild
+  behind ``state_from_observation``, without re-checking the seat's own observation
+  against the schema), so by
   construction it reads nothing but the seat's information state — the property
   "bots never peek" rests on this.
 * ``returns()`` is the game-theoretic result: a win 1, a loss 0, a k-way shared win 1/k
@@ -41,12 +43,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .obs_schema import ObservationError
+
 __all__ = [
     "CHANCE",
     "SIMULTANEOUS",
     "INVALID",
     "TERMINAL",
     "IllegalActionError",
+    "ObservationError",
     "UnknownGameError",
     "Param",
     "Game",
@@ -322,18 +327,82 @@ class Game(ABC):
         """
         raise NotImplementedError(f"{self.name} has no heuristic_value")
 
-    @abstractmethod
+    # -- the observation's schema and numeric encoding (engines/obs_schema.py) -------------
+    def _observation_schema(self) -> dict:
+        """The schema document of ``observation(player)`` for these parameters: by
+        convention ``observation_schema(game)`` of the game package's ``schema`` module,
+        built with :mod:`ratai.engines.obs_schema`."""
+        import importlib
+
+        try:
+            module = importlib.import_module(f"ratai.engines.{self.name}.schema")
+        except ModuleNotFoundError:
+            raise NotImplementedError(f"{self.name} has no observation schema") from None
+        return module.observation_schema(self)
+
+    def _obs_spec(self):
+        key = (self.name, canonical_json(_jsonable(self.params)))
+        spec = _OBS_SPECS.get(key)
+        if spec is None:
+            from .obs_schema import ObservationSpec
+
+            spec = _OBS_SPECS[key] = ObservationSpec(self.name, self._observation_schema())
+        return spec
+
+    def observation_schema(self) -> dict:
+        """The JSON Schema (draft 2020-12) of ``State.observation(player)`` for this game and
+        these parameters: every field with its rulebook meaning (a new copy per call).
+        Reference docs: ``docs/observations/<game>.md``."""
+        return copy.deepcopy(self._obs_spec().document)
+
+    def validate_observation(self, observation: Any) -> None:
+        """Check an ``observation(player)`` dict from a client against the schema.
+
+        Raises:
+            ObservationError: (a ``ValueError``) listing every error with its JSON path.
+        """
+        self._obs_spec().validate(observation)
+
+    def observation_tensor_shape(self) -> tuple[int, ...]:
+        """Shape of ``State.observation_tensor(player)``: ``(size,)``, fixed per game and
+        parameters (the layout is in ``docs/observations/<game>.md``)."""
+        return (self._obs_spec().layout.size,)
+
+    def observation_tensor_layout(self) -> list:
+        """The tensor's slices (``obs_schema.TensorSlice``: path, start, size, encoding)."""
+        return list(self._obs_spec().layout.slices)
+
     def state_from_observation(self, player: int, observation: Mapping[str, Any],
                                rng: Any = None) -> State:
         """A full state consistent with ``observation`` (an ``observation(player)`` dict).
 
         Hidden parts are sampled as in ``State.resample_from_infostate``; the result depends
         only on ``observation``, ``player`` and ``rng``. The rebuilt state has an empty
-        ``history()`` (its past is not known).
+        ``history()`` (its past is not known). This is the entry point for observations
+        from outside (a client, a file): the observation is first checked against
+        :meth:`observation_schema`, which reports every structural error at once.
 
         Raises:
-            ValueError: the observation is malformed or impossible, naming the field.
+            ObservationError: (a ``ValueError``) the observation does not match the schema;
+                ``errors`` lists every ``(json_path, message)``.
+            ValueError: ``player`` is not a seat, or the observation is impossible (the
+                game's rebuild names the field, e.g. card counts that do not add up).
         """
+        check_player(player, self.num_players())
+        if isinstance(observation, Mapping) and observation.get("player", player) != player:
+            raise ValueError(f"observation field 'player': the observation is seat "
+                             f"{observation.get('player')!r}'s, not seat {player}'s")
+        try:
+            self.validate_observation(observation)
+        except NotImplementedError:
+            pass
+        return self._state_from_observation(player, observation, rng)
+
+    @abstractmethod
+    def _state_from_observation(self, player: int, observation: Mapping[str, Any],
+                                rng: Any = None) -> State:
+        """:meth:`state_from_observation` without the schema check: the game's rebuild
+        (and determinization, which calls it with the seat's own, trusted observation)."""
 
 
 class State(ABC):
@@ -524,9 +593,31 @@ class State(ABC):
         ``numpy.random.Generator``): equal information states give equal samples for equal
         seeds. The sample has an empty history.
         """
-        return self._game.state_from_observation(player, self.observation(player), rng)
+        return self._game._state_from_observation(player, self.observation(player), rng)
 
     # -- copying, equality, serialization ----------------------------------------------
+    def observation_tensor(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        """``observation(player)`` as a ``float32`` vector of ``game.observation_tensor_shape()``.
+
+        Computed from the observation dict alone (so it holds nothing the seat cannot see,
+        and both backends give the same tensor); the layout (slice -> field, scaling) is
+        ``game.observation_tensor_layout()`` and ``docs/observations/<game>.md``.
+
+        Args:
+            out: a caller's ``float32`` buffer of that shape to write into, or ``None``.
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+        """
+        return self._game._obs_spec().encode(self.observation(player), out)
+
+    def legal_actions_mask(self, player: int | None = None) -> np.ndarray:
+        """``bool`` vector of shape ``(game.num_distinct_actions(),)``: True at
+        ``legal_actions(player)`` (the policy head's mask)."""
+        mask = np.zeros(self._game.num_distinct_actions(), dtype=bool)
+        mask[self.legal_actions(player)] = True
+        return mask
+
     def _fields(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k not in ("_game", "_history")}
 
@@ -568,6 +659,11 @@ def _copy_json(v: Any) -> Any:
     if type(v) is dict:
         return {k: (_copy_json(x) if type(x) in (list, dict) else x) for k, x in v.items()}
     return v
+
+
+#: (game name, canonical params) -> ObservationSpec (kept out of the Game object, which is
+#: pickled to worker processes).
+_OBS_SPECS: dict[tuple[str, str], Any] = {}
 
 
 def _jsonable(params: Mapping[str, Any]) -> dict:

@@ -261,8 +261,8 @@ class FirstRatGame(Game):
         return FirstRatState(self)
 
     # -- observations ---------------------------------------------------------------------
-    def state_from_observation(self, player: int, observation: Mapping[str, Any],
-                               rng: Any = None) -> FirstRatState:
+    def _state_from_observation(self, player: int, observation: Mapping[str, Any],
+                                rng: Any = None) -> FirstRatState:
         """Rebuild the state from ``observation(player)``; nothing is hidden (module doc).
 
         Every field is validated against the data and the rules' invariants first

@@ -194,8 +194,8 @@ class RatTrapGame(Game):
     def heuristic_value(self, state: State, player: int) -> float:
         return heuristic_value(state, player)
 
-    def state_from_observation(self, player: int, observation: Mapping[str, Any],
-                               rng: Any = None) -> RatTrapState:
+    def _state_from_observation(self, player: int, observation: Mapping[str, Any],
+                                rng: Any = None) -> RatTrapState:
         """Rebuild a full state from ``observation(player)``, sampling what the seat cannot see.
 
         Unknown cards (other players' stored and lost cards, the dealt cards not yet drawn,

@@ -284,8 +284,8 @@ class RatapolisGame(Game):
         return min(1.0, max(0.0, 0.5 + (mine - best) / (2 * max(mine, best, 1))))
 
     # -- determinization ------------------------------------------------------------------
-    def state_from_observation(self, player: int, observation: Mapping[str, Any],
-                               rng: Any = None) -> RatapolisState:
+    def _state_from_observation(self, player: int, observation: Mapping[str, Any],
+                                rng: Any = None) -> RatapolisState:
         """Rebuild a full state from ``observation(player)``, sampling what the seat cannot see.
 
         Sampled: the other seats' hunt cards of every round so far (respecting the face-up

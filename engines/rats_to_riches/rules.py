@@ -258,8 +258,8 @@ class RatsToRichesGame(Game):
         v = 0.5 + (worth[player] - best_rival) / (2.0 * self.data.win_cash)
         return min(1.0, max(0.0, v))
 
-    def state_from_observation(self, player: int, observation: Mapping[str, Any],
-                               rng: Any = None) -> RatsToRichesState:
+    def _state_from_observation(self, player: int, observation: Mapping[str, Any],
+                                rng: Any = None) -> RatsToRichesState:
         """Rebuild the state from ``observation(player)``.
 
         Every observation is the whole state (see the module docstring), so the result is

@@ -1,0 +1,182 @@
+"""Observation schemas and tensors (issues 16 item 1 and 14 item 1), on every game, variant
+and backend: each observation of random playouts validates against
+``Game.observation_schema()``; ``observation_tensor`` has the fixed shape, is equal on both
+backends, depends only on the seat's information state and is the documented layout; the
+legal-action mask is ``legal_actions``; a malformed observation is refused with every error
+and its JSON path; the reference docs are current."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pytest
+
+from ratai.engines import load_game, registered_games
+from ratai.engines.api import ObservationError
+from tests.conftest import VARIANT_IDS, game_variants, random_playout
+
+ROOT = Path(__file__).resolve().parents[2]
+VARIANTS = game_variants(backends=True)
+
+
+def views(game, seeds=(0, 1), every=7):
+    """(state, seat) pairs along random playouts: every ``every``-th state, each seat."""
+    out = []
+    for seed in seeds:
+        states: list = []
+        random_playout(game, seed, on_state=lambda s, states=states: states.append(s.clone()))
+        for state in states[::every] + [states[-1]]:
+            out.extend((state, p) for p in range(game.num_players()))
+    return out
+
+
+@pytest.mark.parametrize(("name", "variant", "params", "backend"), VARIANTS, ids=VARIANT_IDS)
+def test_every_observation_validates_and_encodes(name, variant, params, backend):
+    game = load_game(name, backend=backend, **params)
+    schema = game.observation_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    (size,) = game.observation_tensor_shape()
+    for state, p in views(game):
+        obs = state.observation(p)
+        game.validate_observation(obs)
+        tensor = state.observation_tensor(p)
+        assert tensor.shape == (size,) and tensor.dtype == np.float32
+        assert np.isfinite(tensor).all()
+        mask = state.legal_actions_mask(p)
+        assert mask.shape == (game.num_distinct_actions(),)
+        assert list(np.flatnonzero(mask)) == state.legal_actions(p)
+
+
+@pytest.mark.parametrize("name", registered_games())
+def test_tensors_equal_on_both_backends(name):
+    for params in load_game(name).variants.values():
+        games = [load_game(name, backend=b, **params) for b in ("python", "cython")]
+        assert games[0].observation_tensor_shape() == games[1].observation_tensor_shape()
+        history = random_playout(games[0], 3).history()
+        states = [g.new_initial_state() for g in games]
+        for i, action in enumerate(history):
+            if i % 5 == 0:
+                for p in range(games[0].num_players()):
+                    a, b = (s.observation_tensor(p) for s in states)
+                    np.testing.assert_array_equal(a, b)
+            for s in states:
+                s.apply_action(action)
+
+
+@pytest.mark.parametrize(("name", "variant", "params", "backend"),
+                         [v for v in VARIANTS if not load_game(v[0]).perfect_information],
+                         ids=[i for v, i in zip(VARIANTS, VARIANT_IDS, strict=True)
+                              if not load_game(v[0]).perfect_information])
+def test_tensor_depends_only_on_the_information_state(name, variant, params, backend):
+    """Two states a seat cannot tell apart (a determinization) give it the same tensor."""
+    game = load_game(name, backend=backend, **params)
+    rng = np.random.default_rng(5)
+    for state, p in views(game, seeds=(4,), every=11):
+        if state.is_terminal():
+            continue
+        other = state.resample_from_infostate(p, rng)
+        assert other.information_state_string(p) == state.information_state_string(p)
+        np.testing.assert_array_equal(other.observation_tensor(p), state.observation_tensor(p))
+
+
+@pytest.mark.parametrize("name", registered_games())
+def test_layout_covers_the_tensor_and_writes_into_a_buffer(name):
+    game = load_game(name, num_players=3)
+    layout = game.observation_tensor_layout()
+    (size,) = game.observation_tensor_shape()
+    assert layout[0].start == 0 and sum(s.size for s in layout) == size
+    assert all(a.start + a.size == b.start for a, b in zip(layout, layout[1:], strict=False))
+    state = random_playout(game, 1)
+    buf = np.full(size, 7.0, dtype=np.float32)
+    out = state.observation_tensor(0, out=buf)
+    assert out is buf
+    np.testing.assert_array_equal(buf, state.observation_tensor(0))
+
+
+def test_tensor_encodes_fields_as_documented():
+    """Spot checks of the documented encodings on Rats to Riches."""
+    game = load_game("rats_to_riches", num_players=3)
+    state = game.new_initial_state()
+    obs = state.observation(1)
+    tensor = state.observation_tensor(1)
+    by_path = {s.path: s for s in game.observation_tensor_layout()}
+    player = by_path["$.player"]
+    assert list(tensor[player.start:player.start + player.size]) == [0, 1, 0]   # one-hot
+    cash = by_path["$.cash[0]"]
+    assert tensor[cash.start] == pytest.approx(obs["cash"][0] / game.data.win_cash)
+    phase = by_path["$.phase"]
+    hot = int(np.argmax(tensor[phase.start:phase.start + phase.size]))
+    assert game.observation_schema()["properties"]["phase"]["enum"][hot] == obs["phase"]
+
+
+@pytest.mark.parametrize("name", registered_games())
+def test_schema_describes_every_field(name):
+    schema = load_game(name, num_players=3).observation_schema()
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    missing = [k for k, v in schema["properties"].items() if not v.get("description")]
+    assert not missing
+
+
+@pytest.mark.parametrize("name", registered_games())
+def test_malformed_observation_lists_every_error(name):
+    game = load_game(name, num_players=3)
+    state = random_playout(game, 2)
+    obs = copy.deepcopy(state.observation(0))
+    keys = sorted(obs)
+    del obs[keys[0]]
+    obs[keys[1]] = "not a value"
+    obs["no_such_field"] = 1
+    with pytest.raises(ObservationError) as info:
+        game.state_from_observation(0, obs, 0)
+    paths = [p for p, _ in info.value.errors]
+    assert len(info.value.errors) >= 3
+    assert f"$.{keys[1]}" in paths and "$" in paths
+    text = str(info.value)
+    assert keys[0] in text and "no_such_field" in text
+    assert isinstance(info.value, ValueError)
+
+
+def _deep(levels):
+    value = 1
+    for _ in range(levels):
+        value = [value]
+    return {"points": value}
+
+
+@pytest.mark.parametrize("bad", [None, [], "{}", _deep(40)], ids=["none", "list", "str", "deep"])
+def test_non_objects_and_deep_nesting_are_refused(bad):
+    game = load_game("rat_trap", num_players=3)
+    with pytest.raises(ObservationError):
+        game.state_from_observation(0, bad, 0)
+
+
+def test_another_seats_observation_is_refused():
+    game = load_game("ratapolis", num_players=3)
+    obs = game.new_initial_state().observation(1)
+    with pytest.raises(ValueError, match="player"):
+        game.state_from_observation(0, obs, 0)
+
+
+def test_a_valid_observation_round_trips():
+    for name in registered_games():
+        game = load_game(name, num_players=3)
+        state = random_playout(game, 6)
+        obs = state.observation(1)
+        rebuilt = game.state_from_observation(1, json.loads(json.dumps(obs)), 3)
+        assert rebuilt.observation(1) == obs
+
+
+def test_reference_docs_are_current():
+    spec = importlib.util.spec_from_file_location("make_obs_docs",
+                                                  ROOT / "scripts" / "make_obs_docs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name in registered_games():
+        path = ROOT / "docs" / "observations" / f"{name}.md"
+        assert path.read_text() == module.page(name), \
+            f"{path} is stale: run python scripts/make_obs_docs.py"
