@@ -34,7 +34,8 @@ def observation_schema(game) -> dict:
     d = game.data
     n = game.num_players()
     letters = list(game.letters)
-    state = game.new_initial_state()
+    reference = game.reference_game() if hasattr(game, "reference_game") else game  # a twin
+    state = reference.new_initial_state()
     cells = [state._cell_label(a) for a in range(game.C)]
     rounds = d.rounds
     rats = d.rats_per_player

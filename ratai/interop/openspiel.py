@@ -14,8 +14,8 @@ What is mapped
   ``Game.perfect_information``, terminal rewards only. Utility is constant-sum (sum 1) when
   every allowed player count is at least 2 (ratai returns are win 1 / loss 0 / shared win
   1/k), else general-sum (a solo game has returns 0 or 1). Information-state and observation
-  *strings* are provided, tensors are not (ratai observations are JSON dicts; see
-  :mod:`ratai.interop.pettingzoo` for a numeric encoding).
+  strings (the observation's canonical JSON) and tensors (``State.observation_tensor``, a
+  fixed ``float32`` layout documented in ``docs/observations/<game>.md``) are provided.
 * **Parameters**, both ways (:func:`to_openspiel_params`, :func:`from_openspiel_params`):
   ratai's ``num_players`` is OpenSpiel's conventional ``players``; every other parameter
   keeps its name and value. OpenSpiel parameters cannot be ``None``, so a parameter whose
@@ -62,6 +62,8 @@ import functools
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+import numpy as np
 
 try:
     import pyspiel
@@ -202,9 +204,9 @@ def game_type(name: str) -> pyspiel.GameType:
         max_num_players=hi,
         min_num_players=lo,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
-        provides_observation_tensor=False,
+        provides_observation_tensor=True,
         parameter_specification=spec,
     )
 
@@ -376,12 +378,14 @@ class RataiState(pyspiel.State):
 
 
 class _Observer:
-    """OpenSpiel PyObserver: strings only (``tensor`` is ``None``).
+    """OpenSpiel PyObserver: the seat's observation as a string and as a tensor.
 
     ratai's ``observation(p)`` is the seat's whole information state (with its memory), so
-    the default observation and the perfect-recall information state are the same string.
-    Other observation types (public-only, all players' private information) cannot be
-    derived from it on a hidden-information game and are refused.
+    the default observation and the perfect-recall information state are the same: the
+    string is its canonical JSON, the tensor is ``State.observation_tensor(p)`` (``float32``,
+    the documented fixed layout of ``docs/observations/<game>.md``; ``dict["observation"]``
+    is the same buffer). Other observation types (public-only, all players' private
+    information) cannot be derived from it on a hidden-information game and are refused.
     """
 
     def __init__(self, game: RataiGame, iig_obs_type, params):
@@ -393,11 +397,12 @@ class _Observer:
             if not ok:
                 raise ValueError("ratai games provide only the seat's own information "
                                  "state (public_info=True, private_info=SINGLE_PLAYER)")
-        self.tensor = None
-        self.dict: dict = {}
+        self.tensor = np.zeros(game.ratai_game.observation_tensor_shape(), np.float32)
+        self.dict: dict = {"observation": self.tensor}
 
     def set_from(self, state: RataiState, player: int) -> None:
-        """No tensor to fill."""
+        """Fill :attr:`tensor` with seat ``player``'s ``observation_tensor``."""
+        state.native.observation_tensor(player, out=self.tensor)
 
     def string_from(self, state: RataiState, player: int) -> str:
         return state.native.information_state_string(player)

@@ -1,10 +1,10 @@
 """ratai's games as PettingZoo AEC environments (``pip install ratai[pettingzoo]``).
 
->>> from ratai.interop.pettingzoo import env, decode_observation     # doctest: +SKIP
+>>> from ratai.interop.pettingzoo import env                         # doctest: +SKIP
 >>> e = env("rat_trap", num_players=3, render_mode="ansi")          # doctest: +SKIP
 >>> e.reset(seed=1)                                                  # doctest: +SKIP
 >>> obs, reward, term, trunc, info = e.last()                       # doctest: +SKIP
->>> decode_observation(obs["observation"])["hand"]                  # doctest: +SKIP
+>>> obs["observation"].shape, obs["action_mask"].sum()              # doctest: +SKIP
 
 Agents are ``"player_0" .. "player_{n-1}"`` (seat ``i`` of the ratai game). Actions are
 ratai's action ids: ``action_space(agent)`` is ``Discrete(game.num_distinct_actions())``
@@ -15,17 +15,20 @@ ratai's outcome probabilities, so an agent only ever sees its own decision point
 Rewards are ratai's ``returns()`` (win 1, loss 0, k-way shared win 1/k), all given at the
 end; every agent is then terminated (there is no truncation: every ratai game ends).
 
-Observation encoding (honest and lossless, not a feature design)
-----------------------------------------------------------------
-ratai's ``observation(p)`` is a JSON dict of varying structure (hands grow and shrink), so
-there is no generic fixed-shape *feature* vector that keeps all of it. The env gives the
-canonical JSON text itself, as bytes in a fixed-length ``uint8`` vector padded with zeros:
-``obs["observation"]`` is ``Box(0, 255, (max_obs_bytes,), uint8)``;
-:func:`decode_observation` turns it back into the dict. ``max_obs_bytes`` is twice the
-longest information state met in a few seeded random games of that game and parameters
-(rounded up to 256), or the value you pass. An observation that would not fit raises
-``ValueError`` naming ``max_obs_bytes`` instead of being cut. For learning, put your own
-encoder of the decoded dict in a wrapper.
+Observations
+------------
+``observation_type="tensor"`` (the default, for RL): ``obs["observation"]`` is the seat's
+``State.observation_tensor(seat)``, a ``float32`` vector of the game's fixed
+``observation_tensor_shape()`` (the documented layout of ``docs/observations/<game>.md``:
+one-hot enums and seats, counts and points scaled, flags), in
+``Box(-inf, inf, shape, float32)``. It is computed from the seat's observation only.
+
+``observation_type="json"``: the canonical JSON text of ``observation(seat)`` as bytes in a
+fixed-length ``uint8`` vector padded with zeros, ``Box(0, 255, (max_obs_bytes,), uint8)``,
+lossless; :func:`decode_observation` turns it back into the dict. ``max_obs_bytes`` is
+twice the longest information state met in a few seeded random games of that game and
+parameters (rounded up to 256), or the value you pass. An observation that would not fit
+raises ``ValueError`` naming ``max_obs_bytes`` instead of being cut.
 """
 
 from __future__ import annotations
@@ -110,8 +113,10 @@ class RataiAECEnv(AECEnv):
         render_mode: ``None`` or ``"ansi"`` (``render()`` returns the acting seat's view,
             ``State.render``).
         backend: ratai backend (``auto``: Cython when built).
-        max_obs_bytes: length of the observation vector (default
-            :func:`observation_bytes_bound`).
+        observation_type: ``"tensor"`` (``float32`` ``observation_tensor``, default) or
+            ``"json"`` (the observation's JSON bytes; see the module docstring).
+        max_obs_bytes: length of the JSON observation vector (default
+            :func:`observation_bytes_bound`; ``observation_type="json"`` only).
         **params: ratai game parameters (e.g. ``num_players=3``).
 
     Raises:
@@ -123,7 +128,8 @@ class RataiAECEnv(AECEnv):
     metadata = {"render_modes": ["ansi"], "name": "ratai_v0", "is_parallelizable": False}
 
     def __init__(self, game: str | Game, render_mode: str | None = None, backend: str = "auto",
-                 max_obs_bytes: int | None = None, **params: Any):
+                 observation_type: str = "tensor", max_obs_bytes: int | None = None,
+                 **params: Any):
         super().__init__()
         if isinstance(game, Game):
             if params:
@@ -138,14 +144,26 @@ class RataiAECEnv(AECEnv):
             raise ValueError(f"bad render_mode {render_mode!r}: allowed None or 'ansi'")
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "name": f"ratai_{self.game.name}_v0"}
-        self.max_obs_bytes = int(max_obs_bytes or observation_bytes_bound(self.game))
+        if observation_type not in ("tensor", "json"):
+            raise ValueError(f"bad observation_type {observation_type!r}: allowed 'tensor' "
+                             f"or 'json'")
+        if max_obs_bytes is not None and observation_type != "json":
+            raise ValueError("max_obs_bytes applies only to observation_type='json'")
+        self.observation_type = observation_type
         n, nda = self.game.num_players(), self.game.num_distinct_actions()
+        if observation_type == "json":
+            self.max_obs_bytes = int(max_obs_bytes or observation_bytes_bound(self.game))
+            box = gymnasium.spaces.Box(0, 255, (self.max_obs_bytes,), np.uint8)
+        else:
+            self.max_obs_bytes = None
+            box = gymnasium.spaces.Box(-np.inf, np.inf, self.game.observation_tensor_shape(),
+                                       np.float32)
         self.possible_agents = [agent_name(i) for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.action_spaces = {a: gymnasium.spaces.Discrete(nda) for a in self.possible_agents}
         self.observation_spaces = {
             a: gymnasium.spaces.Dict({
-                "observation": gymnasium.spaces.Box(0, 255, (self.max_obs_bytes,), np.uint8),
+                "observation": box,
                 "action_mask": gymnasium.spaces.Box(0, 1, (nda,), np.int8),
             }) for a in self.possible_agents}
         self._rng = np.random.default_rng()
@@ -206,8 +224,12 @@ class RataiAECEnv(AECEnv):
         self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict:
-        """``{"observation": uint8 JSON bytes, "action_mask": int8}`` for ``agent``."""
+        """``{"observation": float32 tensor (or uint8 JSON bytes), "action_mask": int8}``
+        for ``agent``."""
         seat = self._seat[agent]
+        mask = self.state.legal_actions_mask(seat).astype(np.int8)
+        if self.observation_type == "tensor":
+            return {"observation": self.state.observation_tensor(seat), "action_mask": mask}
         text = self.state.information_state_string(seat).encode("ascii")
         if len(text) > self.max_obs_bytes:
             raise ValueError(f"observation of {len(text)} bytes does not fit max_obs_bytes="
@@ -215,8 +237,6 @@ class RataiAECEnv(AECEnv):
                              f"max_obs_bytes")
         vec = np.zeros(self.max_obs_bytes, dtype=np.uint8)
         vec[:len(text)] = np.frombuffer(text, dtype=np.uint8)
-        mask = np.zeros(self.game.num_distinct_actions(), dtype=np.int8)
-        mask[self.state.legal_actions(seat)] = 1
         return {"observation": vec, "action_mask": mask}
 
     def render(self) -> str | None:

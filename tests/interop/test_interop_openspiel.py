@@ -226,3 +226,23 @@ def test_interpreter_exits_cleanly_after_register():
                          timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("name", sorted(registered_games()))
+def test_observation_and_information_state_tensors(name):
+    """Both tensors are ratai's ``observation_tensor`` (issue 14 item 1)."""
+    game = os_game(name, {"num_players": 3})
+    native = load_game(name, num_players=3)
+    assert game.observation_tensor_shape() == list(native.observation_tensor_shape())
+    assert game.information_state_tensor_shape() == list(native.observation_tensor_shape())
+    state = game.new_initial_state()
+    rng = np.random.default_rng(2)
+    for _ in range(40):
+        if state.is_terminal():
+            break
+        if not state.is_chance_node():
+            p = state.current_player()
+            want = state.native.observation_tensor(p)
+            np.testing.assert_array_equal(np.asarray(state.observation_tensor(p)), want)
+            np.testing.assert_array_equal(np.asarray(state.information_state_tensor(p)), want)
+        state.apply_action(sample(state, rng))

@@ -1,6 +1,6 @@
 """The PettingZoo adapter (ratai.interop.pettingzoo, issue 10) on every registered game and
 variant: PettingZoo's api_test, seeded chance, trajectories equal to the native engine's,
-the lossless observation encoding and the ansi renderer.
+the tensor and the lossless JSON observation encodings and the ansi renderer.
 
 Skipped when pettingzoo is not installed (extra ``ratai[pettingzoo]``)."""
 
@@ -81,8 +81,22 @@ def test_chance_is_resolved_by_the_seeded_env_rng(name):
 
 
 @pytest.mark.parametrize("name", registered_games())
-def test_observation_is_the_seats_information_state(name):
+def test_tensor_observation_is_the_seats_observation_tensor(name):
     e = raw_env(name)
+    e.reset(seed=0)
+    assert e.observation_space(e.agents[0])["observation"].shape == \
+        e.game.observation_tensor_shape()
+    for agent in e.agents:
+        seat = int(agent.split("_")[1])
+        obs = e.observe(agent)
+        assert e.observation_space(agent).contains(obs)
+        np.testing.assert_array_equal(obs["observation"], e.state.observation_tensor(seat))
+        assert list(np.flatnonzero(obs["action_mask"])) == e.state.legal_actions(seat)
+
+
+@pytest.mark.parametrize("name", registered_games())
+def test_json_observation_is_the_seats_information_state(name):
+    e = raw_env(name, observation_type="json")
     e.reset(seed=0)
     for agent in e.agents:
         seat = int(agent.split("_")[1])
@@ -108,8 +122,15 @@ def test_render_ansi_is_the_acting_seats_view(name):
         raw_env(name, render_mode="human")
 
 
+def test_observation_options_are_checked():
+    with pytest.raises(ValueError, match="observation_type"):
+        raw_env("rat_trap", observation_type="pixels")
+    with pytest.raises(ValueError, match="max_obs_bytes"):
+        raw_env("rat_trap", max_obs_bytes=512)
+
+
 def test_observation_that_does_not_fit_raises():
-    e = raw_env("rat_trap", max_obs_bytes=16)
+    e = raw_env("rat_trap", observation_type="json", max_obs_bytes=16)
     with pytest.raises(ValueError, match="max_obs_bytes"):
         e.reset(seed=0)
         e.observe(e.agent_selection)
