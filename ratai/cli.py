@@ -125,7 +125,7 @@ def _game_options(f):
                      help="a named variant (see `ratai games`)")(f)
     f = click.option("--players", type=click.IntRange(min=1), default=None,
                      help="number of seats  [default: the game's]")(f)
-    return click.argument("game", type=GAMES)(f)
+    return click.argument("game", type=GAMES, metavar="GAME")(f)
 
 
 def _parse_params(pairs: Sequence[str]) -> dict:
@@ -389,6 +389,7 @@ class PlaySession:
         self.state = game.new_initial_state()
         self.undo: list = []
         self.events: list[str] = []
+        self.header: list[str] = []  # lines printed with the first screen
 
     def chance(self, state) -> int:
         return sample_chance_outcome(state, np.random.default_rng([self.seed, len(
@@ -410,39 +411,42 @@ class PlaySession:
         if self.save:
             write_record(self.save, self.game, self.state, self.seed, self.seats)
 
-    def screen(self, board_page: int = 0, move_page: int = 0) -> list[str]:
-        """The lines shown before a prompt (at most SCREEN_LINES x SCREEN_COLUMNS)."""
+    def screen(self, board_page: int = 0, move_page: int = 0,
+               header: Sequence[str] = ()) -> list[str]:
+        """The lines shown before a prompt: ``header``, recent events, one page of the board
+        and one page of the moves; at most SCREEN_LINES lines of SCREEN_COLUMNS columns."""
         st, me = self.state, self.me
-        lines: list[str] = []
-        ev = [e for e in self.events]
+        top: list[str] = list(header)
+        ev = list(self.events)
         if len(ev) > EVENT_LINES:
-            lines.append(f"  ({len(ev) - EVENT_LINES + 1} earlier events; 'l' shows the log)")
+            top.append(f"  ({len(ev) - EVENT_LINES + 1} earlier events; 'l' lists the game's "
+                       f"actions)")
             ev = ev[-(EVENT_LINES - 1):]
-        lines += [ln for e in ev for ln in fit_lines(f"  * {e}")][-EVENT_LINES:]
-        board = fit_lines(st.render(me))
-        pages = max(1, math.ceil(len(board) / BOARD_LINES))
-        bp = board_page % pages
-        lines.append("")
-        lines += board[bp * BOARD_LINES:(bp + 1) * BOARD_LINES]
-        if pages > 1:
-            lines.append(f"  (board page {bp + 1}/{pages}; 'b' shows the next page)")
+        top += [ln for e in ev for ln in fit_lines(f"  * {e}")][-EVENT_LINES:]
         labels = [st.action_to_string(me, a) for a in st.legal_actions()]
         mpages = move_pages(labels)
         mp = move_page % len(mpages)
-        lines.append(f"your moves ({len(labels)}):")
-        lines += mpages[mp]
+        bottom = [f"your moves ({len(labels)}):", *mpages[mp]]
         if len(mpages) > 1:
-            lines.append(f"  (moves page {mp + 1}/{len(mpages)}; 'm' shows the next page)")
+            bottom.append(f"  (moves page {mp + 1}/{len(mpages)}; 'm' shows the next page)")
         if len(labels) == 1:
-            lines.append("  (your only option: the game still asks, so nobody learns why)")
-        return lines
+            bottom.append("  (your only option: the game still asks, so nobody learns why)")
+        board = fit_lines(st.render(me))
+        room = max(8, min(BOARD_LINES, SCREEN_LINES - len(top) - len(bottom) - 2))
+        pages = max(1, math.ceil(len(board) / room))
+        bp = board_page % pages
+        middle = [""] + board[bp * room:(bp + 1) * room]
+        if pages > 1:
+            middle.append(f"  (board page {bp + 1}/{pages}; 'b' shows the next page)")
+        return top + middle + bottom
 
     def ask_move(self) -> int | str | None:
         st, me = self.state, self.me
         legal = st.legal_actions()
         labels = [st.action_to_string(me, a) for a in legal]
         bp = mp = 0
-        self.out.write("\n".join(self.screen(bp, mp)) + "\n")
+        self.out.write("\n".join(self.screen(bp, mp, self.header)) + "\n")
+        self.header = []
         self.events = []
         while True:
             line = self.term.ask("your move> ", labels + ["hint", "undo", "quit", "board",
@@ -576,14 +580,15 @@ def play(ctx, game, players, variant, param, seat, bots, seed, hint_spec, save, 
         except ValueError as exc:
             raise UsageError(f"bad --bots {spec!r}: {exc}") from None
         seats[str(s)] = spec
-        out.write(f"seat {s}: {spec} bot\n")
-    out.write(f"you are seat {seat} (seed {seed}). Type a move's number or label; 'h' hint, "
-              f"'u' undo, 'q' quit.\n")
     session = PlaySession(g, seat, bot_of, seed, _HintBot(hint_spec, g, seat),
                           Terminal(out, inp), save, seats)
+    session.header = fit_lines(
+        "bots: " + ", ".join(f"seat {s} {seats[str(s)]}" for s in others) + "\n"
+        f"you are seat {seat} (seed {seed}). Type a move's number or label; 'h' hint, "
+        f"'u' undo, 'q' quit.")
     if record is not None:
         session.replay(record["history"])
-        out.write(f"loaded {len(record['history'])} actions from {load}\n")
+        session.header.append(f"loaded {len(record['history'])} actions from {load}")
     ctx.exit(session.run())
 
 
@@ -705,7 +710,7 @@ def engine(ctx, workers):
 
 @cli.command(help="Search speed and depth against time, strength against iterations.",
              epilog="example: ratai bench rat_trap --seconds 1 --games 20 --plot bench.png")
-@click.argument("game", type=GAMES, required=False)
+@click.argument("game", type=GAMES, required=False, metavar="[GAME]")
 @click.option("--players", type=click.IntRange(min=1), default=None,
               help="number of seats  [default: 3]")
 @click.option("--kind", default=None,
@@ -810,6 +815,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout,
             return exc.exit_code
         except click.exceptions.Abort:
             raise KeyboardInterrupt from None
+        except click.exceptions.NoArgsIsHelpError as exc:  # bare `ratai`: the help, exit 2
+            sys.stderr.write(exc.ctx.get_help() + "\n")
+            return 2
         except click.ClickException as exc:
             raise UsageError(_one_line(exc)) from None
         return rv if isinstance(rv, int) else 0
