@@ -187,13 +187,15 @@ def _out(ctx: click.Context) -> TextIO:
 @click.option("--workers", type=click.IntRange(min=1), default=2, help="search processes")
 @click.option("--timeout", type=POSITIVE_SECONDS, default=900.0,
               help="give up after this many seconds")
+@click.option("--scale", type=POSITIVE_SECONDS, default=1.0,
+              help="multiply every search budget by this (below 1: a quicker, weaker demo)")
 @click.pass_context
-def demo(ctx, seed, workers, timeout):
+def demo(ctx, seed, workers, timeout, scale):
     from ratai.demo import run_demo
 
     out = _out(ctx)
     ctx.exit(run_demo(None if out is sys.stdout else out, seed=seed, workers=workers,
-                      timeout=timeout))
+                      timeout=timeout, scale=scale))
 
 
 @cli.command(help="List the games, their parameters and variants.")
