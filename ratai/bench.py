@@ -25,6 +25,11 @@ from ratai.bots import make_bot
 from ratai.engines import CHANCE, load_game
 from ratai.engines.api import sample_chance_outcome
 
+#: the time budgets of :func:`speed`, as fractions of ``seconds``
+SPEED_FRACTIONS = (0.125, 0.25, 0.5, 1.0)
+#: positions :func:`speed` measures by default
+SPEED_POSITIONS = 3
+
 DEFAULT_PLAYERS = {"rat_trap": 3, "first_rat": 3, "ratapolis": 3, "rats_to_riches": 3}
 
 
@@ -72,7 +77,8 @@ def positions(game, count: int, seed: int) -> list:
     return out
 
 
-def speed(name: str, kind: str, seconds: float, n_positions: int = 3, seed: int = 0,
+def speed(name: str, kind: str, seconds: float, n_positions: int = SPEED_POSITIONS,
+          seed: int = 0,
           params: dict | None = None,
           on_step: Callable[[], None] | None = None) -> list[SpeedRow]:
     """Iterations/s and depth for time budgets ``seconds * (1/8, 1/4, 1/2, 1)``.
@@ -83,7 +89,7 @@ def speed(name: str, kind: str, seconds: float, n_positions: int = 3, seed: int 
     game = load_game(name, **(params or {"num_players": DEFAULT_PLAYERS.get(name, 3)}))
     states = positions(game, n_positions, seed)
     rows = []
-    for frac in (0.125, 0.25, 0.5, 1.0):
+    for frac in SPEED_FRACTIONS:
         budget = seconds * frac
         rates, depths = [], []
         for st in states:
@@ -144,7 +150,7 @@ def plot(speed_rows: Sequence[SpeedRow], strength_rows: Sequence[StrengthRow],
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        from matplotlib.ticker import EngFormatter, FixedLocator, NullLocator, ScalarFormatter
+        from matplotlib.ticker import EngFormatter, FixedLocator, FuncFormatter, NullLocator
     except ImportError:
         raise ValueError('plots need matplotlib: pip install -e ".[plot]"') from None
 
@@ -153,11 +159,7 @@ def plot(speed_rows: Sequence[SpeedRow], strength_rows: Sequence[StrengthRow],
         ax.set_xscale("log")
         ax.xaxis.set_major_locator(FixedLocator(ticks))
         ax.xaxis.set_minor_locator(NullLocator())
-        fmt = ScalarFormatter()
-        fmt.set_scientific(False)
-        ax.xaxis.set_major_formatter(fmt)
-        for label in ax.get_xticklabels():
-            label.set_rotation(0)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
 
     fig, (ax1, ax3, ax2) = plt.subplots(1, 3, figsize=(15, 4.2))
     keys = sorted({(r.game, r.kind) for r in speed_rows})

@@ -21,7 +21,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import click
 import numpy as np
@@ -619,7 +619,7 @@ def arena(ctx, game, players, variant, param, bots, n_games, workers, backend, s
         task = progress.add_task(f"{game}: {n_games} games", total=n_games)
         try:
             records = run_arena(game, params, bots, n_games, seed=seed, workers=workers,
-                                backend=backend, on_record=lambda rec: progress.advance(task))
+                                backend=backend, on_record=lambda rec, t=task: progress.advance(t))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     rows = standings(records, list(dict.fromkeys(bots)))
@@ -744,14 +744,15 @@ def bench(ctx, game, players, kind, seconds, budgets, n_games, workers, seed, pl
             for name in names:
                 k = kind or bench_mod.default_kind(load_game(name))
                 params = {"num_players": players} if players else None
-                task = progress.add_task(f"{name} {k}: speed", total=None)
+                task = progress.add_task(f"{name} {k}: speed", total=len(
+                    bench_mod.SPEED_FRACTIONS) * bench_mod.SPEED_POSITIONS)
                 speed_rows += bench_mod.speed(name, k, seconds, seed=seed, params=params,
-                                              on_step=lambda: progress.advance(task))
+                                              on_step=lambda t=task: progress.advance(t))
                 progress.update(task, description=f"{name} {k}: strength", completed=0,
                                 total=len(budgets) * n_games)
                 strength_rows += bench_mod.strength(
                     name, k, budgets, n_games, seed=seed, workers=workers, params=params,
-                    on_record=lambda rec: progress.advance(task))
+                    on_record=lambda rec, t=task: progress.advance(t))
                 progress.remove_task(task)
                 out.write(f"{name}: {k} done\n")
         table = bench_mod.markdown(speed_rows, strength_rows)
