@@ -301,9 +301,20 @@ class Engine:
         try:
             for line in inp:
                 self.handle_line(line)
-        finally:
-            self._pool.shutdown(wait=True)
+        except BaseException:  # Ctrl-C or a broken pipe: stop the searches, do not wait
+            self.terminate_all()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        self._pool.shutdown(wait=True)
         return 0
+
+    def terminate_all(self) -> list:
+        """Stop every query in flight (they still answer); returns their ids."""
+        with self._lock:
+            targets = list(self._inflight.values())
+        for q in targets:
+            q.stop.set()
+        return [q.id for q in targets]
 
     # -- one query -----------------------------------------------------------------------
     def _game(self, q: EngineQuery):

@@ -208,3 +208,16 @@ def test_parse_query_names_the_bad_field(doc, words):
         parse_query(doc)
     for w in words:
         assert w in str(info.value)
+
+
+def test_ctrl_c_stops_searches_and_exits_130(engine):
+    import signal
+
+    hist, _ = _decision_history("rat_trap", num_players=3)
+    engine.send({"id": "x", "game": "rat_trap", "params": {"num_players": 3}, "history": hist,
+                 "bot": "ismcts", "time_limit_s": 60, "report_every_s": 0.05})
+    engine.until(lambda m: m["id"] == "x")  # searching
+    t0 = time.monotonic()
+    engine.proc.send_signal(signal.SIGINT)
+    assert engine.proc.wait(timeout=20) == 130 and time.monotonic() - t0 < 10
+    assert "Traceback" not in engine.proc.stderr.read()
