@@ -113,6 +113,7 @@ class IntListType(click.ParamType):
         return out
 
 
+SEED = click.IntRange(min=0)
 POSITIVE_SECONDS = click.FloatRange(min=0, min_open=True)
 GAMES = click.Choice(registered_games())
 
@@ -156,6 +157,14 @@ def _game_params(game: str, variant: str | None, players: int | None,
     return params
 
 
+def _writable(path: str | None, option: str) -> None:
+    """Refuse an output file whose directory does not exist, before any work is done."""
+    if path is not None:
+        parent = Path(path).expanduser().resolve().parent
+        if not parent.is_dir():
+            raise UsageError(f"bad {option} {path}: directory {parent} does not exist")
+
+
 def _load(game: str, params: dict):
     try:
         return load_game(game, **params)
@@ -183,7 +192,7 @@ def _out(ctx: click.Context) -> TextIO:
 
 @cli.command(help="Host one game of each title with AI seats over gRPC and play them out.",
              epilog="example: ratai demo --seed 7")
-@click.option("--seed", type=int, default=1, help="seed of every game and bot")
+@click.option("--seed", type=SEED, default=1, help="seed of every game and bot")
 @click.option("--workers", type=click.IntRange(min=1), default=2, help="search processes")
 @click.option("--timeout", type=POSITIVE_SECONDS, default=900.0,
               help="give up after this many seconds")
@@ -537,7 +546,7 @@ class PlaySession:
 @click.option("--bots", type=BotListType(), default="random",
               help="bot specs for the other seats, comma-separated, e.g. random or "
                    "ismcts:2000,heuristic (the last one repeats)")
-@click.option("--seed", type=int, default=None,
+@click.option("--seed", type=SEED, default=None,
               help="seed for dice, cards and bots  [default: random, printed]")
 @click.option("--hint", "hint_spec", type=BotSpecType(), default="ismcts:1000",
               help="the bot that answers 'h'")
@@ -549,6 +558,7 @@ class PlaySession:
 @click.pass_context
 def play(ctx, game, players, variant, param, seat, bots, seed, hint_spec, save, load):
     out, inp = _out(ctx), ctx.obj.get("inp", sys.stdin)
+    _writable(save, "--save")
     params = _game_params(game, variant, players, param)
     record = None
     if load:
@@ -605,7 +615,7 @@ def play(ctx, game, players, variant, param, seat, bots, seed, hint_spec, save, 
 @click.option("--workers", type=click.IntRange(min=1), default=1, help="processes")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
               help="where the games run")
-@click.option("--seed", type=int, default=0, help="seed of the whole tournament")
+@click.option("--seed", type=SEED, default=0, help="seed of the whole tournament")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
               help="write every game record (JSON lines) to this file")
 @click.pass_context
@@ -613,6 +623,7 @@ def arena(ctx, game, players, variant, param, bots, n_games, workers, backend, s
     from ratai.arena import format_table, run_arena, standings, write_records
 
     out = _out(ctx)
+    _writable(out_path, "--out")
     params = _game_params(game, variant, players, param)
     _load(game, params)
     with _progress(out) as progress:
@@ -724,7 +735,7 @@ def engine(ctx, workers):
 @click.option("--games", "n_games", type=click.IntRange(min=1), default=12,
               help="games per budget")
 @click.option("--workers", type=click.IntRange(min=1), default=1, help="processes for the games")
-@click.option("--seed", type=int, default=0, help="seed of positions and games")
+@click.option("--seed", type=SEED, default=0, help="seed of positions and games")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None,
               help="write a PNG plot here (needs matplotlib)")
 @click.option("--markdown", type=click.Path(dir_okay=False), default=None,
@@ -735,6 +746,8 @@ def bench(ctx, game, players, kind, seconds, budgets, n_games, workers, seed, pl
     from ratai.bots import BOT_KINDS
 
     out = _out(ctx)
+    _writable(plot, "--plot")
+    _writable(markdown, "--markdown")
     if kind is not None and kind not in BOT_KINDS:
         raise UsageError(f"bad --kind {kind!r}; known kinds: {sorted(BOT_KINDS)}")
     names = [game] if game else registered_games()
@@ -823,6 +836,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout,
             return 2
         except click.ClickException as exc:
             raise UsageError(_one_line(exc)) from None
+        except (ValueError, OSError) as exc:  # bad input found deep down: still one line
+            raise UsageError(str(exc) or type(exc).__name__) from None
         return rv if isinstance(rv, int) else 0
     except UsageError as exc:
         sys.stderr.write(f"ratai: {exc}\n")

@@ -96,6 +96,16 @@ CASES = [
     (["suggest", "rat_trap", "--state", "{d}/float.json", "--seat", "0"],
      ["--state", "float.json"]),
     (["nonsense"], ["nonsense"]),
+    (["arena", "rat_trap", "--bots", "random", "--out", "/no/dir/r.jsonl"],
+     ["--out", "/no/dir", "does not exist"]),
+    (["bench", "rat_trap", "--plot", "/no/dir/p.png"], ["--plot", "/no/dir"]),
+    (["play", "rat_trap", "--save", "/no/dir/g.json"], ["--save", "/no/dir"]),
+    (["arena", "rat_trap", "--bots", "random", "--seed", "-1"], ["--seed", "-1"]),
+    (["play", "rat_trap", "--seed", "-1"], ["--seed", "-1"]),
+    (["bench", "rat_trap", "--seed", "-5"], ["--seed", "-5"]),
+    (["demo", "--seed", "x"], ["--seed", "'x'"]),
+    (["demo", "--scale", "0"], ["--scale"]),
+    (["play", "rat_trap", "--players", "0"], ["--players", "0"]),
 ]
 
 
