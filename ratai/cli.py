@@ -323,9 +323,11 @@ class Terminal:
     """Input for ``ratai play``: prompt_toolkit with label completion on a terminal, plain
     ``readline`` otherwise (pipes, tests)."""
 
-    def __init__(self, out: TextIO, inp: TextIO):
+    def __init__(self, out: TextIO, inp: TextIO, session: Any = None):
         self.out, self.inp = out, inp
-        self.session = None
+        self.session = session
+        if session is not None:
+            return
         try:
             tty = inp is sys.stdin and out is sys.stdout and sys.stdin.isatty() \
                 and sys.stdout.isatty()

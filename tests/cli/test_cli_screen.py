@@ -114,3 +114,28 @@ def test_save_then_suggest_then_load(tmp_path):
     with pytest.raises(SystemExit, match="is over"):
         main(["suggest", "rat_trap", "--players", "3", "--history", str(path), "--seat", "0"],
              io.StringIO())
+
+
+def test_terminal_completes_move_labels_with_prompt_toolkit():
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.document import Document
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from ratai.cli import Terminal
+
+    seen = {}
+    with create_pipe_input() as pipe:
+        session = PromptSession(input=pipe, output=DummyOutput())
+        real = session.prompt
+
+        def prompt(message, completer=None):
+            seen["completer"] = completer
+            return real(message, completer=completer)
+
+        session.prompt = prompt
+        pipe.send_text("keep the dice\r")
+        term = Terminal(io.StringIO(), io.StringIO(), session=session)
+        assert term.ask("your move> ", ["reroll both dice", "keep the dice"]) == "keep the dice"
+    done = [c.text for c in seen["completer"].get_completions(Document("kee"), None)]
+    assert done and done[0] == "keep the dice"
