@@ -21,7 +21,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import click
 import numpy as np
@@ -33,7 +33,7 @@ from ratai.engines.api import sample_chance_outcome
 #: The terminal screen of ``ratai play``: every block printed between two prompts fits.
 SCREEN_COLUMNS = 100
 SCREEN_LINES = 50
-EVENT_LINES = 6      # recent events shown (older ones summarised in one line)
+EVENT_LINES = 8      # recent events shown (older ones summarised in one line)
 BOARD_LINES = 24     # board lines per page ('b' shows the next page)
 MOVE_ROWS = 12       # rows of the move list per page ('m' shows the next page)
 
@@ -319,6 +319,25 @@ def move_pages(labels: Sequence[str], rows: int = MOVE_ROWS,
     return pages or [[]]
 
 
+def summarize_events(events: Sequence[str]) -> list[str]:
+    """Merge runs of similar events into one line each: ``chance: reveal backpack BP-G1: ...``
+    then ``chance: reveal backpack BP-W2: ...`` become ``chance: reveal backpack BP-G1: ...;
+    BP-W2: ...`` (First Rat's 17 setup reveals take 3 events instead of 17)."""
+    out: list[str] = []
+    run: list[str] = []  # the words of the run's first event
+    for e in events:
+        words = e.split(" ")
+        common = 0
+        while common < min(len(run), len(words)) and run[common] == words[common]:
+            common += 1
+        if run and common >= 3 and common < len(words):  # "who: verb noun" at least
+            out[-1] += "; " + " ".join(words[common:])
+        else:
+            out.append(e)
+            run = words
+    return out
+
+
 class Terminal:
     """Input for ``ratai play``: prompt_toolkit with label completion on a terminal, plain
     ``readline`` otherwise (pipes, tests)."""
@@ -430,12 +449,18 @@ class PlaySession:
         and one page of the moves; at most SCREEN_LINES lines of SCREEN_COLUMNS columns."""
         st, me = self.state, self.me
         top: list[str] = list(header)
-        ev = list(self.events)
-        if len(ev) > EVENT_LINES:
-            top.append(f"  ({len(ev) - EVENT_LINES + 1} earlier events; 'l' lists the game's "
-                       f"actions)")
-            ev = ev[-(EVENT_LINES - 1):]
-        top += [ln for e in ev for ln in fit_lines(f"  * {e}")][-EVENT_LINES:]
+        shown: list[str] = []
+        events = summarize_events(self.events)
+        kept = 0
+        for e in reversed(events):  # the latest whole events that fit EVENT_LINES
+            lines_e = fit_lines(f"  * {e}")
+            if len(shown) + len(lines_e) > EVENT_LINES - 1 and kept:
+                break
+            shown = lines_e[:EVENT_LINES - 1] + shown
+            kept += 1
+        if kept < len(events):
+            top.append(f"  ({len(events) - kept} earlier events; 'l' shows the game log)")
+        top += shown
         labels = [st.action_to_string(me, a) for a in st.legal_actions()]
         mpages = move_pages(labels)
         mp = move_page % len(mpages)
@@ -452,6 +477,20 @@ class PlaySession:
         if pages > 1:
             middle.append(f"  (board page {bp + 1}/{pages}; 'b' shows the next page)")
         return top + middle + bottom
+
+    def log(self, lines: int = SCREEN_LINES - 2) -> list[str]:
+        """The game so far as you saw it (the last ``lines`` lines): who did what."""
+        replay = self.game.new_initial_state()
+        out = []
+        for a in self.state.history():
+            cp = replay.current_player()
+            who = "chance" if cp == CHANCE else ("you" if cp == self.me else f"seat {cp}")
+            out += fit_lines(f"  {replay.move_number():>4} {who}: "
+                             f"{replay.describe_action(self.me, a)}")
+            replay.apply_action(a)
+        out = out[-(lines - 1):]
+        return [f"game log (last {len(out)} lines of {len(self.state.history())} actions):",
+                *out]
 
     def ask_move(self) -> int | str | None:
         st, me = self.state, self.me
@@ -483,8 +522,7 @@ class PlaySession:
                                + "\n")
                 continue
             if low in ("l", "log"):
-                hist = self.state.history()[-(SCREEN_LINES - 2):]
-                self.out.write(f"  last {len(hist)} actions (ids): {hist}\n")
+                self.out.write("\n".join(self.log()) + "\n")
                 continue
             if text.isdigit() and int(text) < len(legal):
                 return legal[int(text)]

@@ -43,7 +43,7 @@ def _play(argv, lines):
 @pytest.mark.parametrize("name,players", _player_counts())
 def test_every_screen_fits_100_columns_and_50_lines(name, players):
     # 12 moves (first legal), then page the board and the moves, then more moves and quit
-    answers = ["0"] * 6 + ["b", "b", "m", "m", "h"] + ["0"] * 6 + ["q"]
+    answers = ["0"] * 6 + ["b", "b", "m", "m", "h", "l"] + ["0"] * 6 + ["q"]
     code, text = _play([name, "--players", str(players), "--seed", "4", "--hint", "random"],
                        answers)
     assert code == 0
@@ -139,3 +139,18 @@ def test_terminal_completes_move_labels_with_prompt_toolkit():
         assert term.ask("your move> ", ["reroll both dice", "keep the dice"]) == "keep the dice"
     done = [c.text for c in seen["completer"].get_completions(Document("kee"), None)]
     assert done and done[0] == "keep the dice"
+
+
+def test_setup_reveals_are_summarised():
+    from ratai.cli import summarize_events
+
+    events = [f"chance: reveal backpack BP-{c}: +1 on {c} spaces" for c in "GWB"] + \
+        ["chance: reveal comic CM3 Long Jump", "chance: reveal comic CM1 Pipe Dream",
+         "you: A: rat 0 Start -> space 1"]
+    assert summarize_events(events) == [
+        "chance: reveal backpack BP-G: +1 on G spaces; BP-W: +1 on W spaces; BP-B: +1 on B "
+        "spaces", "chance: reveal comic CM3 Long Jump; CM1 Pipe Dream",
+        "you: A: rat 0 Start -> space 1"]
+    code, text = _play(["first_rat", "--players", "3", "--seed", "2"], ["q"])
+    first = _screens(text)[0]
+    assert sum("reveal" in ln for ln in first) <= 4  # 17 reveals, summarised
