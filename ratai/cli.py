@@ -259,6 +259,25 @@ def read_record(path: str, option: str = "--history") -> dict:
     return doc
 
 
+def record_params(record: dict, game: str, params: dict, option: str, path: str) -> dict:
+    """The game parameters of a record merged with the command line's (a record names its
+    game and params when ``ratai play --save`` or ``ratai arena --out`` wrote it).
+
+    Raises:
+        UsageError: the record is of another game, or contradicts a command-line parameter.
+    """
+    if record.get("game") not in (None, game):
+        raise UsageError(f"bad {option} {path}: it records a {record['game']} game, not {game}")
+    rec_params = record.get("params") or {}
+    if not isinstance(rec_params, dict):
+        raise UsageError(f"bad {option} {path}: field 'params' must be an object")
+    for k, v in params.items():
+        if k in rec_params and rec_params[k] != v:
+            raise UsageError(f"bad {option} {path}: the record has {k}={rec_params[k]!r}, "
+                             f"the command line {v!r}")
+    return {**params, **rec_params}
+
+
 def write_record(path: str, game, state, seed: int, seats: dict) -> None:
     """Write a ``ratai play`` record: game, params, seed, seats, history, scores, returns."""
     doc = {"game": game.name,
@@ -603,15 +622,7 @@ def play(ctx, game, players, variant, param, seat, bots, seed, hint_spec, save, 
     record = None
     if load:
         record = read_record(load, "--load")
-        if record.get("game") not in (None, game):
-            raise UsageError(f"bad --load {load}: it records a {record['game']} game, "
-                             f"not {game}")
-        rec_params = record.get("params") or {}
-        for k, v in params.items():
-            if k in rec_params and rec_params[k] != v:
-                raise UsageError(f"bad --load {load}: the record has {k}={rec_params[k]!r}, "
-                                 f"the command line {v!r}")
-        params = {**params, **rec_params}
+        params = record_params(record, game, params, "--load", load)
         if seed is None and isinstance(record.get("seed"), int):
             seed = record["seed"]
     g = _load(game, params)
@@ -706,11 +717,14 @@ def suggest(ctx, game, players, variant, param, history, state_path, seat, bot, 
     out = _out(ctx)
     if (history is None) == (state_path is None):
         raise UsageError("give exactly one of --history FILE or --state FILE")
-    g = _load(game, _game_params(game, variant, players, param))
+    params = _game_params(game, variant, players, param)
+    doc = read_record(history, "--history") if history is not None else None
+    if doc is not None:
+        params = record_params(doc, game, params, "--history", history)
+    g = _load(game, params)
     if seat >= g.num_players():
         raise UsageError(f"bad --seat {seat}: allowed 0..{g.num_players() - 1}")
-    if history is not None:
-        doc = read_record(history, "--history")
+    if doc is not None:
         try:
             state = g.state_from_history(doc["history"])
         except ValueError as exc:

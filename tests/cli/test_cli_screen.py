@@ -102,6 +102,12 @@ def test_save_then_suggest_then_load(tmp_path):
     assert main(["suggest", "rat_trap", "--players", "3", "--history", str(path), "--seat",
                  "0", "--bot", "heuristic"], out) == 0
     assert out.getvalue().startswith("seat 0: play ")
+    # the record carries its params: no --players needed; a contradiction is refused
+    assert main(["suggest", "rat_trap", "--history", str(path), "--seat", "0", "--bot",
+                 "heuristic"], io.StringIO()) == 0
+    with pytest.raises(SystemExit, match="num_players=3"):
+        main(["suggest", "rat_trap", "--players", "4", "--history", str(path), "--seat", "0"],
+             io.StringIO())
     # --load continues the same game: same board, same params, same seed
     code, text = _play(["rat_trap", "--load", str(path)], ["q"])
     assert code == 0 and f"loaded {len(doc['history'])} actions" in text
