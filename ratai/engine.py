@@ -179,7 +179,7 @@ def _accepts(fn: Any, name: str) -> bool:
 def _answer(q: EngineQuery, analysis: Any, during: bool) -> dict:
     """An ``Analysis`` as one answer object (``multi_pv`` best moves)."""
     moves = list(analysis.moves)
-    if q.root_moves is not None:  # a bot that restricted its root already; this keeps order
+    if q.root_moves is not None:  # a bot that restricted its root already: a no-op
         allowed = set(q.root_moves)
         moves = [m for m in moves if m.action in allowed]
         if not moves and not during:
@@ -198,7 +198,11 @@ def _answer(q: EngineQuery, analysis: Any, during: bool) -> dict:
         out_moves.append({"action": int(m.action), "label": m.label, "visits": int(m.visits),
                           "value": float(m.value), "values": [float(v) for v in m.values],
                           "prior": float(m.prior), "pv": steps})
-    best = moves[0] if moves else None
+    # the bot's own choice, unless it searched moves outside root_moves (then the best of
+    # those it was asked about, by the same order the moves are reported in)
+    best = next((m for m in analysis.moves if m.action == analysis.best_action), None)
+    if q.root_moves is not None and analysis.best_action not in q.root_moves:
+        best = moves[0] if moves else None
     return {"id": q.id, "is_during_search": during, "player": int(analysis.player),
             "kind": analysis.kind,
             "best_action": int(best.action if best is not None else analysis.best_action),
