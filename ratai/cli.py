@@ -338,6 +338,14 @@ def move_pages(labels: Sequence[str], rows: int = MOVE_ROWS,
     return pages or [[]]
 
 
+def event_line(state, me: int, cp: int, action: int) -> str:
+    """``who: what`` for one action as seat ``me`` sees it (``chance``, ``you``, ``seat N``)."""
+    what = state.describe_action(me, action)
+    what = what.removeprefix(f"seat {cp}: ") if cp >= 0 else what
+    who = "chance" if cp == CHANCE else ("you" if cp == me else f"seat {cp}")
+    return f"{who}: {what}"
+
+
 def summarize_events(events: Sequence[str]) -> list[str]:
     """Merge runs of similar events into one line each: ``chance: reveal backpack BP-G1: ...``
     then ``chance: reveal backpack BP-W2: ...`` become ``chance: reveal backpack BP-G1: ...;
@@ -502,10 +510,8 @@ class PlaySession:
         replay = self.game.new_initial_state()
         out = []
         for a in self.state.history():
-            cp = replay.current_player()
-            who = "chance" if cp == CHANCE else ("you" if cp == self.me else f"seat {cp}")
-            out += fit_lines(f"  {replay.move_number():>4} {who}: "
-                             f"{replay.describe_action(self.me, a)}")
+            line = event_line(replay, self.me, replay.current_player(), a)
+            out += fit_lines(f"  {replay.move_number():>4} {line}")
             replay.apply_action(a)
         out = out[-(lines - 1):]
         return [f"game log (last {len(out)} lines of {len(self.state.history())} actions):",
@@ -584,8 +590,7 @@ class PlaySession:
                 self.undo.append(st.clone())
             else:
                 action = self.bots[cp].step(st)
-            who = "chance" if cp == CHANCE else ("you" if cp == me else f"seat {cp}")
-            self.events.append(f"{who}: {st.describe_action(me, action)}")
+            self.events.append(event_line(st, me, cp, action))
             st.apply_action(action)
         self._save()
         self.out.write("\n".join(fit_lines(self.state.render(me))[:SCREEN_LINES - 3]) + "\n")
