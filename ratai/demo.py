@@ -103,7 +103,7 @@ def _print_hint(console: Console, analysis) -> None:
 
 
 def _search_seat(g: Hosted) -> int:
-    """The seat with the largest search budget (the human's hints count as search)."""
+    """The bot seat with the largest iteration budget (the strongest search seat)."""
     def budget(s):
         return s.get("iterations", 0) if isinstance(s, dict) else 0
     return max(range(len(g.seats)), key=lambda k: budget(g.seats[k]))
