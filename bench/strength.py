@@ -82,8 +82,9 @@ def play_game(game, bots, rnd: random.Random) -> list[float]:
 
 
 def match(game, a: str, b: str, games: int, a_iterations: int | None,
-          b_iterations: int | None, seed: int = 0) -> MatchResult:
-    """``games`` seat-rotated games of bot ``a`` against ``n-1`` copies of ``b``."""
+          b_iterations: int | None, seed: int = 0, on_game=None) -> MatchResult:
+    """``games`` seat-rotated games of bot ``a`` against ``n-1`` copies of ``b``;
+    ``on_game()`` after each game (for a progress bar)."""
     n = game.num_players()
     rnd = random.Random(seed)
     scores = []
@@ -96,6 +97,8 @@ def match(game, a: str, b: str, games: int, a_iterations: int | None,
             kind = resolve(kind, game)
             bots.append(make_bot(kind, game, p, **bot_kwargs(kind, it, seed * 1000 + g * 10 + p)))
         scores.append(play_game(game, bots, rnd)[seat])
+        if on_game is not None:
+            on_game()
     mean, low, high = confidence_interval(scores)
     return MatchResult(games, mean, low, high, time.perf_counter() - t0)
 
@@ -119,10 +122,18 @@ def main(argv: list[str] | None = None) -> int:
     a = resolve(args.a, game)
     print(f"{game!r}: {a} vs {n - 1} x {args.b}; fair share {100 / n:.1f}%")
     sweep = [int(x) for x in args.sweep.split(",")] if args.sweep else [args.a_iterations]
-    for it in sweep:
-        res = match(game, a, args.b, args.games, it, args.b_iterations, args.seed)
-        print(f"  {a}@{it:<6} {res}")
-        sys.stdout.flush()
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        for it in sweep:
+            task = bar.add_task(f"{a}@{it}", total=args.games)
+            res = match(game, a, args.b, args.games, it, args.b_iterations, args.seed,
+                        on_game=lambda t=task: bar.advance(t))
+            bar.remove_task(task)
+            print(f"  {a}@{it:<6} {res}")
+            sys.stdout.flush()
     return 0
 
 

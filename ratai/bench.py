@@ -15,7 +15,7 @@ Results are a Markdown table and, with matplotlib (``pip install -e ".[plot]"``)
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +24,11 @@ from ratai.arena import run_arena, standings
 from ratai.bots import make_bot
 from ratai.engines import CHANCE, load_game
 from ratai.engines.api import sample_chance_outcome
+
+#: the time budgets of :func:`speed`, as fractions of ``seconds``
+SPEED_FRACTIONS = (0.125, 0.25, 0.5, 1.0)
+#: positions :func:`speed` measures by default
+SPEED_POSITIONS = 3
 
 DEFAULT_PLAYERS = {"rat_trap": 3, "first_rat": 3, "ratapolis": 3, "rats_to_riches": 3}
 
@@ -72,13 +77,19 @@ def positions(game, count: int, seed: int) -> list:
     return out
 
 
-def speed(name: str, kind: str, seconds: float, n_positions: int = 3, seed: int = 0,
-          params: dict | None = None) -> list[SpeedRow]:
-    """Iterations/s and depth for time budgets ``seconds * (1/8, 1/4, 1/2, 1)``."""
+def speed(name: str, kind: str, seconds: float, n_positions: int = SPEED_POSITIONS,
+          seed: int = 0,
+          params: dict | None = None,
+          on_step: Callable[[], None] | None = None) -> list[SpeedRow]:
+    """Iterations/s and depth for time budgets ``seconds * (1/8, 1/4, 1/2, 1)``.
+
+    ``on_step()`` is called after each analysis (``4 * n_positions`` of them; for progress
+    bars).
+    """
     game = load_game(name, **(params or {"num_players": DEFAULT_PLAYERS.get(name, 3)}))
     states = positions(game, n_positions, seed)
     rows = []
-    for frac in (0.125, 0.25, 0.5, 1.0):
+    for frac in SPEED_FRACTIONS:
         budget = seconds * frac
         rates, depths = [], []
         for st in states:
@@ -86,19 +97,27 @@ def speed(name: str, kind: str, seconds: float, n_positions: int = 3, seed: int 
             a = bot.analyze(st)
             rates.append(a.iterations / max(a.elapsed_s, 1e-9))
             depths.append(a.max_depth)
+            if on_step is not None:
+                on_step()
         rows.append(SpeedRow(name, kind, budget, statistics.median(rates),
                              int(statistics.median(depths))))
     return rows
 
 
 def strength(name: str, kind: str, budgets: Sequence[int], games: int, seed: int = 0,
-             workers: int = 1, params: dict | None = None) -> list[StrengthRow]:
-    """Win rate of ``kind`` at each iteration budget against random opponents."""
+             workers: int = 1, params: dict | None = None,
+             on_record: Callable[[dict], None] | None = None) -> list[StrengthRow]:
+    """Win rate of ``kind`` at each iteration budget against random opponents.
+
+    ``on_record(record)`` is called after each game (``len(budgets) * games``; for progress
+    bars).
+    """
     params = params or {"num_players": DEFAULT_PLAYERS.get(name, 3)}
     rows = []
     for b in budgets:
         spec = f"{kind}:{b}"
-        recs = run_arena(name, params, [spec, "random"], games, seed=seed, workers=workers)
+        recs = run_arena(name, params, [spec, "random"], games, seed=seed, workers=workers,
+                         on_record=on_record)
         st = {s.bot: s for s in standings(recs, [spec, "random"])}[spec]
         lo, hi = st.ci95
         rows.append(StrengthRow(name, kind, b, st.win_rate, lo, hi, st.games))
@@ -119,7 +138,9 @@ def markdown(speed_rows: Sequence[SpeedRow], strength_rows: Sequence[StrengthRow
 
 def plot(speed_rows: Sequence[SpeedRow], strength_rows: Sequence[StrengthRow],
          path: str) -> None:
-    """Two panels: iterations/s against time budget, win rate against iterations.
+    """Three panels: iterations/s and search depth (plies) against the time budget, win
+    rate against iterations. Linear axes start at zero (a 13% change looks like 13%); the
+    log axes carry plain-number ticks (10, 30, 100, ...), not overlapping powers.
 
     Raises:
         ValueError: matplotlib is not installed (``pip install -e ".[plot]"``).
@@ -129,23 +150,44 @@ def plot(speed_rows: Sequence[SpeedRow], strength_rows: Sequence[StrengthRow],
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import EngFormatter, FixedLocator, FuncFormatter, NullLocator
     except ImportError:
         raise ValueError('plots need matplotlib: pip install -e ".[plot]"') from None
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-    for key in sorted({(r.game, r.kind) for r in speed_rows}):
+
+    def log_ticks(ax, values):
+        ticks = sorted({float(v) for v in values})
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(FixedLocator(ticks))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+
+    fig, (ax1, ax3, ax2) = plt.subplots(1, 3, figsize=(15, 4.2))
+    keys = sorted({(r.game, r.kind) for r in speed_rows})
+    for key in keys:
         rows = [r for r in speed_rows if (r.game, r.kind) == key]
         ax1.plot([r.seconds for r in rows], [r.iterations_per_s for r in rows], "o-",
                  label=f"{key[0]} {key[1]}")
-    ax1.set(xlabel="time budget (s)", ylabel="iterations / s", xscale="log",
-            title="search speed")
-    ax1.legend(fontsize=8)
+        ax3.plot([r.seconds for r in rows], [r.depth for r in rows], "o-",
+                 label=f"{key[0]} {key[1]}")
+    ax1.set(xlabel="time budget (s)", ylabel="iterations / s", title="search speed")
+    ax1.yaxis.set_major_formatter(EngFormatter(sep=""))
+    ax3.set(xlabel="time budget (s)", ylabel="deepest ply reached", title="search depth")
+    for ax in (ax1, ax3):
+        if speed_rows:
+            log_ticks(ax, [r.seconds for r in speed_rows])
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
     for key in sorted({(r.game, r.kind) for r in strength_rows}):
         rows = [r for r in strength_rows if (r.game, r.kind) == key]
         ax2.errorbar([r.iterations for r in rows], [r.win_rate for r in rows],
                      yerr=[[r.win_rate - r.low for r in rows], [r.high - r.win_rate for r in rows]],
                      fmt="o-", capsize=3, label=f"{key[0]} {key[1]}")
-    ax2.set(xlabel="iterations per move", ylabel="win rate vs random", xscale="log",
+    if strength_rows:
+        log_ticks(ax2, [r.iterations for r in strength_rows])
+    ax2.set(xlabel="iterations per move", ylabel="win rate vs random (95% interval)",
             ylim=(0, 1), title="strength")
+    ax2.grid(alpha=0.3)
     ax2.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

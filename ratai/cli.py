@@ -1,30 +1,41 @@
-"""The ``ratai`` command.
+"""The ``ratai`` command line (click).
 
     ratai demo                                   every game hosted over gRPC, played by bots
     ratai games                                  list the games and their variants
     ratai play rat_trap --players 3              play in the terminal against bots
     ratai arena rat_trap --bots ismcts:200,heuristic --games 50   a tournament
     ratai suggest rat_trap --history game.json --seat 1          one hint
+    ratai engine                                 JSON-lines analysis engine on stdin/stdout
     ratai bench rat_trap --seconds 1 --plot bench.png            search speed and strength
     ratai serve --port 50051                     the gRPC service (= python server.py)
 
-The full tool set (demo, suggest, arena, bench, serve) is added by later issues.
+Error contract: every bad input is one line ``ratai: <what and what is allowed>`` on stderr
+with exit code 2 (never a traceback); Ctrl-C exits with 130.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
+import math
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
+import click
 import numpy as np
 
-from ratai.bots import make_bot
+from ratai import __version__
 from ratai.engines import CHANCE, game_class, load_game, registered_games
 from ratai.engines.api import sample_chance_outcome
+
+#: The terminal screen of ``ratai play``: every block printed between two prompts fits.
+SCREEN_COLUMNS = 100
+SCREEN_LINES = 50
+EVENT_LINES = 8      # recent events shown (older ones summarised in one line)
+BOARD_LINES = 24     # board lines per page ('b' shows the next page)
+MOVE_ROWS = 12       # rows of the move list per page ('m' shows the next page)
 
 
 class UsageError(SystemExit):
@@ -32,17 +43,97 @@ class UsageError(SystemExit):
 
     def __init__(self, message: str):
         super().__init__(2)
-        self.message = message
+        self.message = " ".join(str(message).split())
 
     def __str__(self) -> str:
         return self.message
+
+
+# -- parameter types ---------------------------------------------------------------------
+class BotSpecType(click.ParamType):
+    """``KIND[:ITERATIONS|:SECONDSs]`` (``ratai.arena.BotSpec.parse``), kind checked."""
+
+    name = "BOT"
+
+    def convert(self, value, param, ctx):
+        from ratai.arena import BotSpec
+        from ratai.bots import BOT_KINDS
+
+        try:
+            spec = BotSpec.parse(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        if spec.kind not in BOT_KINDS:
+            self.fail(f"unknown bot kind {spec.kind!r}; known kinds: {sorted(BOT_KINDS)}",
+                      param, ctx)
+        if spec.iterations is not None and spec.iterations < 1:
+            self.fail(f"bad bot spec {value!r}: iterations must be >= 1", param, ctx)
+        if spec.time_limit is not None and not (spec.time_limit > 0
+                                                and math.isfinite(spec.time_limit)):
+            self.fail(f"bad bot spec {value!r}: seconds must be > 0", param, ctx)
+        return spec.label
+
+
+class BotListType(click.ParamType):
+    """Comma-separated bot specs."""
+
+    name = "BOT,..."
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, list):
+            return value
+        parts = [p.strip() for p in str(value).split(",")]
+        if not parts or any(not p for p in parts):
+            self.fail(f"{value!r}: expected comma-separated bot specs like random,ismcts:200",
+                      param, ctx)
+        return [BotSpecType().convert(p, param, ctx) for p in parts]
+
+
+class IntListType(click.ParamType):
+    """Comma-separated integers, each >= ``low``."""
+
+    name = "N,..."
+
+    def __init__(self, low: int = 1):
+        self.low = low
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, list):
+            return value
+        out = []
+        for part in str(value).split(","):
+            try:
+                n = int(part.strip())
+            except ValueError:
+                self.fail(f"{part.strip()!r} in {value!r} is not an integer; expected "
+                          f"comma-separated integers >= {self.low}, e.g. 10,30,100", param, ctx)
+            if n < self.low:
+                self.fail(f"{n} in {value!r} is below {self.low}", param, ctx)
+            out.append(n)
+        return out
+
+
+SEED = click.IntRange(min=0)
+POSITIVE_SECONDS = click.FloatRange(min=0, min_open=True)
+GAMES = click.Choice(registered_games())
+
+
+def _game_options(f):
+    f = click.option("--param", "param", multiple=True, metavar="NAME=VALUE",
+                     help="a game parameter (JSON value), e.g. --param big_gang=true; "
+                          "repeatable")(f)
+    f = click.option("--variant", default=None,
+                     help="a named variant (see `ratai games`)")(f)
+    f = click.option("--players", type=click.IntRange(min=1), default=None,
+                     help="number of seats  [default: the game's]")(f)
+    return click.argument("game", type=GAMES, metavar="GAME")(f)
 
 
 def _parse_params(pairs: Sequence[str]) -> dict:
     params = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep:
+        if not sep or not key:
             raise UsageError(f"bad --param {pair!r}: use NAME=VALUE")
         try:
             params[key] = json.loads(value)
@@ -51,72 +142,268 @@ def _parse_params(pairs: Sequence[str]) -> dict:
     return params
 
 
-def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
+def _game_params(game: str, variant: str | None, players: int | None,
+                 param: Sequence[str]) -> dict:
+    cls = game_class(game)
+    if variant and variant not in cls.variants:
+        raise UsageError(f"bad --variant {variant!r}; known: {sorted(cls.variants)}")
+    params = dict(cls.variants[variant]) if variant else {}
+    params.update(_parse_params(param))
+    if players is not None:
+        if variant and params.get("num_players", players) != players:
+            raise UsageError(f"--players {players} contradicts --variant "
+                             f"{variant} ({params['num_players']} players)")
+        params["num_players"] = players
+    return params
+
+
+def _writable(path: str | None, option: str) -> None:
+    """Refuse an output file whose directory does not exist, before any work is done."""
+    if path is not None:
+        parent = Path(path).expanduser().resolve().parent
+        if not parent.is_dir():
+            raise UsageError(f"bad {option} {path}: directory {parent} does not exist")
+
+
+def _load(game: str, params: dict):
+    try:
+        return load_game(game, **params)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+# -- the group ---------------------------------------------------------------------------
+CONTEXT = {"help_option_names": ["-h", "--help"], "show_default": True,
+           "max_content_width": SCREEN_COLUMNS}
+
+
+@click.group(context_settings=CONTEXT, help="Rule engines, search bots and a gRPC service "
+             "for four board games about rats (First Rat, Rat Trap, Ratapolis, Rats to "
+             "Riches).\n\nStart with `ratai games`, `ratai play rat_trap` or `ratai demo`.")
+@click.version_option(__version__, "--version", prog_name="ratai", message="%(prog)s %(version)s")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    ctx.ensure_object(dict)
+
+
+def _out(ctx: click.Context) -> TextIO:
+    return ctx.obj.get("out", sys.stdout)
+
+
+@cli.command(help="Host one game of each title with AI seats over gRPC and play them out.",
+             epilog="example: ratai demo --seed 7")
+@click.option("--seed", type=SEED, default=1, help="seed of every game and bot")
+@click.option("--workers", type=click.IntRange(min=1), default=2, help="search processes")
+@click.option("--timeout", type=POSITIVE_SECONDS, default=900.0,
+              help="give up after this many seconds")
+@click.option("--scale", type=POSITIVE_SECONDS, default=1.0,
+              help="multiply every search budget by this (below 1: a quicker, weaker demo)")
+@click.pass_context
+def demo(ctx, seed, workers, timeout, scale):
+    from ratai.demo import run_demo
+
+    out = _out(ctx)
+    ctx.exit(run_demo(None if out is sys.stdout else out, seed=seed, workers=workers,
+                      timeout=timeout, scale=scale))
+
+
+@cli.command(help="List the games, their parameters and variants.")
+@click.pass_context
+def games(ctx):
+    out = _out(ctx)
     for name in registered_games():
         cls = game_class(name)
         out.write(f"{name}: {cls.title}\n  {cls.summary}\n")
         for p in cls.param_specs:
             out.write(f"  --param {p.name}={json.dumps(p.default)}  {p.doc}\n")
         out.write(f"  variants: {', '.join(cls.variants)}\n")
-    return 0
 
 
-def cmd_play(args: argparse.Namespace, out: TextIO, inp: TextIO) -> int:
-    params = _game_params(args)
+# -- records (ratai play --save / --load, ratai suggest --history) ----------------------
+def read_record(path: str, option: str = "--history") -> dict:
+    """A game record file: a JSON list of action ids, a JSON object with ``history`` (a
+    ``ratai play --save`` record or an arena record), or JSON lines of those (the first).
+
+    Raises:
+        UsageError: naming the file and what is wrong with it.
+    """
+    p = Path(path)
     try:
-        game = load_game(args.game, **params)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    n = game.num_players()
-    me = args.seat
-    if not 0 <= me < n:
-        raise UsageError(f"bad --seat {me}: allowed 0..{n - 1}")
-    kinds = [k.strip() for k in args.bots.split(",")] if args.bots else ["random"]
-    rng = np.random.default_rng(args.seed)
-    bots = {}
-    others = [s for s in range(n) if s != me]
-    for i, seat in enumerate(others):
-        spec = kinds[min(i, len(kinds) - 1)]
-        kind, _, budget = spec.partition(":")
-        kw = {"iterations": int(budget)} if budget else {}
+        text = p.read_text().strip()
+    except OSError as exc:
+        raise UsageError(f"bad {option} {path}: {exc.strerror or exc}") from None
+    if text.startswith("{") and "\n" in text:
         try:
-            bots[seat] = make_bot(kind, game, seat, seed=int(rng.integers(2**31)), **kw)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        out.write(f"seat {seat}: {spec} bot\n")
-    out.write(f"you are seat {me}. Type a move's number (or its label); 'h' hint, "
-              f"'u' undo, 'q' quit.\n\n")
-    hint = _HintBot(args.hint, game, me)
-    state = game.new_initial_state()
-    undo: list = []  # states at your earlier decisions
-    while not state.is_terminal():
-        cp = state.current_player()
-        if cp == CHANCE:
-            action = sample_chance_outcome(state, rng)
-        elif cp == me:
-            action = _ask_move(state, me, out, inp, hint)
-            if action is None:
-                out.write("bye\n")
-                return 0
-            if action == "undo":
-                if undo:
-                    state = undo.pop()
-                    out.write("  (undone: back to your previous decision)\n")
-                else:
-                    out.write("  (nothing to undo)\n")
-                continue
-            undo.append(state.clone())
+            json.loads(text)
+        except json.JSONDecodeError:
+            text = text.splitlines()[0]  # JSON lines: the first record
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"bad {option} {path}: not JSON ({exc.msg} at line {exc.lineno} "
+                         f"column {exc.colno})") from None
+    if isinstance(doc, list):
+        doc = {"history": doc}
+    if not isinstance(doc, dict):
+        raise UsageError(f"bad {option} {path}: expected a JSON list of action ids or an "
+                         f"object with a 'history' field")
+    if "history" not in doc:
+        raise UsageError(f"bad {option} {path}: no 'history' field (a list of action ids)")
+    hist = doc["history"]
+    if not isinstance(hist, list) or any(isinstance(a, bool) or not isinstance(a, int)
+                                         for a in hist):
+        bad = next((a for a in hist if isinstance(a, bool) or not isinstance(a, int)), hist) \
+            if isinstance(hist, list) else hist
+        raise UsageError(f"bad {option} {path}: field 'history' must be a list of integer "
+                         f"action ids; found {json.dumps(bad)}")
+    return doc
+
+
+def record_params(record: dict, game: str, params: dict, option: str, path: str) -> dict:
+    """The game parameters of a record merged with the command line's (a record names its
+    game and params when ``ratai play --save`` or ``ratai arena --out`` wrote it).
+
+    Raises:
+        UsageError: the record is of another game, or contradicts a command-line parameter.
+    """
+    if record.get("game") not in (None, game):
+        raise UsageError(f"bad {option} {path}: it records a {record['game']} game, not {game}")
+    rec_params = record.get("params") or {}
+    if not isinstance(rec_params, dict):
+        raise UsageError(f"bad {option} {path}: field 'params' must be an object")
+    for k, v in params.items():
+        if k in rec_params and rec_params[k] != v:
+            raise UsageError(f"bad {option} {path}: the record has {k}={rec_params[k]!r}, "
+                             f"the command line {v!r}")
+    return {**params, **rec_params}
+
+
+def write_record(path: str, game, state, seed: int, seats: dict) -> None:
+    """Write a ``ratai play`` record: game, params, seed, seats, history, scores, returns."""
+    doc = {"game": game.name,
+           "params": dict(game.params), "seed": seed, "seats": seats,
+           "history": [int(a) for a in state.history()]}
+    if state.is_terminal():
+        doc.update(scores=state.scores(), returns=state.returns())
+    Path(path).write_text(json.dumps(doc) + "\n")
+
+
+def game_over_line(state) -> str:
+    """``Game over: winner seat 1 (42 points); scores: seat 0 30, seat 1 42, seat 2 17``."""
+    scores, returns = state.scores(), state.returns()
+    best = max(returns)
+    winners = [k for k, r in enumerate(returns) if r == best]
+    fmt = ", ".join(f"seat {k} {s:g}" for k, s in enumerate(scores))
+    if best <= 0:
+        who = "no seat wins (every return is 0)"
+    elif len(winners) == 1:
+        who = f"winner seat {winners[0]} ({scores[winners[0]]:g} points)"
+    else:
+        who = "shared win: " + " and ".join(f"seat {k}" for k in winners) + \
+            f" ({scores[winners[0]]:g} points)"
+    return f"Game over: {who}; scores: {fmt}"
+
+
+# -- terminal play -----------------------------------------------------------------------
+def fit_lines(text: str, width: int = SCREEN_COLUMNS) -> list[str]:
+    """``text`` wrapped to ``width`` columns; continuation lines keep the indent + 2."""
+    out = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = len(line) - len(line.lstrip())
+        out += textwrap.wrap(line, width, initial_indent="", subsequent_indent=" " * (indent + 2),
+                             break_long_words=True, drop_whitespace=True) or [""]
+    return out
+
+
+def move_pages(labels: Sequence[str], rows: int = MOVE_ROWS,
+               width: int = SCREEN_COLUMNS) -> list[list[str]]:
+    """The numbered move list in columns, paged: each page at most ``rows`` lines."""
+    cells = [f"[{i}] {lab}" for i, lab in enumerate(labels)]
+    colw = min(width, max(len(c) for c in cells) + 2) if cells else width
+    ncols = max(1, (width + 2) // colw)
+    per_page = rows * ncols
+    pages = []
+    for start in range(0, len(cells), per_page):
+        chunk = cells[start:start + per_page]
+        nrows = math.ceil(len(chunk) / ncols)
+        lines = []
+        for r in range(nrows):
+            row = [chunk[c * nrows + r] for c in range(ncols) if c * nrows + r < len(chunk)]
+            line = "".join(cell.ljust(colw) for cell in row).rstrip()
+            lines += fit_lines("  " + line if len(line) + 2 <= width else line, width)
+        pages.append(lines)
+    return pages or [[]]
+
+
+def event_line(state, me: int, cp: int, action: int) -> str:
+    """``who: what`` for one action as seat ``me`` sees it (``chance``, ``you``, ``seat N``)."""
+    what = state.describe_action(me, action)
+    what = what.removeprefix(f"seat {cp}: ") if cp >= 0 else what
+    who = "chance" if cp == CHANCE else ("you" if cp == me else f"seat {cp}")
+    return f"{who}: {what}"
+
+
+def summarize_events(events: Sequence[str]) -> list[str]:
+    """Merge runs of similar events into one line each: ``chance: reveal backpack BP-G1: ...``
+    then ``chance: reveal backpack BP-W2: ...`` become ``chance: reveal backpack BP-G1: ...;
+    BP-W2: ...`` (First Rat's 17 setup reveals take 3 events instead of 17)."""
+    out: list[str] = []
+    run: list[str] = []  # the words of the run's first event
+    for e in events:
+        words = e.split(" ")
+        common = 0
+        while common < min(len(run), len(words)) and run[common] == words[common]:
+            common += 1
+        if run and common >= 3 and common < len(words):  # "who: verb noun" at least
+            out[-1] += "; " + " ".join(words[common:])
         else:
-            action = bots[cp].step(state)
-        out.write(f"  * {state.describe_action(me, action)}\n")
-        state.apply_action(action)
-    out.write("\n" + state.render(me) + "\n")
-    out.write(f"Game over. Scores: {state.scores()}  returns: {state.returns()}\n")
-    return 0
+            out.append(e)
+            run = words
+    return out
+
+
+class Terminal:
+    """Input for ``ratai play``: prompt_toolkit with label completion on a terminal, plain
+    ``readline`` otherwise (pipes, tests)."""
+
+    def __init__(self, out: TextIO, inp: TextIO, session: Any = None):
+        self.out, self.inp = out, inp
+        self.session = session
+        if session is not None:
+            return
+        try:
+            tty = inp is sys.stdin and out is sys.stdout and sys.stdin.isatty() \
+                and sys.stdout.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        if tty:
+            try:
+                from prompt_toolkit import PromptSession
+
+                self.session = PromptSession()
+            except Exception:  # noqa: BLE001 - no usable terminal: fall back to plain input
+                self.session = None
+
+    def ask(self, prompt: str, words: Sequence[str] = ()) -> str | None:
+        """One line (``None`` at end of input)."""
+        if self.session is not None:
+            from prompt_toolkit.completion import FuzzyWordCompleter
+
+            try:
+                return self.session.prompt(prompt, completer=FuzzyWordCompleter(list(words)))
+            except EOFError:
+                return None
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.inp.readline()
+        return line.rstrip("\n") if line else None
 
 
 class _HintBot:
-    """The bot behind 'h', built on first use (so a bad --hint only fails when asked)."""
+    """The bot behind 'h', built on first use."""
 
     def __init__(self, spec: str, game, seat: int):
         self.spec, self.game, self.seat, self.bot = spec, game, seat, None
@@ -136,260 +423,489 @@ def _show_hint(state, hint: _HintBot, out: TextIO, top: int = 5) -> None:
     except ValueError as exc:
         out.write(f"  no hint: {exc}\n")
         return
-    if not hasattr(bot, "analyze"):
-        out.write(f"  hint: {state.action_to_string(bot.player, bot.step(state))}\n")
-        return
     analysis = bot.analyze(state)
     best = state.action_to_string(bot.player, analysis.best_action)
-    out.write(f"  hint ({analysis.kind}, {analysis.iterations} iterations, "
-              f"{analysis.elapsed_s:.2f}s): play {best}\n")
+    lines = [f"  hint ({analysis.kind}, {analysis.iterations} iterations, "
+             f"{analysis.elapsed_s:.2f}s): play {best}"]
     for m in analysis.moves[:top]:
-        out.write(f"    {m.label:<40} visits {m.visits:>6}  value {m.value:.3f}\n")
+        lines.append(f"    {m.label[:60]:<60} visits {m.visits:>6}  value {m.value:.3f}")
     if analysis.pv:
-        out.write("    line: " + " -> ".join(step.label for step in analysis.pv[:6]) + "\n")
+        lines.append("    line: " + " -> ".join(step.label for step in analysis.pv[:6]))
+    out.write("\n".join(fit_lines("\n".join(lines))) + "\n")
 
 
-def _ask_move(state, me: int, out: TextIO, inp: TextIO, hint=None) -> int | str | None:
-    legal = state.legal_actions()
-    out.write("\n" + state.render(me) + "\n")
-    for i, a in enumerate(legal):
-        out.write(f"  [{i}] {state.action_to_string(me, a)}\n")
-    if len(legal) == 1:
-        out.write("  (your only option: the game still asks, so nobody learns why)\n")
-    while True:
-        out.write("your move> ")
-        out.flush()
-        line = inp.readline()
-        if not line or line.strip().lower() in ("q", "quit"):
-            return None
-        text = line.strip()
-        if text.lower() in ("u", "undo"):
-            return "undo"
-        if text.lower() in ("h", "hint") and hint is not None:
-            _show_hint(state, hint, out)
-            continue
-        if text.isdigit() and int(text) < len(legal):
-            return legal[int(text)]
+class PlaySession:
+    """One terminal game: a human seat against bots, with undo, hints, save and paging.
+
+    Chance is drawn from a stream keyed by (seed, ply), so undoing and replaying a decision
+    gives the same dice and cards: undo cannot be used to fish for luck.
+    """
+
+    def __init__(self, game, me: int, bots: dict, seed: int, hint: _HintBot, term: Terminal,
+                 save: str | None, seats: dict):
+        self.game, self.me, self.bots, self.seed = game, me, bots, seed
+        self.hint, self.term, self.out, self.save, self.seats = hint, term, term.out, save, seats
+        self.state = game.new_initial_state()
+        self.undo: list = []
+        self.events: list[str] = []
+        self.header: list[str] = []  # lines printed with the first screen
+
+    def chance(self, state) -> int:
+        return sample_chance_outcome(state, np.random.default_rng([self.seed, len(
+            state.history())]))
+
+    def replay(self, history: Sequence[int]) -> None:
+        """Re-apply a saved history (checked), rebuilding the undo points."""
+        for a in history:
+            if self.state.is_terminal():
+                raise UsageError("bad --load: the history continues after the game's end")
+            if self.state.current_player() == self.me:
+                self.undo.append(self.state.clone())
+            try:
+                self.state.apply_action(int(a))
+            except ValueError as exc:
+                raise UsageError(f"bad --load: {exc}") from None
+
+    def _save(self) -> None:
+        if self.save:
+            write_record(self.save, self.game, self.state, self.seed, self.seats)
+
+    def screen(self, board_page: int = 0, move_page: int = 0,
+               header: Sequence[str] = ()) -> list[str]:
+        """The lines shown before a prompt: ``header``, recent events, one page of the board
+        and one page of the moves; at most SCREEN_LINES lines of SCREEN_COLUMNS columns."""
+        st, me = self.state, self.me
+        top: list[str] = list(header)
+        shown: list[str] = []
+        events = summarize_events(self.events)
+        kept = 0
+        for e in reversed(events):  # the latest whole events that fit EVENT_LINES
+            lines_e = fit_lines(f"  * {e}")
+            if len(shown) + len(lines_e) > EVENT_LINES - 1 and kept:
+                break
+            shown = lines_e[:EVENT_LINES - 1] + shown
+            kept += 1
+        if kept < len(events):
+            top.append(f"  ({len(events) - kept} earlier events; 'l' shows the game log)")
+        top += shown
+        labels = [st.action_to_string(me, a) for a in st.legal_actions()]
+        mpages = move_pages(labels)
+        mp = move_page % len(mpages)
+        bottom = [f"your moves ({len(labels)}):", *mpages[mp]]
+        if len(mpages) > 1:
+            bottom.append(f"  (moves page {mp + 1}/{len(mpages)}; 'm' shows the next page)")
+        if len(labels) == 1:
+            bottom.append("  (your only option: the game still asks, so nobody learns why)")
+        board = fit_lines(st.render(me))
+        room = max(8, min(BOARD_LINES, SCREEN_LINES - len(top) - len(bottom) - 2))
+        pages = max(1, math.ceil(len(board) / room))
+        bp = board_page % pages
+        middle = [""] + board[bp * room:(bp + 1) * room]
+        if pages > 1:
+            middle.append(f"  (board page {bp + 1}/{pages}; 'b' shows the next page)")
+        return top + middle + bottom
+
+    def log(self, lines: int = SCREEN_LINES - 2) -> list[str]:
+        """The game so far as you saw it (the last ``lines`` lines): who did what."""
+        replay = self.game.new_initial_state()
+        out = []
+        for a in self.state.history():
+            line = event_line(replay, self.me, replay.current_player(), a)
+            out += fit_lines(f"  {replay.move_number():>4} {line}")
+            replay.apply_action(a)
+        out = out[-(lines - 1):]
+        return [f"game log (last {len(out)} lines of {len(self.state.history())} actions):",
+                *out]
+
+    def ask_move(self) -> int | str | None:
+        st, me = self.state, self.me
+        legal = st.legal_actions()
+        labels = [st.action_to_string(me, a) for a in legal]
+        bp = mp = 0
+        self.out.write("\n".join(self.screen(bp, mp, self.header)) + "\n")
+        self.header = []
+        self.events = []
+        while True:
+            line = self.term.ask("your move> ", labels + ["hint", "undo", "quit", "board",
+                                                           "moves", "log"])
+            if line is None or line.strip().lower() in ("q", "quit"):
+                return None
+            text = line.strip()
+            low = text.lower()
+            if low in ("u", "undo"):
+                return "undo"
+            if low in ("h", "hint"):
+                _show_hint(st, self.hint, self.out)
+                continue
+            if low in ("b", "board"):
+                bp += 1
+                self.out.write("\n".join(self.screen(bp, mp)) + "\n")
+                continue
+            if low in ("m", "moves"):
+                mp += 1
+                self.out.write("\n".join(move_pages(labels)[mp % len(move_pages(labels))])
+                               + "\n")
+                continue
+            if low in ("l", "log"):
+                self.out.write("\n".join(self.log()) + "\n")
+                continue
+            if text.isdigit() and int(text) < len(legal):
+                return legal[int(text)]
+            matches = [a for a, lab in zip(legal, labels, strict=True) if lab.lower() == low]
+            if not matches and text:
+                matches = [a for a, lab in zip(legal, labels, strict=True)
+                           if lab.lower().startswith(low)]
+            if len(matches) == 1:
+                return matches[0]
+            if len(matches) > 1:
+                self.out.write(f"  {len(matches)} moves start with {text!r}; type more or "
+                               f"the number\n")
+                continue
+            self.out.write(f"  not a legal move: {text!r}; type 0..{len(legal) - 1}, a move's "
+                           f"label, or h/u/b/m/l/q\n")
+
+    def run(self) -> int:
+        me = self.me
+        while not self.state.is_terminal():
+            st = self.state
+            cp = st.current_player()
+            if cp == CHANCE:
+                action = self.chance(st)
+            elif cp == me:
+                self._save()
+                action = self.ask_move()
+                if action is None:
+                    self._save()
+                    self.out.write("bye" + (f" (saved to {self.save})" if self.save else "")
+                                   + "\n")
+                    return 0
+                if action == "undo":
+                    if self.undo:
+                        self.state = self.undo.pop()
+                        self.events = ["(undone: back to your previous decision; the dice "
+                                       "and cards stay the same)"]
+                    else:
+                        self.out.write("  (nothing to undo)\n")
+                    continue
+                self.undo.append(st.clone())
+            else:
+                action = self.bots[cp].step(st)
+            self.events.append(event_line(st, me, cp, action))
+            st.apply_action(action)
+        self._save()
+        self.out.write("\n".join(fit_lines(self.state.render(me))[:SCREEN_LINES - 3]) + "\n")
+        self.out.write(game_over_line(self.state) + "\n")
+        if self.save:
+            self.out.write(f"record saved to {self.save}\n")
+        return 0
+
+
+@cli.command(help="Play a game in the terminal against bots. At your turn type a move's "
+                  "number or label (Tab completes on a terminal), 'h' for a hint, 'u' to "
+                  "undo, 'b'/'m' for the next board/moves page, 'q' to quit.",
+             epilog="example: ratai play rat_trap --players 3 --bots ismcts:0.5s,heuristic "
+                    "--save game.json")
+@_game_options
+@click.option("--seat", type=click.IntRange(min=0), default=0, help="your seat")
+@click.option("--bots", type=BotListType(), default="random",
+              help="bot specs for the other seats, comma-separated, e.g. random or "
+                   "ismcts:2000,heuristic (the last one repeats)")
+@click.option("--seed", type=SEED, default=None,
+              help="seed for dice, cards and bots  [default: random, printed]")
+@click.option("--hint", "hint_spec", type=BotSpecType(), default="ismcts:1000",
+              help="the bot that answers 'h'")
+@click.option("--save", type=click.Path(dir_okay=False), default=None,
+              help="keep the game record in this JSON file (updated every turn; "
+                   "`ratai suggest --history FILE` and `--load FILE` read it)")
+@click.option("--load", type=click.Path(dir_okay=False), default=None,
+              help="continue the game recorded in this file (its params and seed)")
+@click.pass_context
+def play(ctx, game, players, variant, param, seat, bots, seed, hint_spec, save, load):
+    out, inp = _out(ctx), ctx.obj.get("inp", sys.stdin)
+    _writable(save, "--save")
+    params = _game_params(game, variant, players, param)
+    record = None
+    if load:
+        record = read_record(load, "--load")
+        params = record_params(record, game, params, "--load", load)
+        if seed is None and isinstance(record.get("seed"), int):
+            seed = record["seed"]
+    g = _load(game, params)
+    n = g.num_players()
+    if not seat < n:
+        raise UsageError(f"bad --seat {seat}: allowed 0..{n - 1}")
+    if seed is None:
+        seed = int(np.random.default_rng().integers(2**31))
+    from ratai.arena import BotSpec
+
+    rng = np.random.default_rng(seed)
+    others = [s for s in range(n) if s != seat]
+    bot_of, seats = {}, {str(seat): "human"}
+    for i, s in enumerate(others):
+        spec = bots[min(i, len(bots) - 1)]
         try:
-            return state.string_to_action(me, text)
-        except ValueError:
-            out.write(f"  not a legal move: {text!r}; type 0..{len(legal) - 1}\n")
+            bot_of[s] = BotSpec.parse(spec).make(g, s, int(rng.integers(2**31)))
+        except ValueError as exc:
+            raise UsageError(f"bad --bots {spec!r}: {exc}") from None
+        seats[str(s)] = spec
+    session = PlaySession(g, seat, bot_of, seed, _HintBot(hint_spec, g, seat),
+                          Terminal(out, inp), save, seats)
+    session.header = fit_lines(
+        "bots: " + ", ".join(f"seat {s} {seats[str(s)]}" for s in others) + "\n"
+        f"you are seat {seat} (seed {seed}). Type a move's number or label; 'h' hint, "
+        f"'u' undo, 'q' quit.")
+    if record is not None:
+        session.replay(record["history"])
+        session.header.append(f"loaded {len(record['history'])} actions from {load}")
+    ctx.exit(session.run())
 
 
-def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
-    from rich.progress import Progress
-
+@cli.command(help="Seat-rotated matches between bots, with win rates and ratings.",
+             epilog="example: ratai arena rat_trap --players 3 --bots random,heuristic "
+                    "--games 30")
+@_game_options
+@click.option("--bots", type=BotListType(), required=True,
+              help="comma-separated bot specs KIND[:ITERATIONS|:SECONDSs]")
+@click.option("--games", "n_games", type=click.IntRange(min=1), default=20,
+              help="number of games")
+@click.option("--workers", type=click.IntRange(min=1), default=1, help="processes")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
+              help="where the games run")
+@click.option("--seed", type=SEED, default=0, help="seed of the whole tournament")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None,
+              help="write every game record (JSON lines) to this file")
+@click.pass_context
+def arena(ctx, game, players, variant, param, bots, n_games, workers, backend, seed, out_path):
     from ratai.arena import format_table, run_arena, standings, write_records
 
-    params = _game_params(args)
-    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
-    if len(bots) < 1:
-        raise UsageError("--bots needs at least one bot spec")
-    with Progress(console=None if out is sys.stdout else _console(out),
-                  transient=True) as progress:
-        task = progress.add_task(f"{args.game}: {len(bots)} bots", total=args.games)
+    out = _out(ctx)
+    _writable(out_path, "--out")
+    params = _game_params(game, variant, players, param)
+    _load(game, params)
+    with _progress(out) as progress:
+        task = progress.add_task(f"{game}: {n_games} games", total=n_games)
         try:
-            records = run_arena(args.game, params, bots, args.games, seed=args.seed,
-                                workers=args.workers, backend=args.backend,
-                                on_record=lambda rec: progress.advance(task))
+            records = run_arena(game, params, bots, n_games, seed=seed, workers=workers,
+                                backend=backend, on_record=lambda rec, t=task: progress.advance(t))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     rows = standings(records, list(dict.fromkeys(bots)))
     moves = sum(r["moves"] for r in records) / max(1, len(records))
-    out.write(f"{args.game} {json.dumps(records[0]['params'] if records else params)}: "
+    out.write(f"{game} {json.dumps(records[0]['params'] if records else params)}: "
               f"{len(records)} games, {moves:.0f} actions per game\n\n")
     out.write(format_table(rows) + "\n")
-    if args.out:
-        write_records(records, args.out)
-        out.write(f"\nrecords written to {args.out}\n")
-    return 0
+    if out_path:
+        write_records(records, out_path)
+        out.write(f"\nrecords written to {out_path}\n")
 
 
-def cmd_suggest(args: argparse.Namespace, out: TextIO) -> int:
+@cli.command(help="One hint for a seat, from a game record (--history) or a serialized "
+                  "state (--state).",
+             epilog="example: ratai suggest rat_trap --players 3 --history game.json --seat 1 "
+                    "--bot ismcts:2000 --json")
+@_game_options
+@click.option("--history", type=click.Path(dir_okay=False), default=None,
+              help="JSON list of action ids, a `ratai play --save` record or an arena "
+                   "record line")
+@click.option("--state", "state_path", type=click.Path(dir_okay=False), default=None,
+              help="a file of State.serialize() bytes")
+@click.option("--seat", type=click.IntRange(min=0), required=True, help="the seat to advise")
+@click.option("--bot", type=BotSpecType(), default="ismcts:1000", help="bot spec")
+@click.option("--seed", type=click.IntRange(min=0), default=0, help="bot seed")
+@click.option("--json", "as_json", is_flag=True, help="print the Analysis as JSON")
+@click.pass_context
+def suggest(ctx, game, players, variant, param, history, state_path, seat, bot, seed, as_json):
     import dataclasses
 
     from ratai.arena import BotSpec
 
+    out = _out(ctx)
+    if (history is None) == (state_path is None):
+        raise UsageError("give exactly one of --history FILE or --state FILE")
+    params = _game_params(game, variant, players, param)
+    doc = read_record(history, "--history") if history is not None else None
+    if doc is not None:
+        params = record_params(doc, game, params, "--history", history)
+    g = _load(game, params)
+    if seat >= g.num_players():
+        raise UsageError(f"bad --seat {seat}: allowed 0..{g.num_players() - 1}")
+    if doc is not None:
+        try:
+            state = g.state_from_history(doc["history"])
+        except ValueError as exc:
+            raise UsageError(f"bad --history {history}: {exc}") from None
+    else:
+        try:
+            state = g.deserialize_state(Path(state_path).read_bytes())
+        except OSError as exc:
+            raise UsageError(f"bad --state {state_path}: {exc.strerror or exc}") from None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UsageError(f"bad --state {state_path}: {exc}") from None
+    if state.is_terminal():
+        raise UsageError(f"the game in {history or state_path} is over ("
+                         f"{game_over_line(state).removeprefix('Game over: ')}); "
+                         f"nothing to suggest")
+    if state.current_player() != seat:
+        cp = state.current_player()
+        who = "chance (dice or cards) is" if cp == CHANCE else f"seat {cp} is"
+        raise UsageError(f"it is not seat {seat}'s turn in that position ({who} to move)"
+                         if cp < 0 else f"it is not seat {seat}'s turn in that position "
+                         f"(to move: {cp})")
     try:
-        game = load_game(args.game, **_game_params(args))
-        if args.history:
-            text = Path(args.history).read_text().strip()
-            doc = json.loads(text.splitlines()[0] if text.startswith("{") else text)
-            history = doc["history"] if isinstance(doc, dict) else doc
-            state = game.state_from_history([int(a) for a in history])
-        else:
-            state = game.deserialize_state(Path(args.state).read_bytes())
-        if state.current_player() != args.seat:
-            raise ValueError(f"it is not seat {args.seat}'s turn in that position (to move: "
-                             f"{state.current_player()})")
-        bot = BotSpec.parse(args.bot).make(game, args.seat, args.seed)
-        analysis = bot.analyze(state)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        analysis = BotSpec.parse(bot).make(g, seat, seed).analyze(state)
+    except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if args.json:
+    if as_json:
         out.write(json.dumps(dataclasses.asdict(analysis), indent=1) + "\n")
-        return 0
-    out.write(f"seat {args.seat}: play {state.action_to_string(args.seat, analysis.best_action)}"
+        return
+    out.write(f"seat {seat}: play {state.action_to_string(seat, analysis.best_action)}"
               f"  ({analysis.kind}, {analysis.iterations} iterations, {analysis.nodes} nodes, "
               f"depth {analysis.max_depth}, {analysis.elapsed_s:.2f}s)\n")
     for m in analysis.moves[:8]:
         out.write(f"  {m.label:<44} visits {m.visits:>6}  value {m.value:.3f}\n")
     if analysis.pv:
         out.write("  principal variation: " + " -> ".join(p.label for p in analysis.pv) + "\n")
-    return 0
 
 
-def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
-    from ratai import bench
+@cli.command(help="A JSON-lines analysis engine on stdin/stdout (KataGo-style): one query "
+                  "per line, answers by id, terminate/terminate_all; see docs/engine.md.",
+             epilog='example: echo \'{"id":"1","game":"rat_trap","history":[44],'
+                    '"bot":"ismcts:500"}\' | ratai engine')
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="queries searched at once  [default: the number of cores]")
+@click.pass_context
+def engine(ctx, workers):
+    from ratai.engine import run_engine
 
-    names = [args.game] if args.game else registered_games()
+    ctx.exit(run_engine(ctx.obj.get("inp", sys.stdin), _out(ctx), workers))
+
+
+@cli.command(help="Search speed and depth against time, strength against iterations.",
+             epilog="example: ratai bench rat_trap --seconds 1 --games 20 --plot bench.png")
+@click.argument("game", type=GAMES, required=False, metavar="[GAME]")
+@click.option("--players", type=click.IntRange(min=1), default=None,
+              help="number of seats  [default: 3]")
+@click.option("--kind", default=None,
+              help="bot kind  [default: mcts, or ismcts for hidden information]")
+@click.option("--seconds", type=POSITIVE_SECONDS, default=1.0,
+              help="largest time budget per analysis (seconds)")
+@click.option("--budgets", type=IntListType(1), default="10,30,100,300",
+              help="iteration budgets for the strength curve")
+@click.option("--games", "n_games", type=click.IntRange(min=1), default=12,
+              help="games per budget")
+@click.option("--workers", type=click.IntRange(min=1), default=1, help="processes for the games")
+@click.option("--seed", type=SEED, default=0, help="seed of positions and games")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="write a PNG plot here (needs matplotlib)")
+@click.option("--markdown", type=click.Path(dir_okay=False), default=None,
+              help="write the Markdown table here")
+@click.pass_context
+def bench(ctx, game, players, kind, seconds, budgets, n_games, workers, seed, plot, markdown):
+    from ratai import bench as bench_mod
+    from ratai.bots import BOT_KINDS
+
+    out = _out(ctx)
+    _writable(plot, "--plot")
+    _writable(markdown, "--markdown")
+    if kind is not None and kind not in BOT_KINDS:
+        raise UsageError(f"bad --kind {kind!r}; known kinds: {sorted(BOT_KINDS)}")
+    names = [game] if game else registered_games()
     speed_rows, strength_rows = [], []
     try:
-        budgets = [int(b) for b in args.budgets.split(",")]
-        for name in names:
-            kind = args.kind or bench.default_kind(load_game(name))
-            params = {"num_players": args.players} if args.players else None
-            out.write(f"{name}: {kind} ...\n")
-            out.flush()
-            speed_rows += bench.speed(name, kind, args.seconds, seed=args.seed, params=params)
-            strength_rows += bench.strength(name, kind, budgets, args.games, seed=args.seed,
-                                            workers=args.workers, params=params)
-        table = bench.markdown(speed_rows, strength_rows)
+        with _progress(out) as progress:
+            for name in names:
+                k = kind or bench_mod.default_kind(load_game(name))
+                params = {"num_players": players} if players else None
+                task = progress.add_task(f"{name} {k}: speed", total=len(
+                    bench_mod.SPEED_FRACTIONS) * bench_mod.SPEED_POSITIONS)
+                speed_rows += bench_mod.speed(name, k, seconds, seed=seed, params=params,
+                                              on_step=lambda t=task: progress.advance(t))
+                progress.update(task, description=f"{name} {k}: strength", completed=0,
+                                total=len(budgets) * n_games)
+                strength_rows += bench_mod.strength(
+                    name, k, budgets, n_games, seed=seed, workers=workers, params=params,
+                    on_record=lambda rec, t=task: progress.advance(t))
+                progress.remove_task(task)
+                out.write(f"{name}: {k} done\n")
+        table = bench_mod.markdown(speed_rows, strength_rows)
         out.write("\n" + table + "\n")
-        if args.markdown:
-            Path(args.markdown).write_text(table + "\n")
-        if args.plot:
-            bench.plot(speed_rows, strength_rows, args.plot)
-            out.write(f"plot written to {args.plot}\n")
+        if markdown:
+            Path(markdown).write_text(table + "\n")
+        if plot:
+            bench_mod.plot(speed_rows, strength_rows, plot)
+            out.write(f"plot written to {plot}\n")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    return 0
 
 
-def _console(out: TextIO):
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                               "help_option_names": []},
+             add_help_option=False,
+             help="Run the gRPC service (same as python server.py; see ratai serve --help).")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def serve(args):
+    from ratai.service import serve as _serve
+
+    sys.exit(_serve(list(args)))
+
+
+def _progress(out: TextIO):
+    """A rich progress bar on ``out`` (transient; invisible when ``out`` is no terminal)."""
     from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
-    return Console(file=out)
-
-
-def _game_params(args: argparse.Namespace) -> dict:
-    cls = game_class(args.game)
-    if args.variant and args.variant not in cls.variants:
-        raise UsageError(f"unknown variant {args.variant!r}; known: "
-                         f"{sorted(cls.variants)}")
-    params = dict(cls.variants[args.variant]) if args.variant else {}
-    params.update(_parse_params(args.param))
-    if args.players is not None:
-        if args.variant and params.get("num_players", args.players) != args.players:
-            raise UsageError(f"--players {args.players} contradicts --variant "
-                             f"{args.variant} ({params['num_players']} players)")
-        params["num_players"] = args.players
-    return params
+    console = Console(file=sys.stderr) if out is sys.stdout else Console(file=out)
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=console, transient=True)
 
 
-def _add_game_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("game", choices=registered_games())
-    p.add_argument("--players", type=int, help="number of seats")
-    p.add_argument("--variant", help="a named variant (see `ratai games`)")
-    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="a game parameter, e.g. --param big_gang=true")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ratai", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser(
-        "demo", help="host one game of each title with AI seats over gRPC and play them out",
-        epilog="example: ratai demo --seed 7")
-    demo.add_argument("--seed", type=int, default=1, help="seed of every game and bot")
-    demo.add_argument("--workers", type=int, default=2, help="search processes (default 2)")
-    demo.add_argument("--timeout", type=float, default=900.0, help="give up after seconds")
-    sub.add_parser("games", help="list the games, their parameters and variants")
-    suggest = sub.add_parser(
-        "suggest", help="one hint for a seat, from a history or a serialized state",
-        epilog="example: ratai suggest rat_trap --players 3 --history game.json --seat 1 "
-               "--bot ismcts:2000 --json")
-    _add_game_options(suggest)
-    src = suggest.add_mutually_exclusive_group(required=True)
-    src.add_argument("--history", help="JSON list of action ids (or an arena record line)")
-    src.add_argument("--state", help="a file of State.serialize() bytes")
-    suggest.add_argument("--seat", type=int, required=True, help="the seat to advise")
-    suggest.add_argument("--bot", default="ismcts:1000", help="bot spec (default ismcts:1000)")
-    suggest.add_argument("--seed", type=int, default=0, help="bot seed (default 0)")
-    suggest.add_argument("--json", action="store_true", help="print the Analysis as JSON")
-    bench = sub.add_parser(
-        "bench", help="search speed and depth against time, strength against iterations",
-        epilog="example: ratai bench rat_trap --seconds 1 --games 20 --plot bench.png")
-    bench.add_argument("game", nargs="?", choices=registered_games(),
-                       help="one game (default: all)")
-    bench.add_argument("--players", type=int, help="number of seats (default 3)")
-    bench.add_argument("--kind", help="bot kind (default: mcts, or ismcts for hidden info)")
-    bench.add_argument("--seconds", type=float, default=1.0,
-                       help="largest time budget per analysis (default 1)")
-    bench.add_argument("--budgets", default="10,30,100,300",
-                       help="iteration budgets for the strength curve (default 10,30,100,300)")
-    bench.add_argument("--games", type=int, default=12, help="games per budget (default 12)")
-    bench.add_argument("--workers", type=int, default=1, help="processes for the games")
-    bench.add_argument("--seed", type=int, default=0)
-    bench.add_argument("--plot", help="write a PNG plot here (needs matplotlib)")
-    bench.add_argument("--markdown", help="write the Markdown table here")
-    sub.add_parser("serve", help="run the gRPC service (same as python server.py; "
-                                 "see ratai serve --help)", add_help=False)
-    play = sub.add_parser("play", help="play a game in the terminal against bots",
-                          epilog="example: ratai play rat_trap --players 3 --bots random")
-    _add_game_options(play)
-    play.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    play.add_argument("--bots", default="random",
-                      help="bot kinds for the other seats, comma-separated, e.g. random or "
-                           "ismcts:2000,heuristic (the last one repeats)")
-    play.add_argument("--seed", type=int, default=None, help="seed for dice, cards and bots")
-    play.add_argument("--hint", default="ismcts:1000",
-                      help="the bot that answers 'h' (default ismcts:1000)")
-    arena = sub.add_parser(
-        "arena", help="seat-rotated matches between bots, with win rates and ratings",
-        epilog="example: ratai arena rat_trap --players 3 --bots random,heuristic --games 30")
-    _add_game_options(arena)
-    arena.add_argument("--bots", required=True,
-                       help="comma-separated bot specs KIND[:ITERATIONS|:SECONDSs]")
-    arena.add_argument("--games", type=int, default=20, help="number of games (default 20)")
-    arena.add_argument("--workers", type=int, default=1, help="processes (default 1)")
-    arena.add_argument("--backend", choices=("local", "ray"), default="local")
-    arena.add_argument("--seed", type=int, default=0, help="seed of the whole tournament")
-    arena.add_argument("--out", help="write every game record (JSON lines) to this file")
-    return parser
+def _one_line(exc: click.ClickException) -> str:
+    msg = exc.format_message()
+    if isinstance(exc, click.NoSuchOption | click.BadOptionUsage | click.MissingParameter) \
+            and exc.ctx is not None:
+        msg += f" (see `{exc.ctx.command_path} --help`)"
+    return msg
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout,
          inp: TextIO = sys.stdin) -> int:
-    """Run the ``ratai`` command; returns the exit code (bad arguments: ``UsageError``, 2)."""
+    """Run the ``ratai`` command; returns the exit code.
+
+    Raises:
+        UsageError: a bad argument (``SystemExit`` with code 2; its one-line message is
+            also written to stderr as ``ratai: <message>``).
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _main(argv, out, inp)
+        try:
+            rv = cli.main(args=argv, prog_name="ratai", standalone_mode=False,
+                          obj={"out": out, "inp": inp})
+        except click.exceptions.Exit as exc:
+            return exc.exit_code
+        except click.exceptions.Abort:
+            raise KeyboardInterrupt from None
+        except click.exceptions.NoArgsIsHelpError as exc:  # bare `ratai`: the help, exit 2
+            sys.stderr.write(exc.ctx.get_help() + "\n")
+            return 2
+        except click.ClickException as exc:
+            raise UsageError(_one_line(exc)) from None
+        except (ValueError, OSError) as exc:  # bad input found deep down: still one line
+            raise UsageError(str(exc) or type(exc).__name__) from None
+        return rv if isinstance(rv, int) else 0
     except UsageError as exc:
         sys.stderr.write(f"ratai: {exc}\n")
         raise
-
-
-def _main(argv: Sequence[str] | None, out: TextIO, inp: TextIO) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["serve"]:  # the server owns its options (same as python server.py)
-        from ratai.service import serve
-
-        return serve(argv[1:])
-    args = build_parser().parse_args(argv)
-    if args.command == "games":
-        return cmd_games(args, out)
-    if args.command == "arena":
-        return cmd_arena(args, out)
-    if args.command == "bench":
-        return cmd_bench(args, out)
-    if args.command == "suggest":
-        return cmd_suggest(args, out)
-    if args.command == "demo":
-        from ratai.demo import run_demo
-
-        return run_demo(None if out is sys.stdout else out, seed=args.seed,
-                        workers=args.workers, timeout=args.timeout)
-    return cmd_play(args, out, inp)
+    except KeyboardInterrupt:
+        sys.stderr.write("\nratai: interrupted\n")
+        raise SystemExit(130) from None
+    except BrokenPipeError:
+        raise SystemExit(0) from None
 
 
 if __name__ == "__main__":

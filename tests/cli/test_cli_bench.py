@@ -24,3 +24,31 @@ def test_bench_writes_table_and_plot(tmp_path):
 def test_bench_bad_budget_is_a_usage_error():
     with pytest.raises(SystemExit):
         main(["bench", "rat_trap", "--budgets", "ten"], io.StringIO())
+
+
+def test_progress_hooks_are_called_per_analysis_and_per_game():
+    from ratai import bench
+
+    steps, games = [], []
+    bench.speed("rat_trap", "ismcts", 0.02, n_positions=2, on_step=lambda: steps.append(1))
+    bench.strength("rat_trap", "ismcts", [2, 3], 2, on_record=games.append)
+    assert len(steps) == 2 * len(bench.SPEED_FRACTIONS) and len(games) == 4
+
+
+def test_plot_axes_start_at_zero_with_plain_ticks_and_depth(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from ratai import bench
+
+    speed = [bench.SpeedRow("g", "k", s, 18_600 + 2_400 * i, 3 + i)
+             for i, s in enumerate((0.125, 0.25, 0.5, 1.0))]
+    strength = [bench.StrengthRow("g", "k", b, 0.5, 0.3, 0.7, 10) for b in (10, 30, 100, 300)]
+    figs = []
+    monkeypatch.setattr(plt, "close", figs.append)
+    bench.plot(speed, strength, str(tmp_path / "p.png"))
+    ax_speed, ax_depth, ax_strength = figs[0].axes
+    assert ax_speed.get_ylim()[0] == 0 and ax_depth.get_ylim()[0] == 0
+    assert ax_depth.get_ylabel().startswith("deepest ply")
+    assert [t.get_text() for t in ax_strength.get_xticklabels()] == ["10", "30", "100", "300"]
+    assert [t.get_text() for t in ax_speed.get_xticklabels()] == ["0.125", "0.25", "0.5", "1"]

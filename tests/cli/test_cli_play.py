@@ -26,7 +26,7 @@ def test_play_a_full_game_against_random_bots(players):
     out = io.StringIO()
     code = main(["play", "rat_trap", "--players", str(players), "--seed", "3"], out, Always())
     text = out.getvalue()
-    assert code == 0 and "Game over. Scores:" in text
+    assert code == 0 and "Game over: " in text
     assert "[0]" in text and "your move>" in text and "Rat Trap - round" in text
 
 

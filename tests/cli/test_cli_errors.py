@@ -1,0 +1,194 @@
+"""The CLI's bad-input table (issue 16): every case exits 2 with one line naming the problem.
+
+Each row is ``(argv, words)``: the command must exit with code 2, write exactly one line
+``ratai: ...`` to stderr, and that line must contain every one of ``words`` (the option or
+file, and what is allowed).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import click
+import pytest
+
+from ratai.cli import cli, main
+from ratai.engines import load_game
+from tests.conftest import sample_action
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    import numpy as np
+
+    d = tmp_path_factory.mktemp("records")
+    game = load_game("rat_trap", num_players=3)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():
+        state.apply_action(sample_action(state, rng))
+    (d / "finished.json").write_text(json.dumps({"history": state.history()}))
+    (d / "float.json").write_text("[36.7]")
+    (d / "nohist.json").write_text(json.dumps({"game": "rat_trap", "moves": []}))
+    (d / "broken.json").write_text('{"history": [1, 2')
+    (d / "string.json").write_text('"hello"')
+    (d / "illegal.json").write_text("[99999]")
+    (d / "other_game.json").write_text(json.dumps({"game": "first_rat", "history": []}))
+    return d
+
+
+CASES = [
+    (["play", "rat_trap", "--players", "9"], ["num_players"]),
+    (["play", "no_such_game"], ["GAME", "rat_trap"]),
+    (["play", "rat_trap", "--players", "3", "--seat", "7"], ["--seat", "0..2"]),
+    (["play", "rat_trap", "--seat", "-1"], ["--seat", "-1"]),
+    (["play", "rat_trap", "--bots", "oracle"], ["--bots", "unknown bot kind", "ismcts"]),
+    (["play", "rat_trap", "--bots", "ismcts:lots"], ["--bots", "lots"]),
+    (["play", "rat_trap", "--bots", "random,,heuristic"], ["--bots"]),
+    (["play", "rat_trap", "--hint", "mcts:0"], ["--hint", ">= 1"]),
+    (["play", "rat_trap", "--param", "big_gang"], ["--param", "NAME=VALUE"]),
+    (["play", "rat_trap", "--variant", "nope"], ["--variant", "nope", "known"]),
+    (["play", "rat_trap", "--players", "3", "--param", "big_gang=true"], ["big_gang"]),
+    (["play", "rat_trap", "--load", "{d}/other_game.json"], ["--load", "first_rat"]),
+    (["play", "rat_trap", "--frobnicate"], ["--frobnicate"]),
+    (["arena", "rat_trap", "--bots", "random", "--games", "0"], ["--games", "0", "1"]),
+    (["arena", "rat_trap", "--bots", "random", "--games", "-3"], ["--games", "-3"]),
+    (["arena", "rat_trap", "--bots", "random", "--workers", "-2"], ["--workers", "-2"]),
+    (["arena", "rat_trap", "--bots", "mcts:lots"], ["--bots", "mcts:lots"]),
+    (["arena", "rat_trap", "--bots", "mcts:0.5x"], ["--bots", "0.5x"]),
+    (["arena", "rat_trap", "--bots", "random", "--backend", "gpu"], ["--backend", "local"]),
+    (["arena", "rat_trap"], ["--bots"]),
+    (["bench", "rat_trap", "--budgets", "1,x"], ["--budgets", "'x'"]),
+    (["bench", "rat_trap", "--budgets", "0,10"], ["--budgets", "below 1"]),
+    (["bench", "rat_trap", "--seconds", "0"], ["--seconds"]),
+    (["bench", "rat_trap", "--games", "0"], ["--games"]),
+    (["bench", "rat_trap", "--kind", "oracle"], ["--kind", "oracle", "ismcts"]),
+    (["demo", "--workers", "0"], ["--workers"]),
+    (["engine", "--workers", "0"], ["--workers"]),
+    (["suggest", "rat_trap", "--history", "/no/such/file", "--seat", "0"],
+     ["--history", "/no/such/file"]),
+    (["suggest", "rat_trap", "--history", "{d}/float.json", "--seat", "0"],
+     ["--history", "float.json", "'history'", "36.7"]),
+    (["suggest", "rat_trap", "--history", "{d}/nohist.json", "--seat", "0"],
+     ["--history", "nohist.json", "'history'"]),
+    (["suggest", "rat_trap", "--history", "{d}/broken.json", "--seat", "0"],
+     ["--history", "broken.json", "not JSON"]),
+    (["suggest", "rat_trap", "--history", "{d}/string.json", "--seat", "0"],
+     ["--history", "string.json"]),
+    (["suggest", "rat_trap", "--history", "{d}/illegal.json", "--seat", "0"],
+     ["--history", "illegal.json", "99999"]),
+    (["suggest", "rat_trap", "--players", "3", "--history", "{d}/finished.json", "--seat", "0"],
+     ["finished.json", "is over", "scores"]),
+    (["suggest", "rat_trap", "--history", "{d}/float.json", "--state", "{d}/float.json",
+      "--seat", "0"], ["--history", "--state"]),
+    (["suggest", "rat_trap", "--history", "{d}/float.json"], ["--seat"]),
+    (["suggest", "rat_trap", "--history", "{d}/float.json", "--seat", "0", "--bot", "x:1:2"],
+     ["--bot"]),
+    (["suggest", "rat_trap", "--state", "{d}/float.json", "--seat", "0"],
+     ["--state", "float.json"]),
+    (["nonsense"], ["nonsense"]),
+    (["arena", "rat_trap", "--bots", "random", "--out", "/no/dir/r.jsonl"],
+     ["--out", "/no/dir", "does not exist"]),
+    (["bench", "rat_trap", "--plot", "/no/dir/p.png"], ["--plot", "/no/dir"]),
+    (["play", "rat_trap", "--save", "/no/dir/g.json"], ["--save", "/no/dir"]),
+    (["arena", "rat_trap", "--bots", "random", "--seed", "-1"], ["--seed", "-1"]),
+    (["play", "rat_trap", "--seed", "-1"], ["--seed", "-1"]),
+    (["bench", "rat_trap", "--seed", "-5"], ["--seed", "-5"]),
+    (["demo", "--seed", "x"], ["--seed", "'x'"]),
+    (["demo", "--scale", "0"], ["--scale"]),
+    (["play", "rat_trap", "--players", "0"], ["--players", "0"]),
+]
+
+
+@pytest.mark.parametrize("argv,words", CASES, ids=[" ".join(a)[:60] for a, _ in CASES])
+def test_bad_input_is_one_line_naming_the_problem_exit_2(argv, words, files, capsys):
+    argv = [a.replace("{d}", str(files)) for a in argv]
+    with pytest.raises(SystemExit) as info:
+        main(argv, io.StringIO(), io.StringIO("q\n"))
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ratai: "), err
+    for word in words:
+        assert word in err[0], (word, err[0])
+    assert "Traceback" not in err[0]
+
+
+def test_the_table_through_the_console_script(files):
+    """The same contract from a real process (exit status, stderr, no traceback)."""
+    proc = subprocess.run([sys.executable, "-m", "ratai.cli", "arena", "rat_trap", "--bots",
+                           "random", "--games", "0"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    assert "--games" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_play_parses_time_budgets_like_every_other_command():
+    out = io.StringIO()
+    code = main(["play", "rat_trap", "--players", "3", "--seed", "1", "--bots",
+                 "ismcts:0.02s,heuristic"], out, io.StringIO("0\n" * 3 + "q\n"))
+    assert code == 0 and "seat 1 ismcts:0.02s" in out.getvalue()
+
+
+def test_version_and_top_level_help(capsys):
+    from ratai import __version__
+
+    assert main(["--version"], io.StringIO()) == 0
+    assert capsys.readouterr().out.strip() == f"ratai {__version__}"
+    assert main(["--help"], io.StringIO()) == 0
+    text = capsys.readouterr().out
+    assert "``" not in text and "The ``ratai`` command" not in text
+    for command in ("demo", "games", "play", "arena", "suggest", "engine", "bench", "serve"):
+        assert command in text
+
+
+def _commands():
+    return [(name, cmd) for name, cmd in cli.commands.items() if name != "serve"]
+
+
+@pytest.mark.parametrize("name,cmd", _commands(), ids=[n for n, _ in _commands()])
+def test_every_option_has_help_and_shows_its_default(name, cmd, capsys):
+    assert cmd.help and not cmd.help.startswith("The ")
+    for p in cmd.params:
+        if isinstance(p, click.Option) and p.name != "help":
+            assert p.help, f"{name} {p.opts} has no help"
+            has_default = p.default is not None and not p.is_flag and not p.required
+            if has_default:
+                assert p.show_default is not False
+    assert main([name, "--help"], io.StringIO()) == 0
+    text = capsys.readouterr().out
+    for p in cmd.params:
+        if isinstance(p, click.Option) and p.default not in (None, False) and not p.multiple \
+                and not p.required:
+            assert "[default:" in text.split(p.opts[0], 1)[1].split("\n  -", 1)[0], p.opts
+
+
+def test_ctrl_c_exits_130_without_traceback():
+    proc = subprocess.Popen([sys.executable, "-m", "ratai.cli", "play", "rat_trap", "--seed",
+                             "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        buf = ""
+        while "your move>" not in buf and time.monotonic() < deadline:
+            buf += os.read(proc.stdout.fileno(), 4096).decode()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip() == "ratai: interrupted"
+
+
+def test_make_playthrough_help_works():
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_playthrough.py"),
+                           "--help"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "Usage:" in proc.stdout and "GAME" in proc.stdout
