@@ -218,11 +218,16 @@ class ExpectimaxBot(SearchBot):
     Budget: ``max_depth`` (decision plies), ``time_limit`` and/or ``iterations`` (here: a
     node budget); at least one. ``on_progress`` is called after every completed depth.
     Options: ``mode`` (``"maxn"`` or ``"paranoid"``), ``determinizations`` (4, hidden
-    information only), ``max_chance_outcomes`` (``None``), ``transposition_table`` (True).
+    information only), ``max_chance_outcomes`` (``None``), ``transposition_table`` (True),
+    ``max_nodes`` (200,000: every search is bounded), ``evaluation`` (``"heuristic"`` or
+    ``"rollout"``), ``rollouts`` (4), ``rollout_cutoff`` (20). It always answers: the best
+    move of the last completed depth, or of the moves depth 1 scored before the budget ran
+    out.
     """
 
     kind = "expectimax"
-    OPTIONS = ("mode", "determinizations", "max_chance_outcomes", "transposition_table")
+    OPTIONS = ("mode", "determinizations", "max_chance_outcomes", "transposition_table",
+               "max_nodes", "evaluation", "rollouts", "rollout_cutoff")
     NEEDS = "iterations or time_limit or max_depth"
 
     def _setup(self, **kw: Any) -> None:
