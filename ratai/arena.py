@@ -6,6 +6,12 @@ come from ``numpy.random.default_rng([seed, index])`` and each seat's bot is see
 ``SeedSequence([seed, index, seat])``, so local and Ray runs give identical records. Each
 record holds the full action history, so
 ``load_game(...).state_from_history(record["history"])`` replays it.
+
+Joint-move views (``current_player() == SIMULTANEOUS``, e.g. Ratapolis with
+``simultaneous=True``): every seat with legal actions asks its own bot for its own action
+(each bot sees the state only through its seat's information, as everywhere), and the
+joint move is applied with ``state.apply_actions``. A seat with a single legal move plays
+it without asking its bot to search (the bots' ``skip_forced``, on by default).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import numpy as np
 
 from ratai.bots import make_bot
 from ratai.engines import CHANCE, load_game
-from ratai.engines.api import sample_chance_outcome
+from ratai.engines.api import INVALID, SIMULTANEOUS, sample_chance_outcome
 
 
 @dataclass(frozen=True)
@@ -90,10 +96,16 @@ def play_game(game_name: str, params: dict, specs: Sequence[str], seed: int, ind
             for seat, s in enumerate(specs)]
     state = game.new_initial_state()
     start = time.perf_counter()
+    n = game.num_players()
     while not state.is_terminal():
         cp = state.current_player()
         if cp == CHANCE:
             action = sample_chance_outcome(state, rng)
+        elif cp == SIMULTANEOUS:
+            joint = [bots[seat].step(state) if state.legal_actions(seat) else INVALID
+                     for seat in range(n)]
+            state.apply_actions(joint)
+            continue
         else:
             action = bots[cp].step(state)
         state.apply_action(action)
