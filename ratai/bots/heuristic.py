@@ -18,6 +18,8 @@ from ratai.search.common import (
     sample_outcome,
 )
 
+from ratai.search.pimc import MAX_REPORTED_MOVES
+
 from .search_bots import SearchBot
 
 __all__ = ["HeuristicBot"]
@@ -44,7 +46,8 @@ class HeuristicBot(SearchBot):
     ``joint_samples`` uniformly random actions of the other seats.
 
     Work is bounded: one decision makes at most ``max_evals`` evaluations (calls of
-    ``heuristic_value`` or ``returns``), at every kind of node. When the full pass would need
+    ``heuristic_value`` or ``returns``), at every kind of node. With more than 256 legal
+    moves (a joint plan node) ``Analysis.moves`` lists at most the 256 best evaluated ones. When the full pass would need
     more, the chance width and the joint samples shrink so that every candidate still gets
     an equal share, and when there are more candidates than the cap allows, a seeded random
     subset of them is evaluated (the others are listed with ``visits == 0``, after the
@@ -113,12 +116,24 @@ class HeuristicBot(SearchBot):
         counts: dict[int, int] = {a: 0 for a in legal}
         label = state
 
+        labels: dict[int, str] = {}
+
+        def name(a: int) -> str:
+            text = labels.get(a)
+            if text is None:
+                text = labels[a] = label.action_to_string(p, a)
+            return text
+
         def report() -> Analysis:
-            moves = sorted(legal, key=lambda a: (counts[a] == 0, -values[a], tiebreak[a]))
-            stats = tuple(MoveStat(int(a), label.action_to_string(p, a), counts[a], values[a],
-                                   1.0 / len(legal)) for a in moves)
+            pool = legal
+            if len(legal) > MAX_REPORTED_MOVES:  # a joint plan node: the evaluated plans
+                pool = [a for a in candidates if counts[a]] or [candidates[0]]
+            moves = sorted(pool, key=lambda a: (counts[a] == 0, -values[a], tiebreak[a]))
+            moves = moves[:MAX_REPORTED_MOVES]
+            stats = tuple(MoveStat(int(a), name(a), counts[a], values[a], 1.0 / len(legal))
+                          for a in moves)
             best = moves[0]
-            return Analysis(best, stats, (PVStep(p, best, label.action_to_string(p, best)),),
+            return Analysis(best, stats, (PVStep(p, best, name(best)),),
                             self._evals, self._evals, 1, budget.elapsed(), self.seed, p,
                             self.kind)
 
