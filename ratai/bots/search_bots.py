@@ -124,6 +124,7 @@ class SearchBot(Bot):
         legal = self._check_turn(state)
         if self.skip_forced and len(legal) == 1:
             return self._forced(state, legal)
+        self._legal = legal  # the seat's legal moves, for _analyze (listing can be costly)
         return self._analyze(state, budget, self._rng(state), on_progress or self.on_progress)
 
     def _analyze(self, state: State, budget: Budget, srng, on_progress) -> Analysis:
@@ -208,7 +209,7 @@ class PIMCBot(SearchBot):
 
     def _analyze(self, state, budget, srng, on_progress):
         return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
-                                   self.seed, self.kind)
+                                   self.seed, self.kind, legal=self._legal)
 
 
 class ExpectimaxBot(SearchBot):
@@ -234,7 +235,8 @@ class ExpectimaxBot(SearchBot):
         self.search = Expectimax(self.game, self.player, **kw)
 
     def _analyze(self, state, budget, srng, on_progress):
-        return self.search.analyze(state, budget, srng, on_progress, 1, self.seed, self.kind)
+        return self.search.analyze(state, budget, srng, on_progress, 1, self.seed, self.kind,
+                                   legal=self._legal)
 
 
 class SMMCTSBot(SearchBot):
@@ -263,6 +265,6 @@ class SMMCTSBot(SearchBot):
     def _analyze(self, state, budget, srng, on_progress):
         if isinstance(self.search, PIMC):
             return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
-                                       self.seed, self.kind)
+                                       self.seed, self.kind, legal=self._legal)
         return analyze_uct(self.search, state, budget, srng, on_progress, self.progress_every,
                            self.seed, self.kind)

@@ -123,7 +123,8 @@ class Expectimax:
 
     # -- driver ------------------------------------------------------------------------
     def analyze(self, state: State, budget: Budget, srng, on_progress=None, every: int = 1,
-                seed: Any = None, kind: str = "expectimax") -> Analysis:
+                seed: Any = None, kind: str = "expectimax",
+                legal: list[int] | None = None) -> Analysis:
         """Iteratively deepen on each world; ``on_progress`` after every completed depth.
 
         The clock runs from the bot's call (``budget.begin()`` is idempotent); worlds are
@@ -134,7 +135,8 @@ class Expectimax:
         if state.current_player() == SIMULTANEOUS:
             raise ValueError("expectimax does not search a SIMULTANEOUS root; use the "
                              "sequential view of the game or the smmcts bot")
-        legal = state.legal_actions(player)
+        if legal is None:  # ``legal``: the seat's legal moves, when the caller has them
+            legal = state.legal_actions(player)
         order = list(legal)
         srng.py.shuffle(order)
         self._tiebreak = {a: i for i, a in enumerate(order)}

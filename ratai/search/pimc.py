@@ -60,12 +60,14 @@ class PIMC:
         self.uct = search_cls(game, player, **uct_kw)
 
     def analyze(self, state: State, budget: Budget, srng, on_progress=None, every: int = 100,
-                seed: Any = None, kind: str = "pimc") -> Analysis:
+                seed: Any = None, kind: str = "pimc",
+                legal: list[int] | None = None) -> Analysis:
         """Search up to ``k`` determinizations of the seat's information state; aggregate
         the root statistics by visits. Returns within the budget (see the module doc)."""
         player, n, k = self.player, self.n, self.k
         budget.begin()
-        legal = state.legal_actions(player)
+        if legal is None:  # ``legal``: the seat's legal moves, when the caller has them
+            legal = state.legal_actions(player)
         worlds: list[State] = []
         done: list[RunResult] = []
         labels: dict[int, str] = {}

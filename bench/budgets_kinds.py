@@ -1,0 +1,152 @@
+"""Budget overshoot, cancel latency and forced-move cost of the bot kinds (issue 13 item 8).
+
+For each kind, game and time budget the script runs ``analyze`` on several decision nodes
+of random games (the engines' default backend) and records the overshoot ``wall - budget``
+(wall: from the call to the answer, setup included). It prints the median, p99 and max
+overshoot in milliseconds with the sample count (p99 of fewer than 100 samples is close to
+the max). ``--cancel`` measures the latency from setting the ``stop`` flag (a
+``threading.Event``) to the answer, on a 10 s search. ``--joint`` measures ``smmcts``
+iterations per second on the Ratapolis joint view.
+
+Usage (short runs only on a shared machine)::
+
+    python bench/budgets_kinds.py                       # 0.05-2 s, heuristic pimc expectimax smmcts
+    python bench/budgets_kinds.py --kinds pimc --games ratapolis --budgets 30 --reps 1
+    python bench/budgets_kinds.py --cancel --joint --budgets 0.1 --reps 5
+
+Target (issue 13): median <= 2 ms, p99 <= 5 ms at every budget, every kind; cancel <= 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import threading
+import time
+
+import numpy as np
+
+from ratai.bots import make_bot
+from ratai.engines import load_game
+from ratai.engines.api import CHANCE, SIMULTANEOUS, sample_chance_outcome
+
+GAMES = ("first_rat", "rat_trap", "ratapolis", "rats_to_riches")
+KINDS = ("heuristic", "pimc", "expectimax", "smmcts")
+
+
+def positions(name: str, count: int, players: int, seed: int = 0) -> list:
+    """``count`` decision nodes with >= 2 legal moves from random games of ``name``."""
+    game = load_game(name, num_players=players)
+    rnd = random.Random(seed)
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        s = game.new_initial_state()
+        stop_at = rnd.randrange(2, 60)
+        plies = 0
+        while not s.is_terminal():
+            cp = s.current_player()
+            if cp == CHANCE:
+                s.apply_action(sample_chance_outcome(s, rng))
+                continue
+            la = s.legal_actions()
+            if plies >= stop_at and len(la) >= 2:
+                out.append((game, s.clone()))
+                break
+            s.apply_action(la[rnd.randrange(len(la))])
+            plies += 1
+    return out
+
+
+def percentile(xs: list[float], q: float) -> float:
+    return float(np.percentile(np.array(xs), q)) if xs else float("nan")
+
+
+def overshoot(kind: str, name: str, budget: float, reps: int, players: int) -> list[float]:
+    """Overshoot samples (seconds) of ``kind`` at ``budget`` on ``reps`` positions."""
+    samples = []
+    for i, (game, s) in enumerate(positions(name, reps, players, seed=reps + int(budget * 1e3))):
+        bot = make_bot(kind, game, s.current_player(), time_limit=budget, seed=i)
+        t0 = time.perf_counter()
+        bot.analyze(s)
+        samples.append(time.perf_counter() - t0 - budget)
+    return samples
+
+
+def cancel_latency(kind: str, name: str, reps: int, players: int) -> list[float]:
+    """Seconds from ``stop.set()`` to the answer of a 10 s search (set after 0.2 s)."""
+    out = []
+    for i, (game, s) in enumerate(positions(name, reps, players, seed=7)):
+        kw = {"max_nodes": 10**8} if kind == "expectimax" else {}
+        if kind == "heuristic":
+            kw = {"max_evals": 10**6, "chance_samples": 1024}
+        stop = threading.Event()
+        bot = make_bot(kind, game, s.current_player(), time_limit=10.0, seed=i, **kw)
+        th = threading.Thread(target=bot.analyze, args=(s,), kwargs={"stop": stop})
+        th.start()
+        time.sleep(0.2)
+        t0 = time.perf_counter()
+        stop.set()
+        th.join()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def joint_speed(budget: float, reps: int) -> list[float]:
+    """smmcts iterations per second on the first Ratapolis joint planning node."""
+    game = load_game("ratapolis", num_players=3, simultaneous=True)
+    out = []
+    for i in range(reps):
+        s = game.new_initial_state()
+        rng = np.random.default_rng(i)
+        while s.current_player() == CHANCE:
+            s.apply_action(sample_chance_outcome(s, rng))
+        assert s.current_player() == SIMULTANEOUS
+        t0 = time.perf_counter()
+        an = make_bot("smmcts", game, 0, time_limit=budget, seed=i).analyze(s)
+        out.append(an.iterations / (time.perf_counter() - t0))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kinds", default=",".join(KINDS))
+    ap.add_argument("--games", default=",".join(GAMES))
+    ap.add_argument("--budgets", default="0.05,0.2,1,2", help="seconds, comma-separated")
+    ap.add_argument("--reps", type=int, default=0,
+                    help="positions per cell (default: ~1 s of budget per cell, 2..20)")
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--cancel", action="store_true", help="also measure cancel latency")
+    ap.add_argument("--joint", action="store_true", help="also smmcts it/s on the joint view")
+    args = ap.parse_args(argv)
+    kinds = [k for k in args.kinds.split(",") if k]
+    games = [g for g in args.games.split(",") if g]
+    budgets = [float(b) for b in args.budgets.split(",") if b]
+    print("| kind | game | budget s | n | median ms | p99 ms | max ms |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for kind in kinds:
+        for name in games:
+            for b in budgets:
+                reps = args.reps or max(2, min(20, int(1.0 / b)))
+                xs = [1e3 * x for x in overshoot(kind, name, b, reps, args.players)]
+                print(f"| {kind} | {name} | {b:g} | {len(xs)} | {statistics.median(xs):.2f} | "
+                      f"{percentile(xs, 99):.2f} | {max(xs):.2f} |", flush=True)
+    if args.cancel:
+        print("\n| kind | game | n | cancel median ms | max ms |")
+        print("| --- | --- | ---: | ---: | ---: |")
+        for kind in kinds:
+            for name in games:
+                xs = [1e3 * x for x in cancel_latency(kind, name, args.reps or 3, args.players)]
+                print(f"| {kind} | {name} | {len(xs)} | {statistics.median(xs):.2f} | "
+                      f"{max(xs):.2f} |", flush=True)
+    if args.joint:
+        b = budgets[0]
+        xs = joint_speed(b, args.reps or 3)
+        print(f"\nsmmcts on the Ratapolis joint view (3 seats, {b:g} s): "
+              f"median {statistics.median(xs):,.0f} it/s (n={len(xs)}, min {min(xs):,.0f})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
