@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ratai.engines.api import CHANCE, INVALID, SIMULTANEOUS, TERMINAL, State
 from ratai.search.common import (
     Analysis,
@@ -17,7 +15,6 @@ from ratai.search.common import (
     joint_legal,
     sample_outcome,
 )
-
 from ratai.search.pimc import MAX_REPORTED_MOVES
 
 from .search_bots import SearchBot
@@ -46,13 +43,14 @@ class HeuristicBot(SearchBot):
     ``joint_samples`` uniformly random actions of the other seats.
 
     Work is bounded: one decision makes at most ``max_evals`` evaluations (calls of
-    ``heuristic_value`` or ``returns``), at every kind of node. With more than 256 legal
-    moves (a joint plan node) ``Analysis.moves`` lists at most the 256 best evaluated ones. When the full pass would need
+    ``heuristic_value`` or ``returns``), at every kind of node. When the full pass would need
     more, the chance width and the joint samples shrink so that every candidate still gets
     an equal share, and when there are more candidates than the cap allows, a seeded random
     subset of them is evaluated (the others are listed with ``visits == 0``, after the
-    evaluated ones). ``time_limit`` and the ``stop`` flag are checked before every
-    evaluation; the decision then ranks what it evaluated (never an unevaluated move first).
+    evaluated ones). With more than 256 legal moves (a joint plan node) ``Analysis.moves``
+    lists at most the 256 best evaluated ones. ``time_limit`` and the ``stop`` flag are
+    checked before every evaluation; the decision then ranks what it evaluated (never an
+    unevaluated move first).
 
     Hidden information: the bot never applies moves to the state it is given. For a
     perfect-information game it works on a clone; otherwise on ``determinizations``

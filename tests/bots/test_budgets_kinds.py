@@ -98,8 +98,12 @@ def test_cancel_stops_within_50_ms(kind):
         stop = threading.Event()
         seat = 0 if s.current_player() == SIMULTANEOUS else s.current_player()
         bot = make_bot(kind, game, seat, time_limit=10.0, seed=attempt, **kw)
-        out = {}
-        th = threading.Thread(target=lambda: out.setdefault("a", bot.analyze(s, stop=stop)))
+        out: dict = {}
+
+        def run(bot=bot, out=out, stop=stop):
+            out["a"] = bot.analyze(s, stop=stop)
+
+        th = threading.Thread(target=run)
         th.start()
         time.sleep(0.15)
         t0 = time.perf_counter()
