@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import queue
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +30,7 @@ __all__ = [
     "Budget",
     "StopFlag",
     "check_stop",
+    "free_later",
     "check_int",
     "check_number",
     "SearchRng",
@@ -252,6 +255,33 @@ class Budget:
             it = self.iterations // k + (1 if i < self.iterations % k else 0)
         tl = self.time_limit / k if self.time_limit is not None else None
         return Budget(it, tl, self.max_depth, self.stop)
+
+
+_TRASH: queue.SimpleQueue = queue.SimpleQueue()
+_TRASH_LOCK = threading.Lock()
+_TRASH_THREAD: list[threading.Thread] = []
+
+
+def _empty_trash() -> None:
+    while True:
+        item = _TRASH.get()
+        del item  # the last reference: the tree is freed here, off the caller's path
+
+
+def free_later(obj: Any) -> None:
+    """Hand ``obj`` (a search tree, a transposition table) to a daemon thread that drops it.
+
+    Freeing a tree of many nodes takes milliseconds per 10^4 nodes; a search calls this
+    just before returning, after dropping its own references, so the answer is not delayed
+    by it. The caller must hold no other reference for this to help.
+    """
+    if not _TRASH_THREAD:
+        with _TRASH_LOCK:
+            if not _TRASH_THREAD:
+                t = threading.Thread(target=_empty_trash, name="ratai-free", daemon=True)
+                t.start()
+                _TRASH_THREAD.append(t)
+    _TRASH.put(obj)
 
 
 class SearchRng:

@@ -51,6 +51,7 @@ from .common import (
     Rollout,
     apply_unchecked,
     check_int,
+    free_later,
     has_heuristic,
 )
 
@@ -177,6 +178,7 @@ class Expectimax:
                             totals["depth"], budget.elapsed(), seed, player, kind)
 
         self._stop = budget.stop
+        self._tt = {}
         stopped = False
         for i in range(k):
             if budget.expired() or node_cap - totals["nodes"] <= 0:
@@ -221,7 +223,10 @@ class Expectimax:
                 per_world.append(best_res)
             if stopped or budget.stopped():
                 break
-        return report()
+        out = report()
+        free_later(self._tt)  # a large table is freed off the caller's path
+        self._tt = {}
+        return out
 
     def _root_order(self, legal: list[int], prev: dict | None) -> list[int]:
         """The previous depth's best first (by its values), ties in the seeded order."""

@@ -21,7 +21,7 @@ from typing import Any
 
 from ratai.engines.api import SIMULTANEOUS, Game, State
 
-from .common import Analysis, Budget, check_int
+from .common import Analysis, Budget, check_int, free_later
 from .uct import UCT, RunResult, root_moves, tree_pv
 
 __all__ = ["PIMC", "MAX_DETERMINIZATIONS", "MAX_REPORTED_MOVES"]
@@ -97,6 +97,7 @@ class PIMC:
                             sum(r.nodes for r in res), max((r.max_depth for r in res), default=0),
                             budget.elapsed(), seed, player, kind)
 
+        res = None
         for i in range(k):
             if budget.expired() or (budget.iterations is not None
                                     and budget.split(k, i).iterations == 0):
@@ -118,7 +119,10 @@ class PIMC:
             done.append(res)
             if res.stopped or budget.stopped():
                 break
-        return report([])
+        out = report([])
+        free_later(done)  # the trees are freed off the caller's path
+        done = res = None
+        return out
 
 
 def _add_visits(root, player: int, out: dict) -> None:
