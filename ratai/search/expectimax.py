@@ -26,8 +26,9 @@
   ``[game.heuristic_value(state, seat) for seat]`` normalized to sum to 1 like
   ``returns()`` (a win is 1, a shared win 1/k), so that horizon values and terminal
   returns are on one scale; ``1/n`` for everyone if the game has no heuristic.
-  ``evaluation="rollout"``: the mean returns of ``rollouts`` random playouts cut off after
-  ``rollout_cutoff`` plies and then scored by the normalized heuristic.
+  ``evaluation="rollout"``: the mean returns of ``rollouts`` uniformly random playouts (to
+  the end, or cut off after ``rollout_cutoff`` plies and then scored by the normalized
+  heuristic); the clock and the cancel flag are polled before each playout.
 * ``SIMULTANEOUS`` joint-view nodes below the root are scored like the horizon; a
   ``SIMULTANEOUS`` root is refused (use ``smmcts``).
 * Hidden information: the root is determinized ``determinizations`` times with
@@ -80,9 +81,9 @@ class Expectimax:
             whatever the other budgets say, so a search is always bounded.
         evaluation: ``"heuristic"`` or ``"rollout"`` (see the module docstring).
         rollouts: playouts per horizon leaf for ``evaluation="rollout"`` (1..1024,
-            default 4).
-        rollout_cutoff: plies per playout before the heuristic scores it (0..10**6,
-            default 20).
+            default 8).
+        rollout_cutoff: plies per playout before the heuristic scores it (0..10**6, or
+            ``None``, the default: play to the end).
         determinizations: an int 1..4096.
 
     Raises:
@@ -98,7 +99,8 @@ class Expectimax:
     def __init__(self, game: Game, player: int, *, mode: str = "maxn",
                  determinizations: int = 4, max_chance_outcomes: int | None = None,
                  transposition_table: bool = True, max_nodes: int = 200_000,
-                 evaluation: str = "heuristic", rollouts: int = 4, rollout_cutoff: int = 20):
+                 evaluation: str = "heuristic", rollouts: int = 8,
+                 rollout_cutoff: int | None = None):
         if mode not in self.MODES:
             raise ValueError(f"bad mode {mode!r}: allowed one of {self.MODES}")
         if evaluation not in self.EVALUATIONS:
@@ -109,10 +111,10 @@ class Expectimax:
             check_int("max_chance_outcomes", max_chance_outcomes, 1, 4096)
         self.max_nodes = check_int("max_nodes", max_nodes, 1, 10**8)
         self.rollouts = check_int("rollouts", rollouts, 1, 1024)
-        cutoff = check_int("rollout_cutoff", rollout_cutoff, 0, 10**6)
+        cutoff = None if rollout_cutoff is None else check_int("rollout_cutoff",
+                                                               rollout_cutoff, 0, 10**6)
         self.evaluation = evaluation
-        self._rollout = Rollout(game, "random", cutoff if has_heuristic(game) else None) \
-            if evaluation == "rollout" else None
+        self._rollout = Rollout(game, "random", cutoff) if evaluation == "rollout" else None
         self.game = game
         self.player = player
         self.n = game.num_players()
@@ -280,15 +282,32 @@ class Expectimax:
         n = self.n
         if self._rollout is not None:
             acc = [0.0] * n
+            fast = self._compiled_playout(s)
             for _ in range(self.rollouts):
                 self._count()
-                v, _ = self._rollout(s.clone(), self._rnd)
+                if fast is not None:
+                    c = s.clone()
+                    fast(c, self._rnd.getrandbits(64))
+                    v = c._returns()
+                else:
+                    v, _ = self._rollout(s.clone(), self._rnd)
                 for i in range(n):
                     acc[i] += v[i]
             return _normalized([x / self.rollouts for x in acc], n)
         if not self.has_h:
             return [1.0 / n] * n
         return _normalized([float(self.game.heuristic_value(s, p)) for p in range(n)], n)
+
+    def _compiled_playout(self, s: State):
+        """``random_playout_actions`` of the compiled twins for a Cython state and a playout
+        to the end (the same uniform policy as the Python ``Rollout``), else ``None``."""
+        if self._rollout.cutoff is not None:
+            return None
+        try:
+            from ratai._speedups import core, search
+        except ImportError:
+            return None
+        return core.random_playout_actions if search.is_cython_state(s) else None
 
     def _horizon_chance(self, s: State, width: int) -> list[float]:
         """Value at the horizon: a decision node by the heuristic; a chance node by the mean
