@@ -1,8 +1,9 @@
 """Budgets, cancel, forced moves and option ranges for the non-UCT kinds (issue 13 items 8-9,
 issue 15 item 3): ``heuristic``, ``pimc``, ``expectimax`` and ``smmcts``.
 
-The time assertions are generous (budget + 100 ms) so a loaded machine does not make them
-flake; the precise overshoot figures come from ``bench/budgets_kinds.py``.
+The time assertions are generous (budget + 250 ms: on a machine loaded 4x a process waits
+tens of ms for a core) so they do not flake; the precise overshoot figures come from
+``bench/budgets_kinds.py``. Speeds are measured per CPU second of the searching thread.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ratai.engines.api import CHANCE, SIMULTANEOUS, sample_chance_outcome
 
 GAMES = ("first_rat", "rat_trap", "ratapolis", "rats_to_riches")
 KINDS = ("heuristic", "pimc", "expectimax", "smmcts")
-SLACK = 0.1  # seconds allowed past a budget in these tests
+SLACK = 0.25  # seconds allowed past a budget here (a loaded machine deschedules us)
 
 
 def position(name: str, plies: int = 12, seed: int = 0, **params):
@@ -247,13 +248,14 @@ def test_expectimax_ties_are_not_broken_by_action_id():
 
 
 def test_smmcts_speed_on_the_joint_view():
-    """Decoupled UCT on Ratapolis planning (14,641 plans per seat): well over a hundred
-    iterations in 0.3 s even on a loaded machine (the bench measures >= 1,000 per second)."""
+    """Decoupled UCT on Ratapolis planning (14,641 plans per seat): >= 1,000 iterations per
+    CPU second of the search (setup included; the bench measures the wall-clock rate)."""
     game, s = joint_node()
-    t0 = time.perf_counter()
-    an = make_bot("smmcts", game, 0, time_limit=0.3, seed=1).analyze(s)
-    assert time.perf_counter() - t0 <= 0.3 + SLACK
-    assert an.iterations >= 100 and an.best_action in s.legal_actions(0)
+    t0, c0 = time.perf_counter(), time.thread_time()
+    an = make_bot("smmcts", game, 0, time_limit=0.5, seed=1).analyze(s)
+    cpu = time.thread_time() - c0
+    assert time.perf_counter() - t0 <= 0.5 + SLACK
+    assert an.iterations >= 1000 * cpu and an.best_action in s.legal_actions(0)
     assert 1 <= len(an.moves) <= 256 and an.moves[0].visits >= 1
 
 
