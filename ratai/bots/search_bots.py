@@ -220,8 +220,9 @@ class ExpectimaxBot(SearchBot):
     node budget); at least one. ``on_progress`` is called after every completed depth.
     Options: ``mode`` (``"maxn"`` or ``"paranoid"``), ``determinizations`` (4, hidden
     information only), ``max_chance_outcomes`` (``None``), ``transposition_table`` (True),
-    ``max_nodes`` (200,000: every search is bounded), ``evaluation`` (``"heuristic"`` or
-    ``"rollout"``), ``rollouts`` (4), ``rollout_cutoff`` (20). It always answers: the best
+    ``max_nodes`` (200,000: every search is bounded), ``evaluation`` (``"rollout"``, the
+    default: random playouts to the end, or ``"heuristic"``), ``rollouts`` (8),
+    ``rollout_cutoff`` (``None``: to the end). It always answers: the best
     move of the last completed depth, or of the moves depth 1 scored before the budget ran
     out.
     """

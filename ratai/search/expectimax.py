@@ -22,13 +22,17 @@
   searched without reaching the horizon anywhere (the values are exact).
 * A transposition table keyed by the state's full field content (a hash of the state) and
   remaining depth, per search.
-* At the horizon (``evaluation="heuristic"``, the default): the vector
-  ``[game.heuristic_value(state, seat) for seat]`` normalized to sum to 1 like
-  ``returns()`` (a win is 1, a shared win 1/k), so that horizon values and terminal
-  returns are on one scale; ``1/n`` for everyone if the game has no heuristic.
-  ``evaluation="rollout"``: the mean returns of ``rollouts`` uniformly random playouts (to
-  the end, or cut off after ``rollout_cutoff`` plies and then scored by the normalized
-  heuristic); the clock and the cancel flag are polled before each playout.
+* At the horizon (``evaluation="rollout"``, the default): the mean returns of
+  ``rollouts`` (8) uniformly random playouts, to the end (in C on the compiled twins), or
+  cut off after ``rollout_cutoff`` plies and then scored by the normalized heuristic; the
+  clock and the cancel flag are polled before each playout. This Monte Carlo evaluation
+  (Abramson 1990, "Expected-outcome: a general model of static evaluation", IEEE PAMI 12)
+  is what makes the search stronger than the one-ply ``heuristic`` bot in every title (see
+  the README's strength table); the games' hand-written ``heuristic_value`` is a
+  material-lead estimate that a deeper look on it barely improves.
+  ``evaluation="heuristic"``: the vector ``[game.heuristic_value(state, seat) for seat]``
+  normalized to sum to 1 like ``returns()`` (a win is 1, a shared win 1/k), so horizon
+  values and terminal returns share one scale; ``1/n`` each if the game has none.
 * ``SIMULTANEOUS`` joint-view nodes below the root are scored like the horizon; a
   ``SIMULTANEOUS`` root is refused (use ``smmcts``).
 * Hidden information: the root is determinized ``determinizations`` times with
@@ -79,7 +83,7 @@ class Expectimax:
         transposition_table: keep the transposition table (default True).
         max_nodes: the most nodes one decision visits (an int 1..10**8, default 200,000),
             whatever the other budgets say, so a search is always bounded.
-        evaluation: ``"heuristic"`` or ``"rollout"`` (see the module docstring).
+        evaluation: ``"rollout"`` (default) or ``"heuristic"`` (see the module docstring).
         rollouts: playouts per horizon leaf for ``evaluation="rollout"`` (1..1024,
             default 8).
         rollout_cutoff: plies per playout before the heuristic scores it (0..10**6, or
@@ -99,7 +103,7 @@ class Expectimax:
     def __init__(self, game: Game, player: int, *, mode: str = "maxn",
                  determinizations: int = 4, max_chance_outcomes: int | None = None,
                  transposition_table: bool = True, max_nodes: int = 200_000,
-                 evaluation: str = "heuristic", rollouts: int = 8,
+                 evaluation: str = "rollout", rollouts: int = 8,
                  rollout_cutoff: int | None = None):
         if mode not in self.MODES:
             raise ValueError(f"bad mode {mode!r}: allowed one of {self.MODES}")
