@@ -6,7 +6,10 @@ of random games (the engines' default backend) and records the overshoot ``wall 
 overshoot in milliseconds with the sample count (p99 of fewer than 100 samples is close to
 the max). ``--cancel`` measures the latency from setting the ``stop`` flag (a
 ``threading.Event``) to the answer, on a 10 s search. ``--joint`` measures ``smmcts``
-iterations per second on the Ratapolis joint view.
+iterations per second on the Ratapolis joint view. ``--intrinsic`` measures, in thread CPU
+time (so a loaded machine does not inflate it), the largest gap between two budget polls
+plus the work after the first poll that saw the budget spent: the overshoot on an idle
+core.
 
 Usage (short runs only on a shared machine)::
 
@@ -74,6 +77,84 @@ def overshoot(kind: str, name: str, budget: float, reps: int, players: int) -> l
     return samples
 
 
+class PollProbe:
+    """Records the thread CPU time at every budget poll (``Budget.expired`` / ``done`` and
+    expectimax's per-node ``_count``), to separate what the code does from what a loaded
+    machine adds: ``gap`` is the largest CPU time between two polls (how late the search
+    can notice the deadline), ``tail`` the CPU time from the first poll that saw the
+    budget spent to the answer (report building, clean-up)."""
+
+    def __init__(self):
+        from ratai.search import expectimax
+        from ratai.search.common import Budget
+
+        self.patched = []
+        probe = self
+
+        def wrap(cls, name, seen):
+            orig = getattr(cls, name)
+
+            def f(self_, *a):
+                out = orig(self_, *a)
+                probe.poll(seen(out))
+                return out
+            setattr(cls, name, f)
+            self.patched.append((cls, name, orig))
+
+        wrap(Budget, "expired", bool)
+        wrap(Budget, "done", bool)
+
+        orig_count = expectimax.Expectimax._count
+
+        def count(self_):
+            try:
+                orig_count(self_)
+            except expectimax._Abort:
+                probe.poll(True)
+                raise
+            probe.poll(False)
+        expectimax.Expectimax._count = count
+        self.patched.append((expectimax.Expectimax, "_count", orig_count))
+        self.reset()
+
+    def reset(self, budget: float = float("inf")):
+        self.last = time.thread_time()
+        self.gap = 0.0
+        self.first_spent = None
+        self.deadline = time.perf_counter() + budget
+
+    def poll(self, spent: bool):
+        """``spent``: what the search saw (a share of the budget may end before the whole);
+        the tail starts at the first poll past the call's own deadline."""
+        now = time.thread_time()
+        self.gap = max(self.gap, now - self.last)
+        self.last = now
+        if self.first_spent is None and time.perf_counter() >= self.deadline:
+            self.first_spent = now
+
+    def undo(self):
+        for cls, name, orig in self.patched:
+            setattr(cls, name, orig)
+
+
+def intrinsic(kind: str, name: str, budget: float, reps: int, players: int) -> list[float]:
+    """Per call: CPU seconds of (largest gap between polls + tail after the first spent
+    poll), the overshoot an idle core would see."""
+    probe = PollProbe()
+    out = []
+    try:
+        for i, (game, s) in enumerate(positions(name, reps, players, seed=reps + 1)):
+            bot = make_bot(kind, game, s.current_player(), time_limit=budget, seed=i)
+            probe.reset(budget)
+            bot.analyze(s)
+            end = time.thread_time()
+            tail = end - probe.first_spent if probe.first_spent is not None else 0.0
+            out.append(probe.gap + tail)
+    finally:
+        probe.undo()
+    return out
+
+
 def cancel_latency(kind: str, name: str, reps: int, players: int) -> list[float]:
     """Seconds from ``stop.set()`` to the answer of a 10 s search (set after 0.2 s)."""
     out = []
@@ -119,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--cancel", action="store_true", help="also measure cancel latency")
     ap.add_argument("--joint", action="store_true", help="also smmcts it/s on the joint view")
+    ap.add_argument("--intrinsic", action="store_true",
+                    help="also the CPU-time overshoot (poll gap + tail), immune to load")
     args = ap.parse_args(argv)
     kinds = [k for k in args.kinds.split(",") if k]
     games = [g for g in args.games.split(",") if g]
@@ -132,6 +215,17 @@ def main(argv: list[str] | None = None) -> int:
                 xs = [1e3 * x for x in overshoot(kind, name, b, reps, args.players)]
                 print(f"| {kind} | {name} | {b:g} | {len(xs)} | {statistics.median(xs):.2f} | "
                       f"{percentile(xs, 99):.2f} | {max(xs):.2f} |", flush=True)
+    if args.intrinsic:
+        print("\n| kind | game | budget s | n | CPU overshoot median ms | p99 ms | max ms |")
+        print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+        for kind in kinds:
+            for name in games:
+                for b in budgets:
+                    reps = args.reps or max(2, min(20, int(1.0 / b)))
+                    xs = [1e3 * x for x in intrinsic(kind, name, b, reps, args.players)]
+                    print(f"| {kind} | {name} | {b:g} | {len(xs)} | "
+                          f"{statistics.median(xs):.2f} | {percentile(xs, 99):.2f} | "
+                          f"{max(xs):.2f} |", flush=True)
     if args.cancel:
         print("\n| kind | game | n | cancel median ms | max ms |")
         print("| --- | --- | ---: | ---: | ---: |")
@@ -142,9 +236,11 @@ def main(argv: list[str] | None = None) -> int:
                       f"{max(xs):.2f} |", flush=True)
     if args.joint:
         b = budgets[0]
-        xs = joint_speed(b, args.reps or 3)
-        print(f"\nsmmcts on the Ratapolis joint view (3 seats, {b:g} s): "
-              f"median {statistics.median(xs):,.0f} it/s (n={len(xs)}, min {min(xs):,.0f})")
+        for b in budgets:
+            xs = joint_speed(b, args.reps or 3)
+            print(f"\nsmmcts on the Ratapolis joint view (3 seats, {b:g} s): "
+                  f"median {statistics.median(xs):,.0f} it/s (n={len(xs)}, "
+                  f"min {min(xs):,.0f})", flush=True)
     return 0
 
 
