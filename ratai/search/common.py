@@ -9,13 +9,15 @@ so no legal-action list is generated twice per step.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import math
 import queue
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +33,7 @@ __all__ = [
     "StopFlag",
     "check_stop",
     "free_later",
+    "gc_paused",
     "check_int",
     "check_number",
     "SearchRng",
@@ -282,6 +285,35 @@ def free_later(obj: Any) -> None:
                 t.start()
                 _TRASH_THREAD.append(t)
     _TRASH.put(obj)
+
+
+_GC_LOCK = threading.Lock()
+_GC_STATE = {"pauses": 0, "was_enabled": False}
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for the duration of a search.
+
+    A search allocates many long-lived, acyclic objects (tree nodes, tables); with the
+    collector on, a full (generation 2) collection runs every so often in the middle of the
+    search and takes milliseconds per 10^5 objects (16 ms measured in a 2 s smmcts search),
+    which shows up as budget overshoot. Reference counting still frees everything that is
+    not in a cycle. Nested and concurrent pauses (threads) are counted; the collector is
+    re-enabled when the last one ends, if it was enabled before the first.
+    """
+    with _GC_LOCK:
+        if _GC_STATE["pauses"] == 0:
+            _GC_STATE["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _GC_STATE["pauses"] += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _GC_STATE["pauses"] -= 1
+            if _GC_STATE["pauses"] == 0 and _GC_STATE["was_enabled"]:
+                gc.enable()
 
 
 class SearchRng:
