@@ -17,7 +17,6 @@ from ratai.search.common import (
     ProgressFn,
     check_int,
     check_stop,
-    gc_paused,
 )
 from ratai.search.expectimax import Expectimax
 from ratai.search.ismcts import ISMCTS
@@ -83,8 +82,7 @@ class SearchBot(Bot):
         **options: the algorithm's options (listed in each subclass's ``OPTIONS``).
 
     The clock starts when ``analyze`` is called: setup (determinizations, legal moves)
-    counts inside ``time_limit``. The cyclic garbage collector is paused during the search
-    (:func:`ratai.search.common.gc_paused`).
+    counts inside ``time_limit``.
 
     Raises:
         ValueError: no budget, a bad budget, an unknown or bad option (named), or a game the
@@ -133,9 +131,7 @@ class SearchBot(Bot):
         if self.skip_forced and len(legal) == 1:
             return self._forced(state, legal)
         self._legal = legal  # the seat's legal moves, for _analyze (listing can be costly)
-        with gc_paused():  # no full collection in the middle of the budget
-            return self._analyze(state, budget, self._rng(state),
-                                 on_progress or self.on_progress)
+        return self._analyze(state, budget, self._rng(state), on_progress or self.on_progress)
 
     def _analyze(self, state: State, budget: Budget, srng, on_progress) -> Analysis:
         raise NotImplementedError
