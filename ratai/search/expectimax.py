@@ -194,11 +194,8 @@ class Expectimax:
                 self._deadline = time.perf_counter() + budget.remaining() / (k - i)
             self._node_limit = (node_cap - totals["nodes"]) // (k - i) or 1
             self._nodes = 0
-            try:
-                world = state.clone() if self.game.perfect_information else \
-                    state.resample_from_infostate(player, srng.child_seed())
-            except _Abort:  # pragma: no cover - resampling does not count nodes
-                break
+            world = state.clone() if self.game.perfect_information else \
+                state.resample_from_infostate(player, srng.child_seed())
             self._rnd = random.Random(srng.child_seed())
             self._tt: dict = {}
             best_res = None
