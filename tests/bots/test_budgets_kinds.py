@@ -273,3 +273,50 @@ def test_arena_plays_the_joint_view():
         state = game.state_from_history(rec["history"])
         assert state.is_terminal() and state.returns() == rec["returns"]
     assert sorted(r["seats"][0] for r in recs) == ["random", "smmcts:0.01s"]
+
+
+def test_apply_joint_fast_path_equals_apply_actions():
+    """The seat-wise unchecked joint step gives exactly the state ``apply_actions`` gives."""
+    from ratai.search.common import apply_joint
+
+    game, s = joint_node()
+    rnd = random.Random(5)
+    joint = [rnd.choice(s.legal_actions(p)) for p in range(game.num_players())]
+    a, b = s.clone(), s.clone()
+    a.apply_actions(joint)
+    apply_joint(b, joint)
+    apply_joint(s.clone(), joint)  # the second call takes the verified fast path
+    c = s.clone()
+    apply_joint(c, joint)
+    assert a == b == c and a.history() == b.history() == c.history()
+
+
+def test_free_later_takes_a_tree_apart_off_the_callers_thread():
+    import weakref
+
+    from ratai.search.common import free_later
+
+    class Leaf:
+        pass
+
+    leaf = Leaf()
+    ref = weakref.ref(leaf)
+    tree = {"children": [{"x": (1, [leaf])} for _ in range(1000)]}
+    del leaf
+    free_later(tree)
+    del tree
+    end = time.monotonic() + 5
+    while ref() is not None:
+        assert time.monotonic() < end, "the tree was not freed"
+        time.sleep(0.01)
+
+
+def test_arena_command_on_the_joint_view():
+    import io
+
+    from ratai.cli import main
+
+    out = io.StringIO()
+    code = main(["arena", "ratapolis", "--players", "2", "--param", "simultaneous=true",
+                 "--bots", "smmcts:0.01s,heuristic:max_evals=16", "--games", "1"], out)
+    assert code == 0 and "| smmcts:0.01s | 1 |" in out.getvalue()
