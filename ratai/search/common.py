@@ -13,6 +13,7 @@ import hashlib
 import math
 import queue
 import random
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -272,12 +273,17 @@ def _dismantle(obj: Any) -> None:
     apart iteratively, so each object freed has (almost) nothing left below it. Dropping the
     root of a big tree at once would free the whole tree inside one reference-count
     decrement, holding the GIL for seconds (10^6 nodes) and stalling every other thread;
-    this way the interpreter can switch threads between any two steps."""
+    this way the interpreter can switch threads between any two steps. An object that is
+    referenced from outside the tree is left intact (only this reference is dropped)."""
     stack = [obj]
     del obj
     pop, push = stack.pop, stack.append
+    refs = sys.getrefcount
     while stack:
         o = pop()
+        if refs(o) > 2:  # also held elsewhere (an engine's cached list, a live state):
+            del o        # drop only our reference, never empty a shared object
+            continue
         if isinstance(o, list):
             while o:
                 push(o.pop())

@@ -301,7 +301,10 @@ def test_free_later_takes_a_tree_apart_off_the_callers_thread():
 
     leaf = Leaf()
     ref = weakref.ref(leaf)
-    tree = {"children": [{"x": (1, [leaf])} for _ in range(1000)]}
+    shared = [1, 2, 3]  # e.g. an engine's cached list: must survive intact
+    keeper = Leaf()
+    keeper.items = shared
+    tree = {"children": [{"x": (1, [leaf]), "s": shared, "k": keeper} for _ in range(1000)]}
     del leaf
     free_later(tree)
     del tree
@@ -309,6 +312,8 @@ def test_free_later_takes_a_tree_apart_off_the_callers_thread():
     while ref() is not None:
         assert time.monotonic() < end, "the tree was not freed"
         time.sleep(0.01)
+    time.sleep(0.05)
+    assert shared == [1, 2, 3] and keeper.items is shared
 
 
 def test_arena_command_on_the_joint_view():
