@@ -6,6 +6,12 @@ come from ``numpy.random.default_rng([seed, index])`` and each seat's bot is see
 ``SeedSequence([seed, index, seat])``, so local and Ray runs give identical records. Each
 record holds the full action history, so
 ``load_game(...).state_from_history(record["history"])`` replays it.
+
+Joint-move views (``current_player() == SIMULTANEOUS``, e.g. Ratapolis with
+``simultaneous=True``): every seat with legal actions asks its own bot for its own action
+(each bot sees the state only through its seat's information, as everywhere), and the
+joint move is applied with ``state.apply_actions``. A seat with a single legal move plays
+it without asking its bot to search (the bots' ``skip_forced``, on by default).
 """
 
 from __future__ import annotations
@@ -22,44 +28,65 @@ import numpy as np
 
 from ratai.bots import make_bot
 from ratai.engines import CHANCE, load_game
-from ratai.engines.api import sample_chance_outcome
+from ratai.engines.api import INVALID, SIMULTANEOUS, sample_chance_outcome
 
 
 @dataclass(frozen=True)
 class BotSpec:
-    """A bot kind and its budget, parsed from ``kind[:N]`` (N iterations) or ``kind[:Ts]``
-    (T seconds), e.g. ``random``, ``ismcts:2000``, ``mcts:0.5s``."""
+    """A bot kind, its budget and options, parsed from ``kind[:N|:Ts][:name=value...]``:
+    ``N`` iterations or ``T`` seconds, then any of the kind's options, e.g. ``random``,
+    ``ismcts:2000``, ``mcts:0.5s``, ``expectimax:0.2s:determinizations=1:mode=paranoid``.
+    Option values are read as JSON when they parse (numbers, ``true``, ``null``), else as
+    strings."""
 
     kind: str
     iterations: int | None = None
     time_limit: float | None = None
+    options: tuple[tuple[str, Any], ...] = ()
 
     @classmethod
     def parse(cls, text: str) -> BotSpec:
-        """Raises ``ValueError`` for a malformed budget."""
-        kind, _, budget = text.strip().partition(":")
+        """Raises ``ValueError`` for a malformed budget or option."""
+        kind, *parts = text.strip().split(":")
         if not kind:
-            raise ValueError(f"bad bot spec {text!r}: expected KIND[:ITERATIONS|:SECONDSs]")
-        if not budget:
-            return cls(kind)
-        try:
-            if budget.endswith("s"):
-                return cls(kind, time_limit=float(budget[:-1]))
-            return cls(kind, iterations=int(budget))
-        except ValueError:
-            raise ValueError(f"bad bot spec {text!r}: budget must be an int (iterations) "
-                             f"or seconds like 0.5s") from None
+            raise ValueError(f"bad bot spec {text!r}: expected "
+                             f"KIND[:ITERATIONS|:SECONDSs][:NAME=VALUE...]")
+        iterations = time_limit = None
+        options = []
+        for part in parts:
+            if "=" in part:
+                name, _, raw = part.partition("=")
+                if not name:
+                    raise ValueError(f"bad bot spec {text!r}: option {part!r} has no name")
+                try:
+                    value = json.loads(raw)
+                except ValueError:
+                    value = raw
+                options.append((name, value))
+                continue
+            if iterations is not None or time_limit is not None or options:
+                raise ValueError(f"bad bot spec {text!r}: one budget, before the options")
+            try:
+                if part.endswith("s"):
+                    time_limit = float(part[:-1])
+                else:
+                    iterations = int(part)
+            except ValueError:
+                raise ValueError(f"bad bot spec {text!r}: budget must be an int (iterations) "
+                                 f"or seconds like 0.5s") from None
+        return cls(kind, iterations, time_limit, tuple(options))
 
     @property
     def label(self) -> str:
+        out = self.kind
         if self.iterations is not None:
-            return f"{self.kind}:{self.iterations}"
+            out += f":{self.iterations}"
         if self.time_limit is not None:
-            return f"{self.kind}:{self.time_limit:g}s"
-        return self.kind
+            out += f":{self.time_limit:g}s"
+        return out + "".join(f":{k}={json.dumps(v)}" for k, v in self.options)
 
     def make(self, game, seat: int, seed: Any):
-        kw = {}
+        kw = dict(self.options)
         if self.iterations is not None:
             kw["iterations"] = self.iterations
         if self.time_limit is not None:
@@ -90,10 +117,16 @@ def play_game(game_name: str, params: dict, specs: Sequence[str], seed: int, ind
             for seat, s in enumerate(specs)]
     state = game.new_initial_state()
     start = time.perf_counter()
+    n = game.num_players()
     while not state.is_terminal():
         cp = state.current_player()
         if cp == CHANCE:
             action = sample_chance_outcome(state, rng)
+        elif cp == SIMULTANEOUS:
+            joint = [bots[seat].step(state) if state.legal_actions(seat) else INVALID
+                     for seat in range(n)]
+            state.apply_actions(joint)
+            continue
         else:
             action = bots[cp].step(state)
         state.apply_action(action)

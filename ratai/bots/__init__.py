@@ -67,7 +67,8 @@ def make_bot(kind: str, game: Game, player: int, *, iterations: int | None = Non
         max_depth: depth limit in plies (``expectimax``).
         seed: fixes the bot's random choices (an ``int``: reproducible per position).
         **kw: the kind's options (see each bot class), plus ``on_progress`` /
-            ``progress_every`` / ``skip_forced`` for search bots.
+            ``progress_every`` / ``skip_forced`` / ``stop`` for every kind but ``random``
+            (the heuristic included).
 
     Raises:
         ValueError: unknown ``kind`` (the message lists the known kinds), a search bot
@@ -81,11 +82,5 @@ def make_bot(kind: str, game: Game, player: int, *, iterations: int | None = Non
         if kw:
             raise ValueError(f"unexpected argument(s) {sorted(kw)} for bot kind 'random'")
         return RandomBot(game, player, seed=seed)
-    if cls is HeuristicBot:
-        allowed = ("chance_samples", "determinizations", "joint_samples", "max_evals")
-        unknown = sorted(set(kw) - set(allowed))
-        if unknown:
-            raise ValueError(f"unknown option(s) {unknown} for bot kind 'heuristic'; "
-                             f"allowed: {list(allowed)}")
     return cls(game, player, iterations=iterations, time_limit=time_limit,
                max_depth=max_depth, seed=seed, **kw)

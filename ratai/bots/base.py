@@ -55,6 +55,14 @@ class Bot:
         raise ValueError(f"it is not seat {self.player}'s turn "
                          f"(current player: {cp})")
 
+    def _forced(self, state: State, legal: list[int]) -> Analysis:
+        """The answer for a seat with a single legal move: that move, without searching
+        (``iterations == 0``, ``forced=True``)."""
+        a = int(legal[0])
+        label = state.action_to_string(self.player, a)
+        return Analysis(a, (MoveStat(a, label, 0, 0.0, 1.0),), (PVStep(self.player, a, label),),
+                        0, 0, 0, 0.0, self.seed, self.player, self.kind, forced=True)
+
     def _rng(self, state: State) -> SearchRng:
         """The random streams for one call (see the class docstring)."""
         return SearchRng(self.seed, state, self.player, self.rng)

@@ -11,7 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from ratai.engines.api import Game, State
-from ratai.search.common import Analysis, Budget, MoveStat, ProgressFn, PVStep
+from ratai.search.common import (
+    Analysis,
+    Budget,
+    ProgressFn,
+    check_int,
+    check_stop,
+)
 from ratai.search.expectimax import Expectimax
 from ratai.search.ismcts import ISMCTS
 from ratai.search.pimc import PIMC
@@ -22,6 +28,8 @@ from .base import Bot
 
 __all__ = ["SearchBot", "MCTSBot", "ISMCTSBot", "PIMCBot", "ExpectimaxBot", "SMMCTSBot"]
 
+#: Options every search bot accepts besides its kind's own (not passed to the algorithm).
+RESERVED_OPTIONS = ("on_progress", "progress_every", "skip_forced", "stop")
 _UCT_OPTIONS = ("exploration", "rollout", "rollout_cutoff", "rollout_epsilon")
 SEARCH_BACKENDS = ("auto", "python", "cython")
 
@@ -65,9 +73,16 @@ class SearchBot(Bot):
         max_depth: depth limit in plies (expectimax).
         on_progress: ``on_progress(analysis)`` every ``progress_every`` iterations;
             returning ``False`` stops the search and the best move so far is played.
-        progress_every: the ``K`` of ``on_progress`` (>= 1).
-        skip_forced: with a single legal move, return it at once (``iterations == 0``).
+        progress_every: the ``K`` of ``on_progress`` (an int 1..10**9).
+        skip_forced: with a single legal move, return it at once without searching
+            (``iterations == 0``, ``Analysis.forced``); default True.
+        stop: a cancel flag polled inside the search loops (anything with ``is_set()``,
+            e.g. ``threading.Event``); once set, the search returns its best move so far.
+            ``analyze(state, stop=...)`` overrides it per call.
         **options: the algorithm's options (listed in each subclass's ``OPTIONS``).
+
+    The clock starts when ``analyze`` is called: setup (determinizations, legal moves)
+    counts inside ``time_limit``.
 
     Raises:
         ValueError: no budget, a bad budget, an unknown or bad option (named), or a game the
@@ -80,40 +95,42 @@ class SearchBot(Bot):
     def __init__(self, game: Game, player: int, *, iterations: int | None = None,
                  time_limit: float | None = None, max_depth: int | None = None,
                  seed: Any = None, on_progress: ProgressFn | None = None,
-                 progress_every: int = 100, skip_forced: bool = False, **options: Any):
+                 progress_every: int = 100, skip_forced: bool = True, stop: Any = None,
+                 **options: Any):
         super().__init__(game, player, seed=seed)
         unknown = sorted(set(options) - set(self.OPTIONS))
         if unknown:
-            allowed = sorted(self.OPTIONS) + ["on_progress", "progress_every", "skip_forced"]
+            allowed = sorted(self.OPTIONS) + list(RESERVED_OPTIONS)
             raise ValueError(f"unknown option(s) {unknown} for bot kind {self.kind!r}; "
                              f"allowed: {allowed}")
-        if isinstance(progress_every, bool) or not isinstance(progress_every, int) \
-                or progress_every < 1:
-            raise ValueError(f"bad progress_every {progress_every!r}: allowed an int >= 1")
+        self.progress_every = check_int("progress_every", progress_every, 1, 10**9)
+        if not isinstance(skip_forced, bool | int):
+            raise ValueError(f"bad skip_forced {skip_forced!r}: allowed True or False")
         self.budget = Budget(iterations, time_limit, max_depth).check(need=self.NEEDS)
         self.on_progress = on_progress
-        self.progress_every = progress_every
         self.skip_forced = bool(skip_forced)
+        self.stop = check_stop(stop)
         self._setup(**options)
 
     def _setup(self, **options: Any) -> None:
         raise NotImplementedError
 
-    def analyze(self, state: State, on_progress: ProgressFn | None = None) -> Analysis:
-        """Search ``state`` for the seat and report; ``on_progress`` overrides the bot's.
+    def analyze(self, state: State, on_progress: ProgressFn | None = None,
+                stop: Any = None) -> Analysis:
+        """Search ``state`` for the seat and report; ``on_progress`` and ``stop`` override
+        the bot's. The clock starts here.
 
         Raises:
-            ValueError: it is not the seat's turn.
+            ValueError: it is not the seat's turn, or a bad ``stop``.
         """
+        b = self.budget
+        budget = Budget(b.iterations, b.time_limit, b.max_depth,
+                        check_stop(stop) if stop is not None else self.stop)
+        budget.begin()
         legal = self._check_turn(state)
         if self.skip_forced and len(legal) == 1:
-            a = legal[0]
-            label = state.action_to_string(self.player, a)
-            return Analysis(a, (MoveStat(a, label, 0, 0.0, 1.0),),
-                            (PVStep(self.player, a, label),), 0, 0, 0, 0.0, self.seed,
-                            self.player, self.kind)
-        b = self.budget
-        budget = Budget(b.iterations, b.time_limit, b.max_depth)
+            return self._forced(state, legal)
+        self._legal = legal  # the seat's legal moves, for _analyze (listing can be costly)
         return self._analyze(state, budget, self._rng(state), on_progress or self.on_progress)
 
     def _analyze(self, state: State, budget: Budget, srng, on_progress) -> Analysis:
@@ -198,7 +215,7 @@ class PIMCBot(SearchBot):
 
     def _analyze(self, state, budget, srng, on_progress):
         return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
-                                   self.seed, self.kind)
+                                   self.seed, self.kind, legal=self._legal)
 
 
 class ExpectimaxBot(SearchBot):
@@ -208,18 +225,25 @@ class ExpectimaxBot(SearchBot):
     Budget: ``max_depth`` (decision plies), ``time_limit`` and/or ``iterations`` (here: a
     node budget); at least one. ``on_progress`` is called after every completed depth.
     Options: ``mode`` (``"maxn"`` or ``"paranoid"``), ``determinizations`` (4, hidden
-    information only), ``max_chance_outcomes`` (``None``), ``transposition_table`` (True).
+    information only), ``max_chance_outcomes`` (``None``), ``transposition_table`` (True),
+    ``max_nodes`` (200,000: every search is bounded), ``evaluation`` (``"rollout"``, the
+    default: random playouts to the end, or ``"heuristic"``), ``rollouts`` (8),
+    ``rollout_cutoff`` (``None``: to the end). It always answers: the best
+    move of the last completed depth, or of the moves depth 1 scored before the budget ran
+    out.
     """
 
     kind = "expectimax"
-    OPTIONS = ("mode", "determinizations", "max_chance_outcomes", "transposition_table")
+    OPTIONS = ("mode", "determinizations", "max_chance_outcomes", "transposition_table",
+               "max_nodes", "evaluation", "rollouts", "rollout_cutoff")
     NEEDS = "iterations or time_limit or max_depth"
 
     def _setup(self, **kw: Any) -> None:
         self.search = Expectimax(self.game, self.player, **kw)
 
     def _analyze(self, state, budget, srng, on_progress):
-        return self.search.analyze(state, budget, srng, on_progress, 1, self.seed, self.kind)
+        return self.search.analyze(state, budget, srng, on_progress, 1, self.seed, self.kind,
+                                   legal=self._legal)
 
 
 class SMMCTSBot(SearchBot):
@@ -228,13 +252,15 @@ class SMMCTSBot(SearchBot):
     ``apply_actions([...])``); sequential and chance nodes are searched as in UCT. See
     :mod:`ratai.search.smmcts`.
 
-    Options: the UCT options and ``determinizations`` (default 1): for a game with hidden
+    Options: the UCT options, ``determinizations`` (default 1): for a game with hidden
     information the bot searches that many determinizations and aggregates them by visits
-    (as ``pimc``); with perfect information it searches the state itself.
+    (as ``pimc``); with perfect information it searches the state itself; and
+    ``search_backend`` (``"auto"``: compiled playouts of a joint view, see
+    :mod:`ratai.search.smmcts`; ``"python"``; ``"cython"``).
     """
 
     kind = "smmcts"
-    OPTIONS = _UCT_OPTIONS + ("determinizations",)
+    OPTIONS = _UCT_OPTIONS + ("determinizations", "search_backend")
 
     def _setup(self, determinizations: int = 1, **kw: Any) -> None:
         if self.game.perfect_information:
@@ -246,6 +272,6 @@ class SMMCTSBot(SearchBot):
     def _analyze(self, state, budget, srng, on_progress):
         if isinstance(self.search, PIMC):
             return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
-                                       self.seed, self.kind)
+                                       self.seed, self.kind, legal=self._legal)
         return analyze_uct(self.search, state, budget, srng, on_progress, self.progress_every,
                            self.seed, self.kind)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import math
+import queue
 import random
+import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +29,11 @@ __all__ = [
     "MoveStat",
     "PVStep",
     "Budget",
+    "StopFlag",
+    "check_stop",
+    "free_later",
+    "check_int",
+    "check_number",
     "SearchRng",
     "ProgressFn",
     "apply_unchecked",
@@ -89,6 +97,8 @@ class Analysis:
         seed: the bot's seed (``None`` when it was unseeded).
         player: the seat the analysis is for.
         kind: the bot kind that produced it.
+        forced: the seat had a single legal move and the bot returned it without searching
+            (``skip_forced``; ``iterations == 0``).
     """
 
     best_action: int
@@ -101,16 +111,72 @@ class Analysis:
     seed: Any = None
     player: int = 0
     kind: str = ""
+    forced: bool = False
 
 
 def numbers(analysis: Analysis) -> tuple:
     """Every field of ``analysis`` except ``elapsed_s``: what seeded runs must reproduce."""
     return (analysis.best_action, analysis.moves, analysis.pv, analysis.iterations,
-            analysis.nodes, analysis.max_depth, analysis.seed, analysis.player, analysis.kind)
+            analysis.nodes, analysis.max_depth, analysis.seed, analysis.player, analysis.kind,
+            analysis.forced)
 
 
 #: ``on_progress(analysis) -> bool | None``; returning ``False`` stops the search.
 ProgressFn = Callable[[Analysis], Any]
+
+
+class StopFlag:
+    """What a search polls to be cancelled: anything with ``is_set() -> bool``
+    (``threading.Event``, ``multiprocessing.Event``, or a wrapper of a shared flag).
+
+    This class documents the protocol; :func:`check_stop` validates an object against it.
+    """
+
+    def is_set(self) -> bool:  # pragma: no cover - protocol only
+        raise NotImplementedError
+
+
+def check_stop(stop: Any) -> Any:
+    """``stop`` itself if it is ``None`` or has a callable ``is_set``; else ``ValueError``."""
+    if stop is not None and not callable(getattr(stop, "is_set", None)):
+        raise ValueError(f"bad stop {stop!r}: allowed None or an object with is_set() "
+                         f"(e.g. threading.Event)")
+    return stop
+
+
+def check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
+    """``value`` as an ``int`` in ``[lo, hi]``; ``ValueError`` naming ``name`` otherwise
+    (bools, floats such as ``1e300``, NaN and out-of-range ints are refused)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < lo \
+            or (hi is not None and value > hi):
+        rng = f"{lo}..{hi:,}" if hi is not None else f">= {lo}"
+        raise ValueError(f"bad {name} {_short(value)}: allowed an int {rng}")
+    return int(value)
+
+
+def check_number(name: str, value: Any, lo: float, hi: float, *, lo_open: bool = False
+                 ) -> float:
+    """``value`` as a finite ``float`` in ``[lo, hi]`` (``(lo, hi]`` with ``lo_open``);
+    ``ValueError`` naming ``name`` otherwise (NaN and infinities are refused)."""
+    ok = not isinstance(value, bool) and isinstance(value, int | float | np.integer
+                                                    | np.floating)
+    if ok:
+        v = float(value)
+        ok = math.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi
+    if not ok:
+        left = "(" if lo_open else "["
+        raise ValueError(f"bad {name} {_short(value)}: allowed a finite number in "
+                         f"{left}{lo:g}, {hi:g}]")
+    return float(value)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+#: The largest ``time_limit`` a budget accepts (seconds; one day).
+MAX_TIME_LIMIT = 86400.0
 
 
 @dataclass
@@ -118,60 +184,147 @@ class Budget:
     """A search budget: ``iterations`` (exact count) and/or ``time_limit`` (seconds).
 
     When both are given the first one exhausted stops the search. ``max_depth`` (plies) is
-    carried for the depth-limited searches. Raises ``ValueError`` for negative or absent
-    budgets (see :meth:`check`).
+    carried for the depth-limited searches. ``stop`` (see :class:`StopFlag`, e.g. a
+    ``threading.Event``) cancels the search when set: every search polls it in its loops
+    (through :meth:`done` / :meth:`expired`) and returns its best answer so far. Raises
+    ``ValueError`` for negative, non-finite or absent budgets (see :meth:`check`).
     """
 
     iterations: int | None = None
     time_limit: float | None = None
     max_depth: int | None = None
+    stop: Any = field(default=None, repr=False)
     start: float = field(default=0.0, repr=False)
     deadline: float = field(default=math.inf, repr=False)
 
     def check(self, *, need: str = "iterations or time_limit") -> Budget:
-        """Validate; ``need`` names what must be present. Returns ``self``."""
+        """Validate; ``need`` names what must be present. Returns ``self``.
+
+        Ranges: ``iterations`` an int >= 1; ``time_limit`` finite seconds in
+        (0, :data:`MAX_TIME_LIMIT`]; ``max_depth`` an int >= 1.
+        """
         if self.iterations is not None:
-            it = self.iterations
-            if isinstance(it, bool) or not isinstance(it, int | np.integer) or it < 1:
-                raise ValueError(f"bad iterations {self.iterations!r}: allowed an int >= 1")
-            self.iterations = int(self.iterations)
+            self.iterations = check_int("iterations", self.iterations, 1)
         if self.time_limit is not None:
-            if isinstance(self.time_limit, bool) or not isinstance(self.time_limit, int | float) \
-                    or not self.time_limit > 0:
-                raise ValueError(f"bad time_limit {self.time_limit!r}: allowed seconds > 0")
-            self.time_limit = float(self.time_limit)
+            self.time_limit = check_number("time_limit", self.time_limit, 0.0, MAX_TIME_LIMIT,
+                                           lo_open=True)
         if self.max_depth is not None:
-            md = self.max_depth
-            if isinstance(md, bool) or not isinstance(md, int | np.integer) or md < 1:
-                raise ValueError(f"bad max_depth {self.max_depth!r}: allowed an int >= 1")
-            self.max_depth = int(self.max_depth)
+            self.max_depth = check_int("max_depth", self.max_depth, 1)
+        check_stop(self.stop)
         present = {"iterations": self.iterations, "time_limit": self.time_limit,
                    "max_depth": self.max_depth}
-        if all(present[k] is None for k in need.split(" or ")):
+        if need and all(present[k] is None for k in need.split(" or ")):
             raise ValueError(f"a search bot needs a budget: give {need}")
         return self
 
     def begin(self) -> None:
-        """Start the clock."""
+        """Start the clock, once: a budget already started keeps its start and deadline, so
+        the setup a bot does after starting it (determinizations, legal moves) counts."""
+        if self.start:
+            return
         self.start = time.perf_counter()
         self.deadline = (self.start + self.time_limit) if self.time_limit is not None else math.inf
 
+    def stopped(self) -> bool:
+        """True when the ``stop`` flag is set (cancelled)."""
+        return self.stop is not None and self.stop.is_set()
+
+    def expired(self) -> bool:
+        """True when the time is up or the search was cancelled (iterations not counted)."""
+        return time.perf_counter() >= self.deadline or (
+            self.stop is not None and self.stop.is_set())
+
     def done(self, iterations_run: int) -> bool:
-        """True when the budget is exhausted after ``iterations_run`` iterations."""
+        """True when the budget is exhausted after ``iterations_run`` iterations, the time
+        is up, or the search was cancelled."""
         if self.iterations is not None and iterations_run >= self.iterations:
             return True
-        return time.perf_counter() >= self.deadline
+        return self.expired()
+
+    def remaining(self) -> float:
+        """Seconds left before the deadline (``inf`` without a time limit; >= 0)."""
+        return max(0.0, self.deadline - time.perf_counter())
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
 
     def split(self, k: int, i: int) -> Budget:
-        """The ``i``-th of ``k`` equal shares (iterations distributed exactly, time evenly)."""
+        """The ``i``-th of ``k`` equal shares (iterations distributed exactly, time evenly);
+        the share polls the same ``stop`` flag."""
         it = None
         if self.iterations is not None:
             it = self.iterations // k + (1 if i < self.iterations % k else 0)
         tl = self.time_limit / k if self.time_limit is not None else None
-        return Budget(it, tl, self.max_depth)
+        return Budget(it, tl, self.max_depth, self.stop)
+
+
+_TRASH: queue.SimpleQueue = queue.SimpleQueue()
+_TRASH_LOCK = threading.Lock()
+_TRASH_THREAD: list[threading.Thread] = []
+
+
+def _empty_trash() -> None:
+    while True:
+        _dismantle(_TRASH.get())
+
+
+def _dismantle(obj: Any) -> None:
+    """Drop ``obj`` piece by piece: lists, dicts, tuples and objects' attributes are taken
+    apart iteratively, so each object freed has (almost) nothing left below it. Dropping the
+    root of a big tree at once would free the whole tree inside one reference-count
+    decrement, holding the GIL for seconds (10^6 nodes) and stalling every other thread;
+    this way the interpreter can switch threads between any two steps. An object that is
+    referenced from outside the tree is left intact (only this reference is dropped)."""
+    stack = [obj]
+    del obj
+    pop, push = stack.pop, stack.append
+    refs = sys.getrefcount
+    while stack:
+        o = pop()
+        if refs(o) > 2:  # also held elsewhere (an engine's cached list, a live state):
+            del o        # drop only our reference, never empty a shared object
+            continue
+        if isinstance(o, list):
+            while o:
+                push(o.pop())
+        elif isinstance(o, dict):
+            while o:
+                push(o.popitem()[1])
+        elif isinstance(o, tuple):
+            for x in o:
+                push(x)
+        elif not isinstance(o, int | float | str | bytes | bool | type(None) | type):
+            d = getattr(o, "__dict__", None)
+            if isinstance(d, dict):
+                while d:
+                    push(d.popitem()[1])
+            for name in getattr(type(o), "__slots__", ()):
+                value = getattr(o, name, None)
+                if isinstance(value, list | dict | tuple):
+                    try:
+                        setattr(o, name, None)
+                    except (AttributeError, TypeError):
+                        continue
+                    push(value)
+        del o
+
+
+def free_later(obj: Any) -> None:
+    """Hand ``obj`` (a search tree, a transposition table) to a daemon thread that takes it
+    apart (see :func:`_dismantle`), off the caller's path.
+
+    Freeing a tree costs about a microsecond per node; a search calls this just before
+    returning, after dropping its own references, so the answer is not delayed by it, and
+    the freeing thread never holds the GIL for long (it switches like any Python thread).
+    The caller must hold no other reference for this to help.
+    """
+    if not _TRASH_THREAD:
+        with _TRASH_LOCK:
+            if not _TRASH_THREAD:
+                t = threading.Thread(target=_empty_trash, name="ratai-free", daemon=True)
+                t.start()
+                _TRASH_THREAD.append(t)
+    _TRASH.put(obj)
 
 
 class SearchRng:
@@ -231,13 +384,42 @@ def joint_legal(state: State, n: int) -> list[list[int]]:
     return [state.legal_actions(p) for p in range(n)]
 
 
+#: Per state class: whether applying a joint move seat by seat with the unchecked fast
+#: path gives exactly what ``apply_actions`` gives (verified once per class, see below).
+_SEATWISE_JOINT: dict[type, bool] = {}
+
+
 def apply_joint(state: State, joint: Sequence[int]) -> None:
     """Apply one action per seat at a ``SIMULTANEOUS`` node (``INVALID`` for seats without moves).
 
-    Uses ``state.apply_actions(joint)``, the joint-move interface of games that offer a
-    simultaneous view (Ratapolis ``simultaneous=True``).
+    ``joint`` must come from the state's own per-seat legal lists (the searches' case). A
+    joint view whose history records a joint move as one entry per acting seat, in seat
+    order (Ratapolis ``simultaneous=True`` documents this), is stepped with the unchecked
+    fast path (:func:`apply_unchecked` per seat), which skips regenerating every seat's
+    legal plans; the first call per state class checks, on clones, that this gives the same
+    fields and history as ``state.apply_actions(joint)`` and otherwise always uses
+    ``apply_actions``.
     """
-    state.apply_actions(list(joint))
+    cls = type(state)
+    ok = _SEATWISE_JOINT.get(cls)
+    if ok is None:
+        checked, fast = state.clone(), state.clone()
+        checked.apply_actions(list(joint))
+        try:
+            for a in joint:
+                if a != INVALID:
+                    apply_unchecked(fast, a)
+            ok = fast.history() == checked.history() and fast._fields() == checked._fields()
+        except Exception:  # noqa: BLE001 - any failure means: not seat-wise
+            ok = False
+        _SEATWISE_JOINT[cls] = ok
+    if ok:
+        for a in joint:
+            if a != INVALID:
+                state._apply_action(a)
+                state._history.append(a)
+    else:
+        state.apply_actions(list(joint))
 
 
 def sample_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:

@@ -12,13 +12,27 @@
   Intelligence 21), using the value bounds [0, 1] of returns and heuristic values.
 * Iterative deepening over decision plies (chance nodes do not consume depth, and a chance
   node at the horizon is averaged over its outcomes while they fit in 16 leaves) until
-  ``max_depth``, the node budget (``iterations``) or ``time_limit`` runs out; a depth cut
-  short is discarded, except the first, which always completes. Deepening stops early when
-  a depth was searched without reaching the horizon anywhere (the values are exact).
+  ``max_depth``, the node budget (``iterations``, and always ``max_nodes``, default
+  200,000), ``time_limit`` or the ``stop`` flag runs out. Every depth can be cut short
+  (the clock and the flag are polled at every node); the answer is always there: the best
+  move of the last completed depth, or, when even depth 1 (the heuristic's one-ply look)
+  was cut short, the best of the moves it scored (a seeded random move if none). The root
+  moves of a depth are searched best first by the previous depth's values; ties go to a
+  seeded random order, never the action id. Deepening stops early when a depth was
+  searched without reaching the horizon anywhere (the values are exact).
 * A transposition table keyed by the state's full field content (a hash of the state) and
   remaining depth, per search.
-* At the horizon: ``game.heuristic_value(state, seat)`` for each seat (``1/n`` for everyone
-  if the game has no heuristic).
+* At the horizon (``evaluation="rollout"``, the default): the mean returns of
+  ``rollouts`` (8) uniformly random playouts, to the end (in C on the compiled twins), or
+  cut off after ``rollout_cutoff`` plies and then scored by the normalized heuristic; the
+  clock and the cancel flag are polled before each playout. This Monte Carlo evaluation
+  (Abramson 1990, "Expected-outcome: a general model of static evaluation", IEEE PAMI 12)
+  is what makes the search stronger than the one-ply ``heuristic`` bot in every title (see
+  the README's strength table); the games' hand-written ``heuristic_value`` is a
+  material-lead estimate that a deeper look on it barely improves.
+  ``evaluation="heuristic"``: the vector ``[game.heuristic_value(state, seat) for seat]``
+  normalized to sum to 1 like ``returns()`` (a win is 1, a shared win 1/k), so horizon
+  values and terminal returns share one scale; ``1/n`` each if the game has none.
 * ``SIMULTANEOUS`` joint-view nodes below the root are scored like the horizon; a
   ``SIMULTANEOUS`` root is refused (use ``smmcts``).
 * Hidden information: the root is determinized ``determinizations`` times with
@@ -34,7 +48,17 @@ from typing import Any
 
 from ratai.engines.api import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
 
-from .common import Analysis, Budget, MoveStat, PVStep, apply_unchecked, has_heuristic
+from .common import (
+    Analysis,
+    Budget,
+    MoveStat,
+    PVStep,
+    Rollout,
+    apply_unchecked,
+    check_int,
+    free_later,
+    has_heuristic,
+)
 
 __all__ = ["Expectimax"]
 
@@ -54,8 +78,17 @@ class Expectimax:
         determinizations: worlds averaged for hidden-information games (ignored, 1, with
             perfect information).
         max_chance_outcomes: if a chance node has more outcomes, sample this many (with
-            replacement, equal weights) instead of enumerating them (``None``: enumerate).
+            replacement, equal weights) instead of enumerating them (``None``: enumerate;
+            else an int 1..4096).
         transposition_table: keep the transposition table (default True).
+        max_nodes: the most nodes one decision visits (an int 1..10**8, default 200,000),
+            whatever the other budgets say, so a search is always bounded.
+        evaluation: ``"rollout"`` (default) or ``"heuristic"`` (see the module docstring).
+        rollouts: playouts per horizon leaf for ``evaluation="rollout"`` (1..1024,
+            default 8).
+        rollout_cutoff: plies per playout before the heuristic scores it (0..10**6, or
+            ``None``, the default: play to the end).
+        determinizations: an int 1..4096.
 
     Raises:
         ValueError: a bad parameter (named).
@@ -65,19 +98,27 @@ class Expectimax:
     #: Leaves allowed below a chance node met at the horizon (see ``_horizon_chance``).
     HORIZON_WIDTH = 16
 
+    EVALUATIONS = ("heuristic", "rollout")
+
     def __init__(self, game: Game, player: int, *, mode: str = "maxn",
                  determinizations: int = 4, max_chance_outcomes: int | None = None,
-                 transposition_table: bool = True):
+                 transposition_table: bool = True, max_nodes: int = 200_000,
+                 evaluation: str = "rollout", rollouts: int = 8,
+                 rollout_cutoff: int | None = None):
         if mode not in self.MODES:
             raise ValueError(f"bad mode {mode!r}: allowed one of {self.MODES}")
-        if isinstance(determinizations, bool) or not isinstance(determinizations, int) \
-                or determinizations < 1:
-            raise ValueError(f"bad determinizations {determinizations!r}: allowed an int >= 1")
-        if max_chance_outcomes is not None and (
-                isinstance(max_chance_outcomes, bool) or not isinstance(max_chance_outcomes, int)
-                or max_chance_outcomes < 1):
-            raise ValueError(f"bad max_chance_outcomes {max_chance_outcomes!r}: "
-                             f"allowed an int >= 1 or None")
+        if evaluation not in self.EVALUATIONS:
+            raise ValueError(f"bad evaluation {evaluation!r}: allowed one of "
+                             f"{self.EVALUATIONS}")
+        check_int("determinizations", determinizations, 1, 4096)
+        if max_chance_outcomes is not None:
+            check_int("max_chance_outcomes", max_chance_outcomes, 1, 4096)
+        self.max_nodes = check_int("max_nodes", max_nodes, 1, 10**8)
+        self.rollouts = check_int("rollouts", rollouts, 1, 1024)
+        cutoff = None if rollout_cutoff is None else check_int("rollout_cutoff",
+                                                               rollout_cutoff, 0, 10**6)
+        self.evaluation = evaluation
+        self._rollout = Rollout(game, "random", cutoff) if evaluation == "rollout" else None
         self.game = game
         self.player = player
         self.n = game.num_players()
@@ -89,21 +130,34 @@ class Expectimax:
 
     # -- driver ------------------------------------------------------------------------
     def analyze(self, state: State, budget: Budget, srng, on_progress=None, every: int = 1,
-                seed: Any = None, kind: str = "expectimax") -> Analysis:
-        """Iteratively deepen on each world; ``on_progress`` after every completed depth."""
-        player, _n, k = self.player, self.n, self.k
+                seed: Any = None, kind: str = "expectimax",
+                legal: list[int] | None = None) -> Analysis:
+        """Iteratively deepen on each world; ``on_progress`` after every completed depth.
+
+        The clock runs from the bot's call (``budget.begin()`` is idempotent); worlds are
+        drawn inside the budget, each gets an equal share of the time and nodes left.
+        """
+        player, k = self.player, self.k
+        budget.begin()
         if state.current_player() == SIMULTANEOUS:
             raise ValueError("expectimax does not search a SIMULTANEOUS root; use the "
                              "sequential view of the game or the smmcts bot")
-        legal = state.legal_actions(player)
-        if self.game.perfect_information:
-            worlds = [state.clone()]
-        else:
-            worlds = [state.resample_from_infostate(player, srng.child_seed()) for _ in range(k)]
-        label = worlds[0]
-        budget.begin()
+        if legal is None:  # ``legal``: the seat's legal moves, when the caller has them
+            legal = state.legal_actions(player)
+        order = list(legal)
+        srng.py.shuffle(order)
+        self._tiebreak = {a: i for i, a in enumerate(order)}
+        node_cap = self.max_nodes if budget.iterations is None else min(self.max_nodes,
+                                                                         budget.iterations)
         per_world: list[dict] = []
         totals = {"iterations": 0, "nodes": 0, "depth": 0}
+        labels: dict[int, str] = {}
+
+        def label(a: int) -> str:
+            text = labels.get(a)
+            if text is None:
+                text = labels[a] = state.action_to_string(player, a)
+            return text
 
         def report(extra: dict | None = None) -> Analysis:
             res = per_world + ([extra] if extra else [])
@@ -114,10 +168,10 @@ class Expectimax:
                     if vs else ()
                 value = (vec[player] if self.mode == "maxn" else vec[0]) if vec else 0.0
                 visits = sum(r["visits"].get(a, 0) for r in res)
-                moves.append(MoveStat(int(a), label.action_to_string(player, a), int(visits),
-                                      float(value), 1.0 / len(legal),
-                                      vec if self.mode == "maxn" else ()))
-            moves.sort(key=lambda m: (-m.value, m.action))
+                moves.append(MoveStat(int(a), label(a), int(visits), float(value),
+                                      1.0 / len(legal), vec if self.mode == "maxn" else ()))
+            # searched moves first, then by value, then the seeded random order
+            moves.sort(key=lambda m: (m.visits == 0, -m.value, self._tiebreak[m.action]))
             best = moves[0].action
             pv: tuple[PVStep, ...] = ()
             for r in res:
@@ -125,66 +179,84 @@ class Expectimax:
                     pv = _label_pv(r["world"], r["pv"])
                     break
             if not pv:
-                pv = (PVStep(player, best, label.action_to_string(player, best)),)
+                pv = (PVStep(player, best, label(best)),)
             return Analysis(best, tuple(moves), pv, totals["iterations"], totals["nodes"],
                             totals["depth"], budget.elapsed(), seed, player, kind)
 
+        self._stop = budget.stop
+        self._tt = {}
         stopped = False
-        for i, world in enumerate(worlds):
-            share = budget.split(k, i)
-            deadline = budget.deadline
+        for i in range(k):
+            if budget.expired() or node_cap - totals["nodes"] <= 0:
+                break
+            self._deadline = budget.deadline
             if budget.time_limit is not None:
-                deadline = time.perf_counter() + max(0.0, budget.deadline - time.perf_counter()) \
-                    / (k - i)
-            self._deadline = deadline
-            self._node_limit = share.iterations
+                self._deadline = time.perf_counter() + budget.remaining() / (k - i)
+            self._node_limit = (node_cap - totals["nodes"]) // (k - i) or 1
+            self._nodes = 0
+            world = state.clone() if self.game.perfect_information else \
+                state.resample_from_infostate(player, srng.child_seed())
             self._rnd = random.Random(srng.child_seed())
             self._tt: dict = {}
-            self._nodes = 0
             best_res = None
             depth = 0
             max_d = budget.max_depth
+            prev: dict | None = None
             while max_d is None or depth < max_d:
                 depth += 1
-                self._can_abort = best_res is not None
                 self._horizon = False
+                partial: dict = {"values": {}, "visits": {}, "pv": [], "world": world}
                 try:
-                    res = self._root(world, legal, depth)
+                    res = self._root(world, self._root_order(legal, prev), depth, partial)
                 except _Abort:
+                    if best_res is None and partial["values"]:
+                        best_res = partial  # depth 1 cut short: the moves it scored
                     break
                 res["world"] = world
-                best_res = res
+                best_res = prev = res
                 totals["iterations"] += 1
                 totals["depth"] = max(totals["depth"], depth)
                 if on_progress is not None and on_progress(report(res)) is False:
                     stopped = True
                     break
-                if not self._horizon:
-                    break
-                if self._out_of_budget():
+                if not self._horizon or self._out_of_budget():
                     break
             totals["nodes"] += self._nodes
             if best_res is not None:
                 per_world.append(best_res)
-            if stopped:
+            if stopped or budget.stopped():
                 break
-        return report()
+        out = report()
+        free_later(self._tt)  # a large table is freed off the caller's path
+        self._tt = {}
+        return out
+
+    def _root_order(self, legal: list[int], prev: dict | None) -> list[int]:
+        """The previous depth's best first (by its values), ties in the seeded order."""
+        tb = self._tiebreak
+        if prev is None:
+            return sorted(legal, key=lambda a: tb[a])
+        key = self.player if self.mode == "maxn" else 0
+        vals = prev["values"]
+        return sorted(legal, key=lambda a: (-vals[a][key] if a in vals else 1.0, tb[a]))
 
     def _out_of_budget(self) -> bool:
-        if self._node_limit is not None and self._nodes >= self._node_limit:
+        if self._nodes >= self._node_limit:
             return True
-        return time.perf_counter() >= self._deadline
+        return time.perf_counter() >= self._deadline or (
+            self._stop is not None and self._stop.is_set())
 
     def _count(self) -> None:
         self._nodes += 1
-        if self._can_abort and (
-                (self._node_limit is not None and self._nodes > self._node_limit)
-                or (self._nodes & 63 == 0 and time.perf_counter() >= self._deadline)):
+        if self._nodes > self._node_limit or time.perf_counter() >= self._deadline \
+                or (self._stop is not None and self._stop.is_set()):
             raise _Abort
 
-    def _root(self, s: State, legal: list[int], depth: int) -> dict:
-        values: dict[int, tuple] = {}
-        visits: dict[int, int] = {}
+    def _root(self, s: State, legal: list[int], depth: int, out: dict) -> dict:
+        """Search every root move to ``depth``; fills ``out`` as moves complete (so a depth
+        cut short still shows what it scored)."""
+        values: dict[int, tuple] = out["values"]
+        visits: dict[int, int] = out["visits"]
         best_a, best_v, best_pv = None, None, []
         for a in legal:
             before = self._nodes
@@ -201,14 +273,42 @@ class Expectimax:
             visits[a] = self._nodes - before
             if best_v is None or key > best_v:
                 best_a, best_v, best_pv = a, key, pv
+                out["pv"] = [best_a] + best_pv
         return {"values": values, "visits": visits, "pv": [best_a] + best_pv}
 
     # -- evaluation ----------------------------------------------------------------------
     def _eval(self, s: State) -> list[float]:
+        """The horizon value vector (normalized heuristic, or a rollout average)."""
         self._horizon = True
+        n = self.n
+        if self._rollout is not None:
+            acc = [0.0] * n
+            fast = self._compiled_playout(s)
+            for _ in range(self.rollouts):
+                self._count()
+                if fast is not None:
+                    c = s.clone()
+                    fast(c, self._rnd.getrandbits(64))
+                    v = c._returns()
+                else:
+                    v, _ = self._rollout(s.clone(), self._rnd)
+                for i in range(n):
+                    acc[i] += v[i]
+            return _normalized([x / self.rollouts for x in acc], n)
         if not self.has_h:
-            return [1.0 / self.n] * self.n
-        return [float(self.game.heuristic_value(s, p)) for p in range(self.n)]
+            return [1.0 / n] * n
+        return _normalized([float(self.game.heuristic_value(s, p)) for p in range(n)], n)
+
+    def _compiled_playout(self, s: State):
+        """``random_playout_actions`` of the compiled twins for a Cython state and a playout
+        to the end (the same uniform policy as the Python ``Rollout``), else ``None``."""
+        if self._rollout.cutoff is not None:
+            return None
+        try:
+            from ratai._speedups import core, search
+        except ImportError:
+            return None
+        return core.random_playout_actions if search.is_cython_state(s) else None
 
     def _horizon_chance(self, s: State, width: int) -> list[float]:
         """Value at the horizon: a decision node by the heuristic; a chance node by the mean
@@ -379,6 +479,14 @@ class Expectimax:
             self._tt[key] = (depth, val, flag, pv, self._horizon)
         self._horizon = self._horizon or horizon_before
         return val, pv
+
+
+def _normalized(v: list[float], n: int) -> list[float]:
+    """``v`` scaled to sum to 1 (as returns do); ``1/n`` each when it sums to 0."""
+    total = sum(v)
+    if total <= 0.0:
+        return [1.0 / n] * n
+    return [x / total for x in v]
 
 
 def _label_pv(world: State, actions: list[int]) -> tuple[PVStep, ...]:

@@ -6,21 +6,31 @@ Perfect Information Monte Carlo Sampling in Game Tree Search" (AAAI) analyse whe
 (and its two known flaws, strategy fusion and non-locality). Here: ``determinizations``
 worlds are drawn with ``state.resample_from_infostate(player, rng)``, a UCT search
 (:class:`ratai.search.uct.UCT`, Kocsis & Szepesvári 2006) runs on each with an equal share
-of the budget, and the root moves' votes are aggregated by visit counts (values are the
-visit-weighted means over the worlds).
+of what is left of the budget, and the root moves' votes are aggregated by visit counts
+(values are the visit-weighted means over the worlds).
+
+Budget: the clock runs from the bot's call, and each world is drawn only when its turn
+comes, inside the budget (drawing a world is part of the work the budget pays for); the
+time left is shared evenly among the worlds not yet searched; the ``stop`` flag of the
+budget and ``on_progress`` returning ``False`` end the search at once.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from ratai.engines.api import Game, State
+from ratai.engines.api import SIMULTANEOUS, Game, State
 
-from .common import Analysis, Budget
+from .common import Analysis, Budget, check_int, free_later
 from .uct import UCT, RunResult, root_moves, tree_pv
 
-__all__ = ["PIMC"]
+__all__ = ["PIMC", "MAX_DETERMINIZATIONS", "MAX_REPORTED_MOVES"]
+
+#: The largest ``determinizations`` accepted.
+MAX_DETERMINIZATIONS = 4096
+#: With more legal moves than this (a joint plan node), ``Analysis.moves`` lists only the
+#: this many most visited moves (labelling thousands of plans would outlast the budget).
+MAX_REPORTED_MOVES = 256
 
 
 class PIMC:
@@ -28,8 +38,9 @@ class PIMC:
 
     Args:
         game, player: the game and the searching seat.
-        determinizations: number of worlds ``N`` (each gets ``1/N`` of the budget); 1 for a
-            perfect-information game, whose only determinization is the state itself.
+        determinizations: number of worlds ``N`` (an int 1..4096; each gets an equal share
+            of the budget left when its turn comes); 1 for a perfect-information game,
+            whose only determinization is the state itself.
         search_cls: the per-world search (:class:`ratai.search.uct.UCT` or its decoupled
             twin :class:`ratai.search.smmcts.SMMCTS`).
         **uct_kw: passed to ``search_cls`` (``exploration``, ``rollout``, ...).
@@ -40,9 +51,7 @@ class PIMC:
 
     def __init__(self, game: Game, player: int, *, determinizations: int = 8,
                  search_cls: type[UCT] = UCT, **uct_kw: Any):
-        if isinstance(determinizations, bool) or not isinstance(determinizations, int) \
-                or determinizations < 1:
-            raise ValueError(f"bad determinizations {determinizations!r}: allowed an int >= 1")
+        check_int("determinizations", determinizations, 1, MAX_DETERMINIZATIONS)
         self.game = game
         self.player = player
         self.n = game.num_players()
@@ -51,51 +60,82 @@ class PIMC:
         self.uct = search_cls(game, player, **uct_kw)
 
     def analyze(self, state: State, budget: Budget, srng, on_progress=None, every: int = 100,
-                seed: Any = None, kind: str = "pimc") -> Analysis:
-        """Search ``k`` determinizations of the seat's information state; aggregate by visits."""
+                seed: Any = None, kind: str = "pimc",
+                legal: list[int] | None = None) -> Analysis:
+        """Search up to ``k`` determinizations of the seat's information state; aggregate
+        the root statistics by visits. Returns within the budget (see the module doc)."""
         player, n, k = self.player, self.n, self.k
-        legal = state.legal_actions(player)
-        worlds = [state.resample_from_infostate(player, srng.child_seed()) for _ in range(k)]
         budget.begin()
+        if legal is None:  # ``legal``: the seat's legal moves, when the caller has them
+            legal = state.legal_actions(player)
+        worlds: list[State] = []
         done: list[RunResult] = []
-        label = worlds[0]
+        labels: dict[int, str] = {}
+
+        def label(a: int) -> str:
+            text = labels.get(a)
+            if text is None:
+                text = labels[a] = state.action_to_string(player, a)
+            return text
 
         def report(extra: list[RunResult]) -> Analysis:
             res = done + extra
-            moves = root_moves([r.root for r in res], player, legal,
-                               lambda a: label.action_to_string(player, a), n)
+            shown = legal
+            if len(legal) > MAX_REPORTED_MOVES:
+                vis = {}
+                for r in res:
+                    _add_visits(r.root, player, vis)
+                shown = sorted(sorted(vis, key=lambda a: -vis[a])[:MAX_REPORTED_MOVES]) \
+                    or legal[:1]
+            moves = root_moves([r.root for r in res], player, shown, label, n)
             best = moves[0].action
             pv = ()
             if res:
-                i = max(range(len(res)), key=lambda j: _visits(res[j].root, best))
+                i = max(range(len(res)), key=lambda j: _visits(res[j].root, best, player))
                 pv = tree_pv(res[i].root, worlds[i], best, player)
             return Analysis(best, moves, pv, sum(r.iterations for r in res),
                             sum(r.nodes for r in res), max((r.max_depth for r in res), default=0),
                             budget.elapsed(), seed, player, kind)
 
-        stop = False
-        for i, world in enumerate(worlds):
+        res = None
+        for i in range(k):
+            if budget.expired() or (budget.iterations is not None
+                                    and budget.split(k, i).iterations == 0):
+                break
+            world = state if self.game.perfect_information else \
+                state.resample_from_infostate(player, srng.child_seed())
+            worlds.append(world)
             share = budget.split(k, i)
             if budget.time_limit is not None:
-                share.time_limit = max(0.0, budget.deadline - time.perf_counter()) / (k - i)
-            if share.iterations == 0 or share.time_limit == 0.0:
-                continue
+                share.time_limit = budget.remaining() / (k - i)
+                if share.time_limit <= 0.0:
+                    worlds.pop()
+                    break
             hook = None
             if on_progress is not None:
                 def hook(it: int, res: RunResult) -> bool:
                     return on_progress(report([res])) is not False
             res = self.uct.run(world, share, srng.py, hook, every)
             done.append(res)
-            if res.stopped:
-                stop = True
-            if stop:
+            if res.stopped or budget.stopped():
                 break
-        return report([])
+        out = report([])
+        free_later(done)  # the trees are freed off the caller's path
+        done = res = None
+        return out
 
 
-def _visits(root, action: int) -> int:
-    if root.legal is not None and root.svis is not None:
-        return sum(v for la, vis in zip(root.legal, root.svis, strict=False)
-                   for a, v in zip(la, vis, strict=False) if a == action)
-    ch = root.children.get(action)
-    return ch.visits if ch is not None else 0
+def _add_visits(root, player: int, out: dict) -> None:
+    if root.player == SIMULTANEOUS and root.legal is not None:
+        for a, v in zip(root.legal[player], root.svis[player], strict=True):
+            if v:
+                out[a] = out.get(a, 0) + v
+        return
+    for a, ch in root.children.items():
+        out[a] = out.get(a, 0) + ch.visits
+
+
+def _visits(root, action: int, player: int) -> int:
+    out: dict = {}
+    _add_visits(root, player, out)
+    return out.get(action, 0)

@@ -18,6 +18,15 @@ def test_bot_spec_parsing():
     assert BotSpec.parse("random").label == "random"
     with pytest.raises(ValueError, match="budget"):
         BotSpec.parse("mcts:lots")
+    spec = BotSpec.parse("expectimax:0.2s:determinizations=1:mode=paranoid")
+    assert spec == BotSpec("expectimax", time_limit=0.2,
+                           options=(("determinizations", 1), ("mode", "paranoid")))
+    assert spec.label == 'expectimax:0.2s:determinizations=1:mode="paranoid"'
+    with pytest.raises(ValueError, match="determinizations"):
+        spec_bad = BotSpec.parse("pimc:0.1s:determinizations=1e300")
+        spec_bad.make(load_game("rat_trap", num_players=2), 0, 1)
+    with pytest.raises(ValueError, match="before the options"):
+        BotSpec.parse("mcts:mode=x:10")
 
 
 def test_seats_rotate_between_games():
