@@ -64,8 +64,8 @@ class ChanceNimGame(Game):
         mine = obs["to_move"] == player
         return 0.9 if winning == mine else 0.1
 
-    def state_from_observation(self, player: int, observation: Mapping[str, Any],
-                               rng: Any = None) -> ChanceNimState:
+    def _state_from_observation(self, player: int, observation: Mapping[str, Any],
+                                rng: Any = None) -> ChanceNimState:
         s = ChanceNimState(self)
         for key in ("heap", "to_move", "phase", "winner"):
             if key not in observation:
@@ -167,7 +167,7 @@ class LotteryGame(Game):
     def heuristic_value(self, state: State, player: int) -> float:
         return 0.5
 
-    def state_from_observation(self, player, observation, rng=None):
+    def _state_from_observation(self, player, observation, rng=None):
         s = LotteryState(self)
         s.choice = observation["choice"]
         s.outcome = observation["outcome"]
@@ -244,8 +244,8 @@ class KuhnGame(Game):
             return 0.5
         return (0.2, 0.5, 0.8)[obs["my_card"]]
 
-    def state_from_observation(self, player: int, observation: Mapping[str, Any],
-                               rng: Any = None) -> KuhnState:
+    def _state_from_observation(self, player: int, observation: Mapping[str, Any],
+                                rng: Any = None) -> KuhnState:
         for key in ("my_card", "bets", "dealt", "opp_card", "winner"):
             if key not in observation:
                 raise ValueError(f"observation field {key!r} is missing")
@@ -356,7 +356,7 @@ class GoofspielGame(Game):
         total = sum(obs["points"]) or 1
         return 0.5 + 0.5 * (obs["points"][player] - obs["points"][1 - player]) / total
 
-    def state_from_observation(self, player, observation, rng=None):
+    def _state_from_observation(self, player, observation, rng=None):
         s = GoofspielState(self)
         s._set_fields(observation)
         return s
