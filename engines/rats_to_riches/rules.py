@@ -998,7 +998,10 @@ def _combo_text(combo: tuple | list) -> str:
 
 def _label(state: RatsToRichesState, action: int) -> str:
     g: RatsToRichesGame = state._game
-    L, keys = g.layout, g.keys
+    L = g.layout
+    # readable labels: rulebook card names (the deck added only where two differ), and
+    # "Flush card" for the Flush card (rulebook "The Flush Card"), never internal ids
+    keys = g.keys[:-1] + ["Flush card"]
     try:
         block, k, j = L.decode(action)
     except ValueError:

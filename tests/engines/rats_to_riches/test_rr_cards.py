@@ -113,7 +113,7 @@ def test_sabotaged_flush_card_goes_to_the_cesspit():
     game, s = make_state(2, tableau={0: {"Sabotage": 1}})
     spares = s.cesspit[game.T]
     assert spares == 3  # 5 Flush cards, 2 rats
-    do(s, "use Sabotage on rat 1's Flush")
+    do(s, "use Sabotage on rat 1's Flush card")
     assert s.flush == [1, 0] and s.box == 0 and s.income(1) == 0
     assert s.cesspit[game.T] == spares + 1
     assert s.observation(0)["cesspit"]["Flush"] == 4
@@ -167,8 +167,8 @@ def test_mutual_destruction_both_discard_two_own_cards():
                          "send own Feta Frigates Inc. to the Cesspit"]
     do(s, "send own Feta Frigates Inc. to the Cesspit")
     assert labels(s) == ["send own Feta Frigates Inc. to the Cesspit",
-                         "send own Flush to the Cesspit"]
-    do(s, "send own Flush to the Cesspit")
+                         "send own Flush card to the Cesspit"]
+    do(s, "send own Flush card to the Cesspit")
     assert s.tableau[0][game.key_id[PIPE]] == 1
     assert s.tableau[1][game.key_id["Feta Frigates Inc."]] == 1 and s.flush[1] == 0
     assert s.cesspit[game.T] == 3 + 1  # the discarded Flush card joins the 3 spares
@@ -370,20 +370,20 @@ def test_flush_card_in_the_open_sewer_is_bought_for_2_dollars():
     of that Card" ("The Flush Card (cost 2)", paid in $: data.FLUSH_COST), keep it face up;
     each Flush card in front of a rat adds its $2 to the Income ("the sum of all values")."""
     game, s = make_state(2, cash=[3, 0], sewer=["Flush", None, None])
-    assert "buy Flush (Open Sewer slot 0)" in labels(s)
-    do(s, "buy Flush (Open Sewer slot 0)")
+    assert "buy Flush card (Open Sewer slot 0)" in labels(s)
+    do(s, "buy Flush card (Open Sewer slot 0)")
     assert s.cash == [1, 0] and s.flush == [2, 1] and s.income(0) == 4
     assert s.observation(1)["flush"] == [2, 1]
     reveal(s, PIPE)
     _, s = make_state(2, cash=[1, 0], sewer=["Flush", None, None])
-    assert "buy Flush (Open Sewer slot 0)" not in labels(s)  # $1 < $2
+    assert "buy Flush card (Open Sewer slot 0)" not in labels(s)  # $1 < $2
 
 
 def test_a_rat_with_two_flush_cards_flushes_twice():
     """Flush Cards: each Flush card is dumped on its own ("Dump this"); RR-3 lets a rat use
     cards in any number, so a second Flush card flushes again; each leaves the game (RR-2)."""
     game, s = make_state(2, flush=[2, 1], sewer=[PIPE, "Snatch", "Flush"])
-    do(s, "flush: take Flush (Open Sewer slot 2)")  # dump one, take the other: still 2
+    do(s, "flush: take Flush card (Open Sewer slot 2)")  # dump one, take the other: still 2
     assert s.flush == [2, 1] and s.box == 1
     for key in ("Snatch", "Snatch", PIPE):
         reveal(s, key)

@@ -171,7 +171,7 @@ def test_rr6_reshuffled_cesspit_brings_the_spare_flush_cards_back():
     flush = game.layout.REVEAL + game.T
     assert dict(s.chance_outcomes()) == {
         game.layout.REVEAL + game.key_id["Snatch"]: 1 / 4, flush: 3 / 4}
-    assert s.action_to_string(CHANCE, flush) == "reveal Flush"
+    assert s.action_to_string(CHANCE, flush) == "reveal Flush card"
     reveal(s, "Flush")
     assert s.observation(0)["open_sewer"] == ["Flush", None, None]
     assert card_total(s) == game_cards(game)
