@@ -74,6 +74,7 @@ RR_VOCABULARY = Vocabulary(
     quantities=("cheese_per_turn", "pipes_sold"),
     events=("income",),
     attributes={"colour": CARD_COLOURS},
+    ops=("gain", "pay", "steal", "move", "modify", "redirect", "trigger"),
 )
 
 
@@ -286,7 +287,7 @@ def _check_supported(doc: _Doc, effects: tuple[Effect, ...], colour: Any, path: 
     ev = [i for i, e in enumerate(effects) if e.when == "reveal"]
     if colour == "yellow" and not ev:
         doc.bad(path, "a Yellow (event) card needs at least one effect with when 'reveal'")
-    choices, targets = 0, set()
+    choices, targets, gain_choice = 0, set(), False
     for i, e in enumerate(effects):
         group = e.resource == "cheese"
         if e.when == "reveal":
@@ -331,6 +332,7 @@ def _check_supported(doc: _Doc, effects: tuple[Effect, ...], colour: Any, path: 
                     bad(i, "a 'pay' on use is paid by 'self' in cash or one cheese colour")
                 if group:
                     choices += 1
+                    gain_choice = gain_choice or e.op == "gain"
                     if e.who != "self" or e.chooser not in ("", "self") or e.amount.fixed is None:
                         bad(i, "cheese of the user's choice: 'who' and 'chooser' 'self', "
                             "a fixed amount")
@@ -358,6 +360,9 @@ def _check_supported(doc: _Doc, effects: tuple[Effect, ...], colour: Any, path: 
                     bad(i, "a 'move' from another rat's tableau needs 'up_to': true")
                 if e.to == "tableau" and not by_action:
                     bad(i, "a card moved to the user's tableau is picked by the user")
+            elif e.op in ("modify", "redirect"):
+                bad(i, f"a {e.op!r} needs 'when': 'passive' (it lasts while the card lies in "
+                    "front of its owner)")
             else:
                 bad(i, f"the op {e.op!r} is not used on a Rats to Riches card; on 'use': "
                     "gain, pay, steal, move, trigger")
@@ -368,6 +373,9 @@ def _check_supported(doc: _Doc, effects: tuple[Effect, ...], colour: Any, path: 
                 "or a card of another rat)")
     if len(targets) > 1:
         doc.bad(path, "all chosen players of a card are 'target' or all are 'any'")
+    if gain_choice and targets:
+        doc.bad(path, "cheese of the user's choice from the Cheese Bank cannot be combined "
+                "with a chosen rat on one card")
 
 
 def parse(raw: Any, source: str = "<data>") -> RatsToRichesData:
