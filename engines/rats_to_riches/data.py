@@ -473,3 +473,57 @@ def load(path: str | None = None) -> RatsToRichesData:
     """
     doc, source = read_component_json(__package__, "rats_to_riches.json", path)
     return parse(doc, source)
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a ``rats_to_riches.json`` data file: the shapes of
+    the top-level fields and cards, with each card's ``effects`` in the shared vocabulary
+    (:func:`engines.effects.json_schema` over :data:`RR_VOCABULARY`). :func:`parse` checks
+    the same and more (what the engines support), with one message per problem.
+    """
+    from ..effects import json_schema as effects_schema
+
+    eff = effects_schema(RR_VOCABULARY)
+    nat = {"type": "integer", "minimum": 0}
+    cost = {"type": "object", "minProperties": 1, "additionalProperties": False,
+            "properties": {k: {"type": "integer", "minimum": 1} for k in COLOURS + ("cash",)}}
+    card = {
+        "type": "object", "additionalProperties": False,
+        "required": ["name", "colour", "count"],
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "not": {"const": "Flush"}},
+            "colour": {"enum": list(CARD_COLOURS)},
+            "cost": {"oneOf": [cost, {"type": "null"}]},
+            "count": {"type": "integer", "minimum": 1},
+            "text": {"type": "string"},
+            "pipes": {"type": "integer", "minimum": 1},
+            "effects": {"type": "array", "items": {"$ref": "#/$defs/effect"}},
+        },
+    }
+    deck = {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/card"}}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://ratai.invalid/schemas/rats_to_riches",
+        "title": "Rats to Riches component data (ratai)",
+        "type": "object",
+        "required": ["players", "win_cash", "start", "flush_card", "big_cheese_income",
+                     "cheese_price", "cheese_per_turn", "scrappy_sewer", "supreme_sewer",
+                     "max_rounds_safety"],
+        "properties": {
+            "players": {"type": "object", "required": ["min", "max"],
+                        "properties": {"min": {"type": "integer", "minimum": 2},
+                                       "max": {"type": "integer", "minimum": 2,
+                                               "maximum": 5}}},
+            "win_cash": {"type": "integer", "minimum": 1},
+            "start": {"type": "object", "required": ["cash", "cheese", "open_sewer_slots"],
+                      "properties": {"cash": nat, "cheese": nat,
+                                     "open_sewer_slots": {"type": "integer", "minimum": 1}}},
+            "flush_card": {"type": "object", "required": ["income"],
+                           "properties": {"income": nat, "cost": cost,
+                                          "count": {"type": "integer", "minimum": 2}}},
+            "big_cheese_income": nat, "cheese_price": nat, "cheese_per_turn": nat,
+            "max_rounds_safety": {"type": "integer", "minimum": 1},
+            "scrappy_sewer": deck, "supreme_sewer": deck,
+        },
+        "$defs": {**eff["$defs"], "card": card},
+    }

@@ -173,3 +173,17 @@ def test_sale_bonus_with_a_condition_and_a_cheese_limit_bound():
     assert s.cash[0] == (2 + 2) ** 2
     _, s = make_state(2, tableau={1: {"Union Rep": 2}}, data_path=ALT)
     assert s.cheese_limit(1) == 2 + 2 and s.career_holder(2, 0) == 1
+
+
+@pytest.mark.parametrize("path", [None, ALT])
+def test_the_data_files_follow_the_json_schema(path):
+    """``data.json_schema()`` (draft 2020-12; the effects from engines/effects.py) accepts the
+    packaged and the alternative card lists and rejects a misspelt field."""
+    jsonschema = pytest.importorskip("jsonschema")
+    doc, _ = read_component_json(D.__package__, "rats_to_riches.json", path)
+    schema = D.json_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
+    doc["scrappy_sewer"][0]["effects"][0]["amout"] = 2
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
