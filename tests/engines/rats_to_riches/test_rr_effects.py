@@ -187,3 +187,16 @@ def test_the_data_files_follow_the_json_schema(path):
     doc["scrappy_sewer"][0]["effects"][0]["amout"] = 2
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
+
+
+def test_a_card_taken_from_a_rat_may_be_its_flush_card():
+    """Pied Piper: a ``move`` without a colour filter to the user's tableau may take another
+    rat's Flush card (its $1 income moves with it); Pipe Bomb's blue filter offers only
+    blue cards."""
+    game, s = make_state(2, tableau={0: {"Pied Piper": 1, "Pipe Bomb": 1},
+                                     1: {"Brie Bank": 1, "Pipe (Supreme Sewer)": 1}},
+                         data_path=ALT)
+    offered = [x for x in labels(s) if x.startswith("use Pipe Bomb")]
+    assert offered == ["use Pipe Bomb on rat 1's Pipe (Supreme Sewer)"]
+    do(s, "use Pied Piper on rat 1's Flush card")
+    assert s.flush == [2, 0] and s.income(0) == 2 and s.income(1) == 4
