@@ -68,9 +68,10 @@ Safety valves (not rules)
     ``max_turn_actions`` (RR-10): at most this many Step 2 actions (buys, uses, Flushes,
     sales) per turn; then only ``END_STEP2`` is legal. Cheese Runs recycled through the
     Cesspit could otherwise make a turn unbounded. The default (200) never binds in ordinary
-    play: random playouts reach at most 30, IS-MCTS self-play 17 (docs/changes/effects.md). A slot refill shuffles the Cesspit into the Rat Pack at
-    most once (a Cesspit holding only events would otherwise cycle forever); if the new pack
-    also runs out during that refill, the slot stays empty as in RR-6.
+    play: random playouts reach at most 30, IS-MCTS self-play 17 (docs/changes/effects.md).
+    A slot refill shuffles the Cesspit into the Rat Pack at most once (a Cesspit holding only
+    events would otherwise cycle forever); if the new pack also runs out during that refill,
+    the slot stays empty as in RR-6.
 """
 
 from __future__ import annotations
