@@ -1,12 +1,13 @@
-"""Rats to Riches component data: the Rat Pack, the Flush card, prices and effect amounts.
+"""Rats to Riches component data: the Rat Pack with each card's effects, the Flush card, prices.
 
 The rulebook (Accentuate Games 2019) prints the rules, the setup ($5 and 3 cheese each, one
 Flush card each, Scrappy Sewer above Supreme Sewer, 3 Open Sewer cards), the Flush card
 (income $2), cheese at $1 and up to 3 a turn, pipes selling for $n², bundles for $25, the Big
 Cheese (+$2 income) and the $100 goal. The card list (names beyond the dozen printed ones,
 counts, costs) is the stand-in of ``../shared/data/rats_to_riches.json`` (see
-``../shared/RULES_GAPS.md``, section Rats to Riches), packaged here as ``rats_to_riches.json``.
-Load another file with ``load_game("rats_to_riches", data_path=...)``.
+``../shared/RULES_GAPS.md``, section Rats to Riches), packaged here as ``rats_to_riches.json``
+with every effect written in the shared vocabulary (section Effects). Load another file with
+``load_game("rats_to_riches", data_path=...)``; :func:`json_schema` is its JSON Schema.
 
 Card types
 ----------
