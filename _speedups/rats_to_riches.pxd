@@ -13,48 +13,71 @@ cdef enum:
     RR_MAXPEND = 8       # pending sub-decisions (at most one per seat, Sewer Flood)
     RR_MAXCOMBO = 300    # cheese multisets (sizes 0..10)
     RR_MAXACT = 2048     # action ids (Layout.size)
-    RR_NKIND = 8         # active-card kinds (data.ACTION_AMOUNTS)
+    RR_MAXSTEP = 256     # compiled effect steps (program.Compiled.steps)
+    RR_MAXPROG = 32      # use programs with an action block (program.Compiled.programs)
     RR_NCOL = 6          # card colours (data.CARD_COLOURS)
 
 
 ctypedef struct RRFrame:
-    signed char kind     # 0 sell, 1 bundle, 2 discard, 3 flood (rules._FRAME_KINDS)
+    signed char kind     # 0 sell, 1 pick, 2 flood (rules._FRAME_KINDS)
     signed char player
     signed char last     # a card id, -1 (None), or a colour id (flood)
-    int amount           # sell: "pipes"; discard / flood: "left"; bundle: unused (0)
-    int need[3]          # bundle: cards still needed per colour; else zeros
+    signed char colour   # pick: card colour filter, -1 any card (Flush too)
+    signed char cost     # pick: the card cannot be used without these cards (a bundle)
+    signed char card     # pick: the card whose effect opened it; else -1
+    signed char has_then # the rest of a run continues when the frame closes ("then")
+    int amount           # sell: "pipes"; pick / flood: "left"
+    int then_step, then_end, then_user, then_target, then_choice, then_card
+
+
+ctypedef struct RRStep:
+    # one compiled effect (program.Step, same fields and codes)
+    int op, res, who, plus, cnt_of, cnt_whose, cnt_colour, times, divide, max
+    int cond_of, cond_whose, cond_colour, cmp, value, up_to, whose, colour, to
+
+
+ctypedef struct RRProg:
+    # a use program with an action block (program.Program)
+    int shape, any_target, amount, colour, base, width, size, ntypes
+    int types[RR_MAXT]
 
 
 ctypedef struct RRConst:
-    int n, T, S, NC, NS, size, max_turn_actions
+    int n, T, S, NC, size, max_turn_actions
     # action bases (rules.Layout)
-    int COMBO, BUY, FLUSH, END_STEP2, USE, PICKPOCKET, MUTUAL, SNATCH, CHEESE_RUN
-    int SABOTAGE, TAKEOVER, SELL, SELL_NOW, PICK, COLOUR, REVEAL
+    int COMBO, BUY, FLUSH, END_STEP2, USE, SELL, SELL_NOW, PICK, COLOUR, REVEAL
     int combo[RR_MAXCOMBO][3]
     int combo_sum[RR_MAXCOMBO]
     # data
     int win_cash, start_cash, start_cheese, flush_income, big_cheese_income
-    int cheese_price, cheese_per_turn, bundle_payout, max_rounds
-    int snatch_cheese, pickpocket_cash, cheese_run_cheese, shared_all, shared_self
-    int mutual_cards, baron_limit, pipe_extra
-    int ev_free_cash, ev_underdog_cash, ev_tax_threshold, ev_tax_cash, ev_famine
-    int ev_flood_divisor
+    int cheese_price, cheese_per_turn, max_rounds
     # per card id (the Flush card is id T)
     int cost_cheese[RR_MAXT][3]
     int cost_cash[RR_MAXT]
-    int income[RR_MAXT]
     int pipes[RR_MAXT]
-    signed char action[RR_MAXT]     # kind id (K_*) or -1
-    signed char career[RR_MAXT]     # career id (0..2 colour, 3 baron, 4 pipe dream) or -1
-    signed char event[RR_MAXT]      # event id (E_*) or -1
-    signed char plain[RR_MAXT]      # action in rules.PLAIN
-    signed char is_bundle[RR_MAXT]
-    int bundle[RR_MAXT][3]
-    signed char cheese_colour[RR_MAXT]  # 0..2 for green/blue/red cards, else -1
+    signed char card_colour[RR_MAXT]   # data.CARD_COLOURS id (types only)
+    signed char is_event[RR_MAXT]
     int ncol[RR_NCOL]
     int col_ids[RR_NCOL][RR_MAXT]
-    int nkind[RR_NKIND]
-    int kind_ids[RR_NKIND][RR_MAXT]
+    # the compiled effects (program.Compiled)
+    int nsteps
+    RRStep steps[RR_MAXSTEP]
+    int use_a[RR_MAXT]
+    int use_b[RR_MAXT]
+    int rev_a[RR_MAXT]
+    int rev_b[RR_MAXT]
+    int inc_a[RR_MAXT]
+    int inc_b[RR_MAXT]
+    signed char plain[RR_MAXT]
+    int nprog
+    RRProg progs[RR_MAXPROG]
+    int limit_add[RR_MAXT]
+    int limit_at_least[RR_MAXT]
+    int limit_at_most[RR_MAXT]
+    int pipes_add[RR_MAXT]
+    int pipes_cmp[RR_MAXT]
+    int pipes_value[RR_MAXT]
+    int redirect[RR_MAXT]
     # the initial Rat Pack
     int nseg0
     signed char deck0[RR_MAXSEG]

@@ -11,9 +11,6 @@ from .core import CyGame, CyState
 
 PHASES: tuple[str, ...]
 FRAME_KINDS: tuple[str, ...]
-KIND_NAMES: tuple[str, ...]
-EVENT_NAMES: tuple[str, ...]
-CAREER_NAMES: tuple[str, ...]
 
 class RatsToRichesState(CyState):
     _game: RatsToRichesGame

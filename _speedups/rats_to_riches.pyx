@@ -4,10 +4,15 @@ contract, same behaviour, same action ids).
 
 The state is one C struct (:c:type:`RRState` in ``rats_to_riches.pxd``), so ``clone()`` is an
 allocation plus a ``memcpy``. The rules are a line-by-line transcription of the reference's
-``rules.py``: the same phases, the same ``pending`` sub-decisions (sale, bundle, discard,
-flood; a single legal option applied at once), the same lazily drawn Rat Pack segments (with
+``rules.py``: the same phases, the same ``pending`` sub-decisions (sale, card picks, cheese
+returns; a single legal option applied at once), the same lazily drawn Rat Pack segments (with
 the RR-6 Cesspit reshuffle once per refill), the same events (RR-4), Big Cheese (RR-5), win
 check (RR-1), careers (RR-7) and Flush (RR-2). Rulings are cited in the reference where coded.
+
+Card effects are data: the game's ``compiled`` tables (``engines/rats_to_riches/program.py``:
+effect steps, use programs with their action blocks, passive modifiers) are copied into the
+constant struct at load and interpreted by ``run_steps`` in C, exactly as the reference's
+``_run`` interprets them; no card has its own code path and no Python is called per action.
 
 Hot path (pure C, no Python objects): ``c_current_player``, ``c_legal_actions``,
 ``c_chance_outcomes``, ``c_apply``, ``c_returns``, ``c_clone``, ``c_info_hash`` and (the game
@@ -18,8 +23,8 @@ state_from_observation, heuristic) convert the C state to the equivalent referen
 construction; ``tests/speedups`` checks the conversion and the play step by step.
 
 Limits of the twin (checked when the game is created; ``backend="python"`` has none): at most
-47 card types, 8 Open Sewer slots, 255 copies of a card, 300 cheese multisets and 2048 action
-ids; a Sewer Flood divisor of at least 1.
+47 card types, 8 Open Sewer slots, 255 copies of a card, 300 cheese multisets, 2048 action
+ids, 256 compiled effects and 32 active-card programs with a choice.
 """
 
 from libc.string cimport memcpy, memset, memmove
@@ -28,6 +33,7 @@ import numpy as np
 
 from ratai.engines import api as _api
 from ratai.engines.rats_to_riches import data as _D
+from ratai.engines.rats_to_riches import program as _P
 from ratai.engines.rats_to_riches import rules as _R
 from ratai.engines.rats_to_riches import view as _V
 
@@ -42,57 +48,61 @@ cdef enum:
     PH_STEP3 = 3
     PH_OVER = 4
     F_SELL = 0
-    F_BUNDLE = 1
-    F_DISCARD = 2
-    F_FLOOD = 3
-    # active-card kinds (KIND_NAMES order)
-    K_BONUS = 0
-    K_SNATCH = 1
-    K_SABOTAGE = 2
-    K_PICKPOCKET = 3
-    K_CHEESE_RUN = 4
-    K_TAKEOVER = 5
-    K_SHARED = 6
-    K_MUTUAL = 7
-    # events (EVENT_NAMES order)
-    E_FREE_MONEY = 0
-    E_SEWER_FLOOD = 1
-    E_UNDERDOG = 2
-    E_TAX_MAN = 3
-    E_FAMINE = 4
-    # careers (CAREER_NAMES order): the cheese colours first
-    CA_BARON = 3
-    CA_PIPE_DREAM = 4
-    # card colours (data.CARD_COLOURS order)
-    CC_GREEN = 0
+    F_PICK = 1
+    F_FLOOD = 2
+    # compiled steps (program.py codes)
+    OP_GAIN = 0
+    OP_PAY = 1
+    OP_STEAL = 2
+    OP_GAIN_CHOSEN = 3
+    OP_STEAL_CHOSEN = 4
+    OP_MOVE_CHOSEN = 5
+    OP_MOVE_PICK = 6
+    OP_PAY_PICK = 7
+    OP_TRIGGER_INCOME = 8
+    RES_CASH = 3
+    SEL_SELF = 0
+    SEL_TARGET = 1
+    SEL_ALL = 2
+    SEL_OTHERS = 3
+    CNT_CASH = 3
+    CNT_CHEESE = 4
+    CNT_CARDS = 5
+    CNT_PIPES = 6
+    ZONE_CESSPIT = 0
+    SHAPE_TARGET = 1
+    SHAPE_TARGET_CHEESE = 2
+    SHAPE_CHEESE = 3
+    SHAPE_TARGET_CARD = 4
     CC_BLUE = 1
-    CC_RED = 2
-    CC_PURPLE = 3
     _CHANCE = -1      # ratai.engines.api.CHANCE
     _TERMINAL = -4    # ratai.engines.api.TERMINAL
     D_CESSPIT = 2     # deck id of a reshuffled Cesspit (after the two deck names)
 
 PHASES = ("setup", "reveal", "step2", "step3", "over")
-FRAME_KINDS = ("sell", "bundle", "discard", "flood")
-KIND_NAMES = ("bonus_bonanza", "snatch", "sabotage", "pickpocket", "cheese_run",
-              "hostile_takeover", "shared_paradise", "mutual_destruction")
-EVENT_NAMES = ("free_money", "sewer_flood", "underdog_grant", "tax_man", "cheese_famine")
-CAREER_NAMES = ("green", "blue", "red", "cheese_baron", "pipe_dream")
+FRAME_KINDS = ("sell", "pick", "flood")
 _PHASE_ID = {name: i for i, name in enumerate(PHASES)}
 _FRAME_ID = {name: i for i, name in enumerate(FRAME_KINDS)}
 
 
 def _check_constants() -> None:
     """The compiled ids must be the reference's (a stale build fails loudly at import)."""
+    P = _P
     if _api.CHANCE != _CHANCE or _api.TERMINAL != _TERMINAL:
         raise ImportError("ratai._speedups.rats_to_riches: CHANCE/TERMINAL ids changed; rebuild")
     if (tuple(_R._PHASES) != PHASES or tuple(_R._FRAME_KINDS) != FRAME_KINDS
-            or set(_D.ACTION_AMOUNTS) != set(KIND_NAMES)
-            or set(_D.EVENT_AMOUNTS) != set(EVENT_NAMES)
-            or tuple(_D.COLOUR_CAREERS) + tuple(_D.CAREER_AMOUNTS) != CAREER_NAMES
-            or tuple(_D.CARD_COLOURS[:4]) != ("green", "blue", "red", "purple")
-            or tuple(_D.COLOURS) != ("green", "blue", "red")
-            or set(_R.PLAIN) != {"bonus_bonanza", "shared_paradise"}):
+            or (P.OP_GAIN, P.OP_PAY, P.OP_STEAL, P.OP_GAIN_CHOSEN, P.OP_STEAL_CHOSEN,
+                P.OP_MOVE_CHOSEN, P.OP_MOVE_PICK, P.OP_PAY_PICK, P.OP_TRIGGER_INCOME)
+            != tuple(range(9))
+            or (P.RES_CASH, P.SEL_SELF, P.SEL_TARGET, P.SEL_ALL, P.SEL_OTHERS)
+            != (RES_CASH, SEL_SELF, SEL_TARGET, SEL_ALL, SEL_OTHERS)
+            or (P.CNT_CASH, P.CNT_CHEESE, P.CNT_CARDS, P.CNT_PIPES, P.ZONE_CESSPIT)
+            != (CNT_CASH, CNT_CHEESE, CNT_CARDS, CNT_PIPES, ZONE_CESSPIT)
+            or (P.SHAPE_TARGET, P.SHAPE_TARGET_CHEESE, P.SHAPE_CHEESE, P.SHAPE_TARGET_CARD)
+            != (SHAPE_TARGET, SHAPE_TARGET_CHEESE, SHAPE_CHEESE, SHAPE_TARGET_CARD)
+            or P.CMPS != (">", ">=", "==", "!=", "<=", "<", "most", "least")
+            or tuple(_D.CARD_COLOURS[:2]) != ("green", "blue")
+            or tuple(_D.COLOURS) != ("green", "blue", "red")):
         raise ImportError("ratai._speedups.rats_to_riches is out of date with "
                           "ratai.engines.rats_to_riches: rebuild it (pip install -e .)")
     check_bounds("Rats to Riches", RR_MAXP, max(RR_MAXACT, RR_MAXT))
@@ -106,31 +116,121 @@ cdef inline int imin(int a, int b) noexcept nogil:
     return a if a < b else b
 
 
-cdef inline int careers(const RRState* s, const RRConst* k, int p) noexcept nogil:
-    """Bit set of the career ids rat ``p`` holds (its Purple cards; ``careers``)."""
-    cdef int j, t, m = 0
-    for j in range(k.ncol[CC_PURPLE]):
-        t = k.col_ids[CC_PURPLE][j]
-        if s.tableau[p][t] and k.career[t] >= 0:
-            m |= 1 << k.career[t]
+cdef inline int imax(int a, int b) noexcept nogil:
+    return a if a > b else b
+
+
+cdef inline bint compare(int cmp, int a, int b) noexcept nogil:
+    """``a CMPS[cmp] b`` for the fixed comparisons (rules._compare)."""
+    if cmp == 0:
+        return a > b
+    if cmp == 1:
+        return a >= b
+    if cmp == 2:
+        return a == b
+    if cmp == 3:
+        return a != b
+    if cmp == 4:
+        return a <= b
+    return a < b
+
+
+cdef inline int redirects(const RRState* s, const RRConst* k, int p) noexcept nogil:
+    """Bit set of the cheese colours whose payments rat ``p`` receives (its careers)."""
+    cdef int t, m = 0
+    for t in range(k.T):
+        if s.tableau[p][t]:
+            m |= k.redirect[t]
     return m
 
 
-cdef inline int rat_income(const RRState* s, const RRConst* k, int p) noexcept nogil:
-    """Step 1: Flush card $2 + Green card incomes + Golden Rat $2."""
-    cdef int t, total = k.flush_income * s.flush[p]
+cdef inline int pickable(const RRState* s, const RRConst* k, int p, int colour,
+                         int* out) noexcept nogil:
+    """Rat ``p``'s cards per card id matching ``colour`` (-1: any, Flush at id T); length."""
+    cdef int t
     for t in range(k.T):
-        if s.tableau[p][t]:
-            total += s.tableau[p][t] * k.income[t]
+        out[t] = s.tableau[p][t] if (colour < 0 or k.card_colour[t] == colour) else 0
+    if colour < 0:
+        out[k.T] = s.flush[p]
+        return k.T + 1
+    return k.T
+
+
+cdef int count_of(const RRState* s, const RRConst* k, int of, int colour, int p) noexcept nogil:
+    """A count (program.CNT_*) for rat ``p`` (the reference's ``_count``)."""
+    cdef int t, total = 0, m
+    cdef int owned[RR_MAXT + 1]
+    if of < 3:
+        return s.cheese[p][of]
+    if of == CNT_CASH:
+        return s.cash[p]
+    if of == CNT_CHEESE:
+        return s.cheese[p][0] + s.cheese[p][1] + s.cheese[p][2]
+    if of == CNT_CARDS:
+        m = pickable(s, k, p, colour, owned)
+        for t in range(m):
+            total += owned[t]
+        return total
+    if of == CNT_PIPES:
+        for t in range(k.T):
+            total += s.tableau[p][t] * k.pipes[t]
+        return total
+    return 0
+
+
+cdef int amount_of(const RRState* s, const RRConst* k, const RRStep* st, int subject,
+                   int user, int target) noexcept nogil:
+    cdef int v, whose
+    if st.cnt_of < 0:
+        v = st.plus
+    else:
+        whose = subject if st.cnt_whose == 0 else (user if st.cnt_whose == 1 else target)
+        v = count_of(s, k, st.cnt_of, st.cnt_colour, whose) * st.times // st.divide + st.plus
+    return v if st.max < 0 else imin(v, st.max)
+
+
+cdef bint holds(const RRState* s, const RRConst* k, const RRStep* st, int subject, int user,
+                int target) noexcept nogil:
+    cdef int pick, mine, q, c, best
+    if st.cmp < 0:
+        return True
+    pick = subject if st.cond_whose == 0 else (user if st.cond_whose == 1 else target)
+    mine = count_of(s, k, st.cond_of, st.cond_colour, pick)
+    if st.cmp >= 6:  # most / least over all rats
+        best = mine
+        for q in range(k.n):
+            c = count_of(s, k, st.cond_of, st.cond_colour, q)
+            if (st.cmp == 6 and c > best) or (st.cmp == 7 and c < best):
+                best = c
+        return mine == best
+    return compare(st.cmp, mine, st.value)
+
+
+cdef int rat_income(const RRState* s, const RRConst* k, int p) noexcept nogil:
+    """Step 1: Flush card $2 + the cards' ``income`` gains (per copy) + Golden Rat $2."""
+    cdef int t, i, per, total = k.flush_income * s.flush[p]
+    for t in range(k.T):
+        if s.tableau[p][t] and k.inc_a[t] < k.inc_b[t]:
+            per = 0
+            for i in range(k.inc_a[t], k.inc_b[t]):
+                per += amount_of(s, k, &k.steps[i], p, p, -1)
+            total += s.tableau[p][t] * per
     if s.golden == p:
         total += k.big_cheese_income
     return total
 
 
 cdef inline int cheese_limit(const RRState* s, const RRConst* k, int p) noexcept nogil:
-    if careers(s, k, p) & (1 << CA_BARON):
-        return k.baron_limit if k.baron_limit > k.cheese_per_turn else k.cheese_per_turn
-    return k.cheese_per_turn
+    cdef int t, limit = k.cheese_per_turn
+    for t in range(k.T):
+        limit += s.tableau[p][t] * k.limit_add[t]
+    for t in range(k.T):
+        if s.tableau[p][t] and k.limit_at_least[t] >= 0:
+            limit = imax(limit, k.limit_at_least[t])
+    for t in range(k.T):
+        if s.tableau[p][t] and k.limit_at_most[t] >= 0:
+            limit = imin(limit, k.limit_at_most[t])
+    return imax(limit, 0)
 
 
 cdef inline int career_holder(const RRState* s, const RRConst* k, int colour,
@@ -139,7 +239,7 @@ cdef inline int career_holder(const RRState* s, const RRConst* k, int colour,
     cdef int i, q
     for i in range(1, k.n):
         q = (buyer + i) % k.n
-        if careers(s, k, q) & (1 << colour):
+        if redirects(s, k, q) & (1 << colour):
             return q
     return -1
 
@@ -149,25 +249,53 @@ cdef inline bint can_afford(const RRState* s, const RRConst* k, int p, int t) no
             and s.cheese[p][1] >= k.cost_cheese[t][1] and s.cheese[p][2] >= k.cost_cheese[t][2])
 
 
-cdef inline int owned_kind(const RRState* s, const RRConst* k, int p, int kind) noexcept nogil:
-    """The lowest type id of ``kind`` rat ``p`` owns, or -1."""
-    cdef int j, t
-    for j in range(k.nkind[kind]):
-        t = k.kind_ids[kind][j]
+cdef inline int owned_prog(const RRState* s, const RRConst* k, int p, int j) noexcept nogil:
+    """The lowest type id of program ``j`` rat ``p`` owns, or -1."""
+    cdef int i, t
+    for i in range(k.progs[j].ntypes):
+        t = k.progs[j].types[i]
         if s.tableau[p][t]:
             return t
     return -1
 
 
-cdef inline bint bundle_ok(const RRState* s, const RRConst* k, int p, int t) noexcept nogil:
-    cdef int c, j, have
-    for c in range(3):
-        if k.bundle[t][c]:
+cdef bint usable(const RRState* s, const RRConst* k, int p, int t) noexcept nogil:
+    """The reference's ``_usable``: every pay / own-card move without ``up_to`` can be made
+    in full (the card itself already dumped)."""
+    cdef int i, j, m, have, x, key, nkeys = 0
+    cdef int keys[RR_MAXSTEP]
+    cdef int need[RR_MAXSTEP]
+    cdef int owned[RR_MAXT + 1]
+    cdef const RRStep* st
+    for i in range(k.use_a[t], k.use_b[t]):
+        st = &k.steps[i]
+        if st.up_to or (st.op != OP_PAY and st.op != OP_MOVE_PICK) or st.who != SEL_SELF:
+            continue
+        if st.op == OP_MOVE_PICK and st.whose != SEL_SELF:
+            continue
+        # key: pays 0..3 (resource), moves 16 + colour (+1)
+        key = st.res if st.op == OP_PAY else 17 + st.colour
+        j = 0
+        while j < nkeys and keys[j] != key:
+            j += 1
+        if j == nkeys:
+            keys[j] = key
+            need[j] = 0
+            nkeys += 1
+        need[j] += amount_of(s, k, st, p, p, -1)
+    for j in range(nkeys):
+        key = keys[j]
+        if key < 16:
+            have = s.cash[p] if key == RES_CASH else s.cheese[p][key]
+        else:
+            m = pickable(s, k, p, key - 17, owned)
             have = 0
-            for j in range(k.ncol[c]):
-                have += s.tableau[p][k.col_ids[c][j]]
-            if have < k.bundle[t][c]:
-                return False
+            for x in range(m):
+                have += owned[x]
+            if owned[t] > 0:
+                have -= 1
+        if have < need[j]:
+            return False
     return True
 
 
@@ -213,25 +341,21 @@ cdef inline void pop_frame(RRState* s) noexcept nogil:
         memmove(&s.pending[0], &s.pending[1], sizeof(RRFrame) * s.npend)
 
 
-cdef inline void push_frame(RRState* s, int kind, int player, int amount, int last,
-                            const int* need) noexcept nogil:
+cdef inline RRFrame* push_frame(RRState* s, int kind, int player, int amount,
+                                int last) noexcept nogil:
     cdef RRFrame* f
     if s.npend >= RR_MAXPEND:  # cannot happen: at most one frame per seat; memory safety
-        return
+        return NULL
     f = &s.pending[s.npend]
     s.npend += 1
+    memset(f, 0, sizeof(RRFrame))
     f.kind = kind
     f.player = player
     f.amount = amount
     f.last = last
-    if need != NULL:
-        f.need[0] = need[0]
-        f.need[1] = need[1]
-        f.need[2] = need[2]
-    else:
-        f.need[0] = 0
-        f.need[1] = 0
-        f.need[2] = 0
+    f.colour = -1
+    f.card = -1
+    return f
 
 
 cdef inline void pop_refill(RRState* s) noexcept nogil:
@@ -270,7 +394,7 @@ cdef int ordered_picks(const int* owned, int m, int last, int left, int* out) no
 # ====================================================================== legal actions
 cdef int frame_legal(const RRState* s, const RRConst* k, const RRFrame* f,
                      int* out) noexcept nogil:
-    cdef int n = 0, j, t, p = f.player, c, m, pos, cnt
+    cdef int n = 0, j, t, p = f.player, c, m, cnt
     cdef int owned[RR_MAXT + 1]
     cdef int idx[RR_MAXT + 1]
     if f.kind == F_SELL:
@@ -288,34 +412,20 @@ cdef int frame_legal(const RRState* s, const RRConst* k, const RRFrame* f,
         for j in range(cnt):
             out[j] = k.COLOUR + idx[j]
         return cnt
-    if f.kind == F_DISCARD:
-        for t in range(k.T):
-            owned[t] = s.tableau[p][t]
-        owned[k.T] = s.flush[p]
-        cnt = ordered_picks(owned, k.T + 1, f.last, f.amount, idx)
-        for j in range(cnt):
-            out[j] = k.PICK + idx[j]
-        return cnt
-    # bundle: fill green, then blue, then red, each in non-decreasing type order
-    c = 0
-    while c < 2 and not f.need[c]:
-        c += 1
-    m = k.ncol[c]
-    pos = -1
-    for j in range(m):
-        owned[j] = s.tableau[p][k.col_ids[c][j]]
-        if k.col_ids[c][j] == f.last:
-            pos = j
-    cnt = ordered_picks(owned, m, pos, f.need[c], idx)
+    m = pickable(s, k, p, f.colour, owned)
+    cnt = ordered_picks(owned, m, f.last, f.amount, idx)
     for j in range(cnt):
-        out[j] = k.PICK + k.col_ids[c][idx[j]]
+        out[j] = k.PICK + idx[j]
     return cnt
 
 
 cdef int step2_legal(const RRState* s, const RRConst* k, int* out) noexcept nogil:
     """Step 2 decisions of the active rat, ascending (the reference sorts; the blocks are
     emitted in id order here)."""
-    cdef int p = s.active, n = 0, i, q, t, j, take, tot, T = k.T, sab
+    cdef int p = s.active, n = 0, i, q, t, j, u, take, tot, m, T = k.T
+    cdef int owned[RR_MAXT + 1]
+    cdef const RRProg* g
+    # RR-10: a safety valve, not a rule; its default never binds in ordinary play.
     if s.turn_actions >= k.max_turn_actions:
         out[0] = k.END_STEP2
         return 1
@@ -332,55 +442,41 @@ cdef int step2_legal(const RRState* s, const RRConst* k, int* out) noexcept nogi
     out[n] = k.END_STEP2
     n += 1
     for t in range(T):
-        if s.tableau[p][t] and (k.plain[t] or (k.is_bundle[t] and bundle_ok(s, k, p, t))):
+        if s.tableau[p][t] and k.plain[t] and usable(s, k, p, t):
             out[n] = k.USE + t
             n += 1
-    if owned_kind(s, k, p, K_PICKPOCKET) >= 0:
+    for j in range(k.nprog):
+        g = &k.progs[j]
+        u = owned_prog(s, k, p, j)
+        if u < 0 or not usable(s, k, p, u):
+            continue
         for q in range(k.n):
-            if q != p:
-                out[n] = k.PICKPOCKET + q
-                n += 1
-    if owned_kind(s, k, p, K_MUTUAL) >= 0:
-        for q in range(k.n):
-            if q != p:
-                out[n] = k.MUTUAL + q
-                n += 1
-    if owned_kind(s, k, p, K_SNATCH) >= 0:
-        for q in range(k.n):
-            if q == p:
+            if q == p and not g.any_target and g.shape != SHAPE_CHEESE:
                 continue
-            tot = s.cheese[q][0] + s.cheese[q][1] + s.cheese[q][2]
-            take = imin(k.snatch_cheese, tot)
-            for i in range(k.NS):
-                if (k.combo_sum[i] == take and k.combo[i][0] <= s.cheese[q][0]
-                        and k.combo[i][1] <= s.cheese[q][1]
-                        and k.combo[i][2] <= s.cheese[q][2]):
-                    out[n] = k.SNATCH + q * k.NS + i
-                    n += 1
-    if owned_kind(s, k, p, K_CHEESE_RUN) >= 0:
-        for i in range(k.NC):
-            if k.combo_sum[i] == k.cheese_run_cheese:
-                out[n] = k.CHEESE_RUN + i
+            if g.shape == SHAPE_TARGET:
+                out[n] = g.base + q
                 n += 1
-    sab = owned_kind(s, k, p, K_SABOTAGE)
-    if sab >= 0:
-        for q in range(k.n):  # "from any rat": its own cards too
-            for t in range(T):
-                if s.tableau[q][t] - (1 if (q == p and t == sab) else 0) > 0:
-                    out[n] = k.SABOTAGE + q * (T + 1) + t
-                    n += 1
-            if s.flush[q]:
-                out[n] = k.SABOTAGE + q * (T + 1) + T
-                n += 1
-    if owned_kind(s, k, p, K_TAKEOVER) >= 0:
-        for q in range(k.n):
-            if q == p:
-                continue
-            for j in range(k.ncol[CC_GREEN]):
-                t = k.col_ids[CC_GREEN][j]
-                if s.tableau[q][t]:
-                    out[n] = k.TAKEOVER + q * T + t
-                    n += 1
+            elif g.shape == SHAPE_TARGET_CHEESE:
+                tot = s.cheese[q][0] + s.cheese[q][1] + s.cheese[q][2]
+                take = imin(g.amount, tot)
+                for i in range(g.width):
+                    if (k.combo_sum[i] == take and k.combo[i][0] <= s.cheese[q][0]
+                            and k.combo[i][1] <= s.cheese[q][1]
+                            and k.combo[i][2] <= s.cheese[q][2]):
+                        out[n] = g.base + q * g.width + i
+                        n += 1
+            elif g.shape == SHAPE_CHEESE:
+                for i in range(k.NC):
+                    if k.combo_sum[i] == g.amount:
+                        out[n] = g.base + i
+                        n += 1
+                break  # no rat is chosen
+            else:  # TARGET_CARD: "from any rat" may include the user's own cards
+                m = pickable(s, k, q, g.colour, owned)
+                for t in range(g.width):
+                    if owned[t] - (1 if (q == p and t == u) else 0) > 0:
+                        out[n] = g.base + q * g.width + t
+                        n += 1
     for t in range(T):
         if s.tableau[p][t] and k.pipes[t]:
             out[n] = k.SELL + t
@@ -408,7 +504,7 @@ cdef int legal_actions(const RRState* s, const RRConst* k, int* out) noexcept no
         return 0
     p = s.active
     limit = cheese_limit(s, k, p)
-    free = careers(s, k, p)
+    free = redirects(s, k, p)
     for i in range(k.NC):
         if k.combo_sum[i] > limit:
             continue
@@ -450,10 +546,123 @@ cdef inline int current_player(const RRState* s) noexcept nogil:
 
 
 # ====================================================================== applying actions
+cdef bint run_steps(RRState* s, const RRConst* k, int start, int end, int user, int target,
+                    int choice, int card) noexcept nogil:
+    """The reference's ``_run``: apply compiled steps ``start..end-1``; a step that opens
+    frames stops the run and its last frame carries the rest. Returns whether it finished."""
+    cdef int i = start, j, q, c, r, left, take, x, m, nsub, opened, amount, a
+    cdef int subj[RR_MAXP]
+    cdef int amt[RR_MAXP]
+    cdef int owned[RR_MAXT + 1]
+    cdef const RRStep* st
+    cdef RRFrame* f
+    while i < end:
+        st = &k.steps[i]
+        i += 1
+        nsub = 0
+        for j in range(k.n):
+            if st.who == SEL_SELF:
+                q = user
+            elif st.who == SEL_TARGET:
+                q = target
+            else:
+                q = (s.active + j) % k.n
+                if st.who == SEL_OTHERS and q == user:
+                    continue
+            if holds(s, k, st, q, user, target):
+                subj[nsub] = q
+                amt[nsub] = amount_of(s, k, st, q, user, target)
+                nsub += 1
+            if st.who == SEL_SELF or st.who == SEL_TARGET:
+                break
+        opened = s.npend
+        for j in range(nsub):
+            q = subj[j]
+            amount = amt[j]
+            if st.op == OP_GAIN:
+                if st.res == RES_CASH:
+                    s.cash[q] += amount
+                else:
+                    s.cheese[q][st.res] += amount
+            elif st.op == OP_PAY:
+                if st.res == RES_CASH:
+                    s.cash[q] -= imin(amount, s.cash[q])
+                else:
+                    s.cheese[q][st.res] -= imin(amount, s.cheese[q][st.res])
+            elif st.op == OP_STEAL:
+                if st.res == RES_CASH:
+                    take = imin(amount, s.cash[target])
+                    s.cash[target] -= take
+                    s.cash[q] += take
+                else:
+                    take = imin(amount, s.cheese[target][st.res])
+                    s.cheese[target][st.res] -= take
+                    s.cheese[q][st.res] += take
+            elif st.op == OP_GAIN_CHOSEN or st.op == OP_STEAL_CHOSEN:
+                for c in range(3):
+                    a = k.combo[choice][c]
+                    if st.op == OP_STEAL_CHOSEN:
+                        s.cheese[target][c] -= a
+                    s.cheese[q][c] += a
+            elif st.op == OP_MOVE_CHOSEN:
+                # Sabotage: any rat's card to the Cesspit (RR-7: a career goes with it)
+                if st.to == ZONE_CESSPIT:
+                    discard(s, k, target, choice)
+                elif choice == k.T:
+                    s.flush[target] -= 1
+                    s.flush[user] += 1
+                else:
+                    s.tableau[target][choice] -= 1
+                    s.tableau[user][choice] += 1
+            elif st.op == OP_MOVE_PICK:
+                r = user if st.whose == SEL_SELF else target
+                left = amount
+                if st.up_to:
+                    m = pickable(s, k, r, st.colour, owned)
+                    x = 0
+                    for c in range(m):
+                        x += owned[c]
+                    left = imin(left, x)
+                if left:
+                    f = push_frame(s, F_PICK, r, left, -1)
+                    if f != NULL:
+                        f.colour = st.colour
+                        f.cost = 0 if st.up_to else 1
+                        f.card = card
+            elif st.op == OP_PAY_PICK:
+                left = imin(amount, s.cheese[q][0] + s.cheese[q][1] + s.cheese[q][2])
+                if left:
+                    push_frame(s, F_FLOOD, q, left, 0)
+            else:  # OP_TRIGGER_INCOME: "collect your income again now"
+                s.cash[q] += rat_income(s, k, q)
+        if s.npend > opened:
+            f = &s.pending[s.npend - 1]
+            f.has_then = 1
+            f.then_step = i
+            f.then_end = end
+            f.then_user = user
+            f.then_target = target
+            f.then_choice = choice
+            f.then_card = card
+            return False
+    return True
+
+
+cdef int sale_pipes(const RRState* s, const RRConst* k, int p, int pipes) noexcept nogil:
+    """The reference's ``_sale_pipes`` (Pipe Dream: +1 if at least 1)."""
+    cdef int t, total = pipes
+    for t in range(k.T):
+        if s.tableau[p][t] and k.pipes_add[t] and (
+                k.pipes_cmp[t] < 0 or compare(k.pipes_cmp[t], pipes, k.pipes_value[t])):
+            total += s.tableau[p][t] * k.pipes_add[t]
+    return total
+
+
 cdef void frame_apply(RRState* s, const RRConst* k, int action) noexcept nogil:
     """The reference's ``_frame_apply`` on ``pending[0]``."""
     cdef RRFrame* f = &s.pending[0]
-    cdef int p = f.player, t, c, pipes
+    cdef RRFrame done
+    cdef int p = f.player, t, pipes
     if f.kind == F_SELL:
         if action < k.SELL_NOW:  # SELL+t: one more pipe into the sale
             t = action - k.SELL
@@ -461,71 +670,26 @@ cdef void frame_apply(RRState* s, const RRConst* k, int action) noexcept nogil:
             f.amount += k.pipes[t]
             f.last = t
             return
-        pipes = f.amount
+        pipes = sale_pipes(s, k, p, f.amount)
         pop_frame(s)
-        if pipes and careers(s, k, p) & (1 << CA_PIPE_DREAM):
-            pipes += k.pipe_extra
         s.cash[p] += pipes * pipes  # rulebook "Blue Cards are Pipes": $n²
         check_win(s, k)
-    elif f.kind == F_FLOOD:
-        c = action - k.COLOUR
-        s.cheese[p][c] -= 1
-        f.amount -= 1
-        f.last = c
-        if not f.amount:
-            pop_frame(s)
-    elif f.kind == F_DISCARD:
+        return
+    if f.kind == F_FLOOD:
+        t = action - k.COLOUR
+        s.cheese[p][t] -= 1
+    else:
         t = action - k.PICK
         discard(s, k, p, t)
-        f.amount -= 1
-        f.last = t
-        if not f.amount:
-            pop_frame(s)
-    else:  # bundle
-        t = action - k.PICK
-        discard(s, k, p, t)
-        c = k.cheese_colour[t]
-        f.need[c] -= 1
-        f.last = t if f.need[c] else -1
-        if not (f.need[0] or f.need[1] or f.need[2]):
-            pop_frame(s)
-            s.cash[p] += k.bundle_payout  # "Dump this with 3 ... for $25"
-            check_win(s, k)
-
-
-cdef void do_event(RRState* s, const RRConst* k, int event) noexcept nogil:
-    """Yellow cards: "affects ALL rats immediately" (RR-4), in order from the active rat."""
-    cdef int i, q, low, c, half
-    if event == E_FREE_MONEY:
-        for i in range(k.n):
-            s.cash[(s.active + i) % k.n] += k.ev_free_cash
-    elif event == E_UNDERDOG:
-        low = s.cash[0]
-        for q in range(1, k.n):
-            if s.cash[q] < low:
-                low = s.cash[q]
-        for i in range(k.n):
-            q = (s.active + i) % k.n
-            if s.cash[q] == low:
-                s.cash[q] += k.ev_underdog_cash
-    elif event == E_TAX_MAN:
-        for i in range(k.n):
-            q = (s.active + i) % k.n
-            if s.cash[q] > k.ev_tax_threshold:
-                s.cash[q] -= imin(k.ev_tax_cash, s.cash[q])
-    elif event == E_FAMINE:
-        for q in range(k.n):
-            for c in range(3):
-                s.cheese[q][c] = s.cheese[q][c] - k.ev_famine
-                if s.cheese[q][c] < 0:
-                    s.cheese[q][c] = 0
-    else:  # sewer_flood: return half (rounded down), own choice of colours
-        for i in range(k.n):
-            q = (s.active + i) % k.n
-            half = (s.cheese[q][0] + s.cheese[q][1] + s.cheese[q][2]) // k.ev_flood_divisor
-            if half:
-                push_frame(s, F_FLOOD, q, half, 0, NULL)
-    check_win(s, k)
+    f.amount -= 1
+    f.last = t
+    if f.amount:
+        return
+    done = f[0]
+    pop_frame(s)
+    if done.has_then and run_steps(s, k, done.then_step, done.then_end, done.then_user,
+                                   done.then_target, done.then_choice, done.then_card):
+        check_win(s, k)
 
 
 cdef void reveal(RRState* s, const RRConst* k, int t) noexcept nogil:
@@ -534,9 +698,10 @@ cdef void reveal(RRState* s, const RRConst* k, int t) noexcept nogil:
     s.seg_total[0] -= 1
     if not s.seg_total[0]:
         pop_segment(s)
-    if t < k.T and k.event[t] >= 0:
+    if t < k.T and k.is_event[t]:
         s.cesspit[t] += 1  # affects all rats, then to the Cesspit; slot waits again
-        do_event(s, k, k.event[t])
+        if run_steps(s, k, k.rev_a[t], k.rev_b[t], s.active, -1, -1, t):
+            check_win(s, k)
         return
     s.sewer[s.refill[0]] = t
     pop_refill(s)
@@ -647,7 +812,7 @@ cdef void a_combo(RRState* s, const RRConst* k, int i) noexcept nogil:
                 s.refill[j] = j
         return
     # Step 3: buy cheese at $1, paid to the Slush Fund or the career holder (RR-7).
-    free = careers(s, k, p)
+    free = redirects(s, k, p)
     for c in range(3):
         kc = k.combo[i][c]
         if not kc:
@@ -704,22 +869,27 @@ cdef void a_flush(RRState* s, const RRConst* k, int slot) noexcept nogil:
 
 
 cdef void a_use(RRState* s, const RRConst* k, int t) noexcept nogil:
-    cdef int p = use_card(s, k, t), q
-    if k.action[t] == K_BONUS:  # collect your income again now
-        s.cash[p] += rat_income(s, k, p)
-    elif k.action[t] == K_SHARED:  # all rats take $5; you take $10 instead
-        for q in range(k.n):
-            s.cash[q] += k.shared_self if q == p else k.shared_all
-    else:  # a bundle: choose its cards, then $25
-        push_frame(s, F_BUNDLE, p, 0, -1, k.bundle[t])
-        return
-    check_win(s, k)
+    cdef int p = use_card(s, k, t)
+    if run_steps(s, k, k.use_a[t], k.use_b[t], p, -1, -1, t):
+        check_win(s, k)
+
+
+cdef void a_prog(RRState* s, const RRConst* k, int j, int off) noexcept nogil:
+    """A program block: the chosen rat (and cheese or card) from the offset."""
+    cdef const RRProg* g = &k.progs[j]
+    cdef int q = -1, choice = off, t, p
+    if g.shape != SHAPE_CHEESE:
+        q = off // g.width
+        choice = off % g.width
+    t = owned_prog(s, k, s.active, j)
+    p = use_card(s, k, t)
+    if run_steps(s, k, k.use_a[t], k.use_b[t], p, q, choice, t):
+        check_win(s, k)
 
 
 cdef void apply_action(RRState* s, const RRConst* k, int a) noexcept nogil:
     """The reference's ``_apply_action`` (decode, dispatch, settle)."""
-    cdef int p, q, t, i, r, left, c, take, tot
-    cdef int who[2]
+    cdef int j
     if a >= k.REVEAL:
         reveal(s, k, a - k.REVEAL)
     elif s.npend:
@@ -732,57 +902,17 @@ cdef void apply_action(RRState* s, const RRConst* k, int a) noexcept nogil:
         a_flush(s, k, a - k.FLUSH)
     elif a < k.USE:
         s.phase = PH_STEP3
-    elif a < k.PICKPOCKET:
+    elif a < k.USE + k.T:
         a_use(s, k, a - k.USE)
-    elif a < k.MUTUAL:
-        q = a - k.PICKPOCKET
-        p = use_card(s, k, owned_kind(s, k, s.active, K_PICKPOCKET))
-        take = imin(k.pickpocket_cash, s.cash[q])
-        s.cash[q] -= take
-        s.cash[p] += take
-        check_win(s, k)
-    elif a < k.SNATCH:
-        # Mutual Destruction: you, then the chosen rat, each send 2 own cards to the Cesspit
-        q = a - k.MUTUAL
-        p = use_card(s, k, owned_kind(s, k, s.active, K_MUTUAL))
-        who[0] = p
-        who[1] = q
-        for i in range(2):
-            r = who[i]
-            tot = s.flush[r]
-            for t in range(k.T):
-                tot += s.tableau[r][t]
-            left = imin(k.mutual_cards, tot)
-            if left:
-                push_frame(s, F_DISCARD, r, left, -1, NULL)
-    elif a < k.CHEESE_RUN:
-        q = (a - k.SNATCH) // k.NS
-        i = (a - k.SNATCH) % k.NS
-        p = use_card(s, k, owned_kind(s, k, s.active, K_SNATCH))
-        for c in range(3):
-            s.cheese[q][c] -= k.combo[i][c]
-            s.cheese[p][c] += k.combo[i][c]
-    elif a < k.SABOTAGE:
-        i = a - k.CHEESE_RUN
-        p = use_card(s, k, owned_kind(s, k, s.active, K_CHEESE_RUN))
-        for c in range(3):
-            s.cheese[p][c] += k.combo[i][c]
-    elif a < k.TAKEOVER:
-        # Sabotage: any rat's card to the Cesspit (RR-7: a career goes with its card)
-        q = (a - k.SABOTAGE) // (k.T + 1)
-        t = (a - k.SABOTAGE) % (k.T + 1)
-        use_card(s, k, owned_kind(s, k, s.active, K_SABOTAGE))
-        discard(s, k, q, t)
     elif a < k.SELL:
-        q = (a - k.TAKEOVER) // k.T
-        t = (a - k.TAKEOVER) % k.T
-        p = use_card(s, k, owned_kind(s, k, s.active, K_TAKEOVER))
-        s.tableau[q][t] -= 1
-        s.tableau[p][t] += 1
+        for j in range(k.nprog):
+            if k.progs[j].base <= a < k.progs[j].base + k.progs[j].size:
+                a_prog(s, k, j, a - k.progs[j].base)
+                break
     elif a < k.SELL_NOW:
         # start a sale with one pipe card (rulebook "Blue Cards are Pipes")
         s.turn_actions += 1
-        push_frame(s, F_SELL, s.active, 0, -1, NULL)
+        push_frame(s, F_SELL, s.active, 0, -1)
         frame_apply(s, k, a)
     settle(s, k)
 
@@ -860,10 +990,13 @@ cdef unsigned long long info_digest(const RRState* s, const RRConst* k, int p) n
         h = mix(h, f.player)
         h = mix(h, f.last)
         h = mix(h, f.amount)
-        if f.kind == F_BUNDLE:
-            h = mix(h, f.need[0])
-            h = mix(h, f.need[1])
-            h = mix(h, f.need[2])
+        if f.kind != F_SELL:
+            h = mix(h, f.colour | (f.cost << 8) | (<long long>f.card << 16))
+            h = mix(h, f.has_then)
+            if f.has_then:
+                h = mix(h, f.then_step | (<long long>f.then_end << 20))
+                h = mix(h, f.then_user | (f.then_target << 8) | (<long long>f.then_card << 16))
+                h = mix(h, f.then_choice)
     h = mix(h, 4000 + s.nwinners)
     for i in range(s.nwinners):
         h = mix(h, s.winners[i])
@@ -900,8 +1033,11 @@ def _make_consts(game, params) -> _Consts:
         raise refuse(f"more than {RR_MAXACT} action ids")
     if max([ct.total for ct in d.card_types] + [d.flush_count]) > 255:
         raise refuse("more than 255 copies of a card")
-    if d.event_amounts["sewer_flood"]["divisor"] < 1:
-        raise refuse("a Sewer Flood divisor below 1")
+    cp = game.compiled
+    if len(cp.steps) > RR_MAXSTEP:
+        raise refuse(f"more than {RR_MAXSTEP} card effects")
+    if len(L.programs) > RR_MAXPROG:
+        raise refuse(f"more than {RR_MAXPROG} active-card programs with a choice")
     if len(d.decks) != 2:
         raise refuse("a Rat Pack not made of two decks")
     memset(c, 0, sizeof(RRConst))
@@ -909,7 +1045,6 @@ def _make_consts(game, params) -> _Consts:
     c.T = T
     c.S = d.open_sewer_slots
     c.NC = len(L.combos)
-    c.NS = L.snatch_combos
     c.size = L.size
     c.max_turn_actions = params["max_turn_actions"]
     c.COMBO = L.COMBO
@@ -917,12 +1052,6 @@ def _make_consts(game, params) -> _Consts:
     c.FLUSH = L.FLUSH
     c.END_STEP2 = L.END_STEP2
     c.USE = L.USE
-    c.PICKPOCKET = L.PICKPOCKET
-    c.MUTUAL = L.MUTUAL
-    c.SNATCH = L.SNATCH
-    c.CHEESE_RUN = L.CHEESE_RUN
-    c.SABOTAGE = L.SABOTAGE
-    c.TAKEOVER = L.TAKEOVER
     c.SELL = L.SELL
     c.SELL_NOW = L.SELL_NOW
     c.PICK = L.PICK
@@ -939,58 +1068,54 @@ def _make_consts(game, params) -> _Consts:
     c.big_cheese_income = d.big_cheese_income
     c.cheese_price = d.cheese_price
     c.cheese_per_turn = d.cheese_per_turn
-    c.bundle_payout = d.bundle_payout
     c.max_rounds = d.max_rounds
     c.flush_count = d.flush_count
-    act, ev, car = d.action_amounts, d.event_amounts, d.career_amounts
-    c.snatch_cheese = act["snatch"]["cheese"]
-    c.pickpocket_cash = act["pickpocket"]["cash"]
-    c.cheese_run_cheese = act["cheese_run"]["cheese"]
-    c.shared_all = act["shared_paradise"]["all"]
-    c.shared_self = act["shared_paradise"]["self"]
-    c.mutual_cards = act["mutual_destruction"]["cards"]
-    c.baron_limit = car["cheese_baron"]["cheese_limit"]
-    c.pipe_extra = car["pipe_dream"]["extra_pipes"]
-    c.ev_free_cash = ev["free_money"]["cash"]
-    c.ev_underdog_cash = ev["underdog_grant"]["cash"]
-    c.ev_tax_threshold = ev["tax_man"]["threshold"]
-    c.ev_tax_cash = ev["tax_man"]["cash"]
-    c.ev_famine = ev["cheese_famine"]["per_colour"]
-    c.ev_flood_divisor = ev["sewer_flood"]["divisor"]
     for t in range(T + 1):
         for j in range(3):
             c.cost_cheese[t][j] = game.cost_cheese[t][j]
         c.cost_cash[t] = game.cost_cash[t]
-        c.action[t] = -1
-        c.career[t] = -1
-        c.event[t] = -1
-        c.cheese_colour[t] = -1
+        c.card_colour[t] = -1
+    # the compiled effects: the same tables the reference interprets (program.Compiled)
+    c.nsteps = len(cp.steps)
+    for i, st in enumerate(cp.steps):
+        (c.steps[i].op, c.steps[i].res, c.steps[i].who, c.steps[i].plus, c.steps[i].cnt_of,
+         c.steps[i].cnt_whose, c.steps[i].cnt_colour, c.steps[i].times, c.steps[i].divide,
+         c.steps[i].max, c.steps[i].cond_of, c.steps[i].cond_whose, c.steps[i].cond_colour,
+         c.steps[i].cmp, c.steps[i].value, c.steps[i].up_to, c.steps[i].whose,
+         c.steps[i].colour, c.steps[i].to) = st
     for ct in d.card_types:
         t = ct.id
-        c.income[t] = ct.income
         c.pipes[t] = ct.pipes
-        if ct.action:
-            c.action[t] = KIND_NAMES.index(ct.action)
-            c.plain[t] = ct.action in _R.PLAIN
-        if ct.career:
-            c.career[t] = CAREER_NAMES.index(ct.career)
-        if ct.event:
-            c.event[t] = EVENT_NAMES.index(ct.event)
-        c.is_bundle[t] = ct.is_bundle
-        for j in range(3):
-            c.bundle[t][j] = ct.bundle[j]
-        if ct.colour in _D.COLOURS:
-            c.cheese_colour[t] = _D.COLOURS.index(ct.colour)
+        c.card_colour[t] = game.card_colour[t]
+        c.is_event[t] = ct.is_event
+        c.use_a[t], c.use_b[t] = cp.use_range[t]
+        c.rev_a[t], c.rev_b[t] = cp.reveal_range[t]
+        c.inc_a[t], c.inc_b[t] = cp.income_range[t]
+        c.plain[t] = cp.plain[t]
+        c.limit_add[t] = cp.limit_add[t]
+        c.limit_at_least[t] = cp.limit_at_least[t]
+        c.limit_at_most[t] = cp.limit_at_most[t]
+        c.pipes_add[t] = cp.pipes_add[t]
+        c.pipes_cmp[t] = cp.pipes_cmp[t]
+        c.pipes_value[t] = cp.pipes_value[t]
+        c.redirect[t] = cp.redirect[t]
+    c.nprog = len(L.programs)
+    for j, prog in enumerate(L.programs):
+        c.progs[j].shape = prog.shape
+        c.progs[j].any_target = prog.any_target
+        c.progs[j].amount = prog.amount
+        c.progs[j].colour = prog.colour
+        c.progs[j].base = prog.base
+        c.progs[j].width = prog.width
+        c.progs[j].size = prog.size
+        c.progs[j].ntypes = len(prog.types)
+        for i, t in enumerate(prog.types):
+            c.progs[j].types[i] = t
     for i, colour in enumerate(_D.CARD_COLOURS):
         ids = game.of_colour[colour]
         c.ncol[i] = len(ids)
         for j, t in enumerate(ids):
             c.col_ids[i][j] = t
-    for i, kind in enumerate(KIND_NAMES):
-        ids = game.of_action[kind]
-        c.nkind[i] = len(ids)
-        for j, t in enumerate(ids):
-            c.kind_ids[i][j] = t
     c.nseg0 = 0
     for i, name in enumerate(d.decks):
         counts = [ct.counts[i] for ct in d.card_types] + [0]
@@ -1151,12 +1276,16 @@ cdef class RatsToRichesState(CyState):
             if f.kind == F_SELL:
                 pending.append({"kind": kind, "player": f.player, "pipes": f.amount,
                                 "last": f.last})
-            elif f.kind == F_BUNDLE:
-                pending.append({"kind": kind, "player": f.player,
-                                "need": [f.need[0], f.need[1], f.need[2]], "last": f.last})
+                continue
+            then = ([f.then_step, f.then_end, f.then_user, f.then_target, f.then_choice,
+                     f.then_card] if f.has_then else None)
+            if f.kind == F_PICK:
+                pending.append({"kind": kind, "player": f.player, "left": f.amount,
+                                "last": f.last, "colour": f.colour, "cost": bool(f.cost),
+                                "card": f.card, "then": then})
             else:
                 pending.append({"kind": kind, "player": f.player, "left": f.amount,
-                                "last": f.last})
+                                "last": f.last, "then": then})
         d["pending"] = pending
         d["turn_actions"] = s.turn_actions
         d["winners"] = [s.winners[i] for i in range(s.nwinners)]
@@ -1255,13 +1384,21 @@ cdef class RatsToRichesState(CyState):
                     raise ValueError(f"field 'pending': bad player {fr['player']!r}")
                 f.player = fr["player"]
                 f.last = fr["last"]
+                f.colour = -1
+                f.card = -1
                 if f.kind == F_SELL:
                     f.amount = fr["pipes"]
-                elif f.kind == F_BUNDLE:
-                    for q in range(3):
-                        f.need[q] = fr["need"][q]
                 else:
                     f.amount = fr["left"]
+                    if f.kind == F_PICK:
+                        f.colour = fr["colour"]
+                        f.cost = bool(fr["cost"])
+                        f.card = fr["card"]
+                    then = fr["then"]
+                    f.has_then = then is not None
+                    if then is not None:
+                        (f.then_step, f.then_end, f.then_user, f.then_target, f.then_choice,
+                         f.then_card) = then
             field = "turn_actions"
             s.turn_actions = r.turn_actions
             field = "winners"

@@ -1,12 +1,13 @@
-"""Rats to Riches component data: the Rat Pack, the Flush card, prices and effect amounts.
+"""Rats to Riches component data: the Rat Pack with each card's effects, the Flush card, prices.
 
 The rulebook (Accentuate Games 2019) prints the rules, the setup ($5 and 3 cheese each, one
 Flush card each, Scrappy Sewer above Supreme Sewer, 3 Open Sewer cards), the Flush card
 (income $2), cheese at $1 and up to 3 a turn, pipes selling for $n², bundles for $25, the Big
 Cheese (+$2 income) and the $100 goal. The card list (names beyond the dozen printed ones,
 counts, costs) is the stand-in of ``../shared/data/rats_to_riches.json`` (see
-``../shared/RULES_GAPS.md``, section Rats to Riches), packaged here as ``rats_to_riches.json``.
-Load another file with ``load_game("rats_to_riches", data_path=...)``.
+``../shared/RULES_GAPS.md``, section Rats to Riches), packaged here as ``rats_to_riches.json``
+with every effect written in the shared vocabulary (section Effects). Load another file with
+``load_game("rats_to_riches", data_path=...)``; :func:`json_schema` is its JSON Schema.
 
 Card types
 ----------
@@ -28,60 +29,54 @@ Flush card has no cheese colour, so (like the colourless Grey cards, "$5, not Ch
 paid in Swindle: :data:`FLUSH_COST` = $2 (a judgement call, not a RULES_GAPS ruling). A data
 file may set ``flush_card.cost`` (a cost object like a card's) and ``flush_card.count``.
 
-Effect amounts
---------------
-The JSON gives each card's effect as text plus a machine field (``income``, ``pipes``,
-``action``, ``career``, ``event``, ``bundle``). The numbers inside the action/event/career
-texts ("take 2 cheese", "take $5", "up to 5 cheese", ...) are the tables
-:data:`ACTION_AMOUNTS`, :data:`EVENT_AMOUNTS` and :data:`CAREER_AMOUNTS` below, read from the
-card texts; a data file may override any of them with a top-level ``"effect_amounts"`` object
-``{kind: {amount: value}}``.
+Effects
+-------
+Each card lists its ``effects`` in the shared vocabulary of :mod:`engines.effects`
+(``RR_VOCABULARY`` names the resources, triggers, zones and quantities of this game); the
+engines (both backends) interpret them, so no card has its own code path. ``text`` is the
+printed card text (shown by the renderer). What the Rats to Riches engines support of the
+vocabulary is checked at load (``_check_supported``), with one message per problem naming
+the file and the JSON path; see ``docs/changes/effects.md`` for a worked example.
+
+Triggers: ``use`` (an active card: used in Step 2, then dumped to the Cesspit), ``reveal``
+(an event, RR-4: resolves when revealed, for all rats), ``income`` (Step 1, and again when a
+``trigger income`` effect repeats it), ``passive`` (while the card lies in front of its owner:
+``modify cheese_per_turn`` / ``modify pipes_sold``, ``redirect`` a cheese colour = a career,
+RR-7).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from ..api import read_component_json
+from ..effects import Effect, Problem, Vocabulary, raise_problems, validate_effects
 
 #: Cheese colours, in id order (rulebook "Cheese": Green, Blue and Red).
 COLOURS = ("green", "blue", "red")
 GREEN, BLUE, RED = range(3)
 #: Card colours (rulebook "Types of Cards").
 CARD_COLOURS = ("green", "blue", "red", "purple", "yellow", "grey")
-
-#: Amounts printed in the active-card texts, by ``action`` kind.
-ACTION_AMOUNTS: dict[str, dict[str, int]] = {
-    "bonus_bonanza": {},                       # collect your income again
-    "snatch": {"cheese": 2},                   # take 2 cheese from any rat
-    "sabotage": {"cards": 1},                  # send 1 card from any rat to the Cesspit
-    "pickpocket": {"cash": 5},                 # take $5 (or all they have) from any rat
-    "cheese_run": {"cheese": 3},               # take 3 cheese from the Cheese Bank
-    "hostile_takeover": {"cards": 1},          # take 1 green card from any rat
-    "shared_paradise": {"all": 5, "self": 10},  # all rats take $5; you take $10 instead
-    "mutual_destruction": {"cards": 2},        # you and it each send 2 own cards
-}
-#: Amounts printed in the event (Yellow card) texts, by ``event`` kind.
-EVENT_AMOUNTS: dict[str, dict[str, int]] = {
-    "free_money": {"cash": 5},
-    "sewer_flood": {"divisor": 2},             # return half (rounded down)
-    "underdog_grant": {"cash": 5},
-    "tax_man": {"threshold": 50, "cash": 5},   # more than $50 pays $5
-    "cheese_famine": {"per_colour": 1},
-}
-#: Amounts of the careers (Purple cards) without a cheese colour, by ``career`` kind.
-CAREER_AMOUNTS: dict[str, dict[str, int]] = {
-    "cheese_baron": {"cheese_limit": 5},       # buy up to 5 cheese in step 3
-    "pipe_dream": {"extra_pipes": 1},          # count 1 extra pipe in a sale
-}
-#: Careers named by a cheese colour: their holder is paid for that colour (RR-7).
-COLOUR_CAREERS = COLOURS
-#: Bundle requirement keys; ``pipe`` means a Blue card (a Pipe), counted per card.
-BUNDLE_KEYS = ("green", "blue", "red", "pipe")
 #: The Flush card's printed cost, "The Flush Card (cost 2)" (rulebook "Types of Cards"), read
 #: as $2 (see the module docstring); ``flush_card.cost`` in a data file overrides it.
 FLUSH_COST: dict[str, int] = {"cash": 2}
+
+#: The names Rats to Riches effects may use (see :mod:`engines.effects`).
+RR_VOCABULARY = Vocabulary(
+    game="rats_to_riches",
+    resources=("cash",) + COLOURS,
+    groups={"cheese": COLOURS},
+    countables=("cards", "pipes", "pipes_sold"),
+    zones=("tableau", "cesspit"),
+    components=("card",),
+    triggers=("use", "reveal", "income", "passive"),
+    quantities=("cheese_per_turn", "pipes_sold"),
+    events=("income",),
+    attributes={"colour": CARD_COLOURS},
+    ops=("gain", "pay", "steal", "move", "modify", "redirect", "trigger"),
+)
 
 
 @dataclass(frozen=True)
@@ -95,13 +90,9 @@ class CardType:
         colour: one of :data:`CARD_COLOURS`.
         cost_cheese: cheese paid to buy it, per colour (``COLOURS`` order); zeros if none.
         cost_cash: $ paid to buy it (Grey cards: $5).
-        income: $ added to the owner's income (passive Green cards), else 0.
         pipes: pipes it counts as when sold (Blue cards), else 0.
-        action: active-card kind (a key of :data:`ACTION_AMOUNTS`) or ``""``.
-        career: career kind (a cheese colour or a key of :data:`CAREER_AMOUNTS`) or ``""``.
-        event: event kind (a key of :data:`EVENT_AMOUNTS`) or ``""``.
-        bundle: cards a bundle needs, per colour (``COLOURS`` order); all zero if not a bundle.
-        effect: the card text.
+        effects: its effects (:class:`engines.effects.Effect`, in order).
+        text: the card text.
         counts: copies per deck, ``(scrappy, supreme)``.
     """
 
@@ -111,13 +102,9 @@ class CardType:
     colour: str
     cost_cheese: tuple[int, int, int]
     cost_cash: int
-    income: int
     pipes: int
-    action: str
-    career: str
-    event: str
-    bundle: tuple[int, int, int]
-    effect: str
+    effects: tuple[Effect, ...]
+    text: str
     counts: tuple[int, int]
 
     @property
@@ -125,9 +112,24 @@ class CardType:
         """Copies of this type in the game."""
         return sum(self.counts)
 
+    def on(self, trigger: str) -> tuple[Effect, ...]:
+        """Its effects with ``when == trigger``, in order."""
+        return tuple(e for e in self.effects if e.when == trigger)
+
     @property
-    def is_bundle(self) -> bool:
-        return any(self.bundle)
+    def is_event(self) -> bool:
+        """A Yellow card: it has ``reveal`` effects (RR-4)."""
+        return bool(self.on("reveal"))
+
+    @property
+    def usable(self) -> bool:
+        """An active card: it has ``use`` effects."""
+        return bool(self.on("use"))
+
+    @property
+    def income(self) -> int:
+        """$ of its fixed-amount ``income`` gains (for displays and heuristics)."""
+        return sum(e.amount.fixed or 0 for e in self.on("income"))
 
 
 @dataclass(frozen=True)
@@ -148,9 +150,7 @@ class RatsToRichesData:
         big_cheese_income: the Golden Rat's income ($2).
         cheese_price: $ per cheese in step 3 (1).
         cheese_per_turn: cheese a rat may buy in step 3 (3).
-        bundle_payout: $ for dumping a bundle (25).
         max_rounds: rounds before the safety valve (RR-6): 60.
-        action_amounts, event_amounts, career_amounts: effect amounts by kind.
         source: where the data came from.
     """
 
@@ -169,11 +169,7 @@ class RatsToRichesData:
     big_cheese_income: int
     cheese_price: int
     cheese_per_turn: int
-    bundle_payout: int
     max_rounds: int
-    action_amounts: dict[str, dict[str, int]]
-    event_amounts: dict[str, dict[str, int]]
-    career_amounts: dict[str, dict[str, int]]
     source: str
 
     @property
@@ -186,175 +182,286 @@ class RatsToRichesData:
         return {t.key: t.id for t in self.card_types}
 
 
-def _fail(source: str, field: str, problem: str) -> ValueError:
-    return ValueError(f"{source}: field {field!r}: {problem}")
+class _Doc:
+    """Collects every problem of one document (file, JSON path, what is allowed)."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.problems: list[Problem] = []
+
+    def bad(self, path: str, message: str) -> None:
+        self.problems.append(Problem(self.source, path, message))
+
+    def get(self, obj: Any, key: str, path: str) -> Any:
+        if not isinstance(obj, dict):
+            return None
+        if key not in obj:
+            self.bad(f"{path}.{key}", "missing")
+            return None
+        return obj[key]
+
+    def int(self, raw: Any, path: str, lo: int = 0, default: int = 0) -> int:
+        if isinstance(raw, bool) or not isinstance(raw, int) or raw < lo:
+            if raw is not None or path not in {p.path for p in self.problems}:
+                self.bad(path, f"must be an integer >= {lo}, got {raw!r}")
+            return default
+        return raw
+
+    def counts(self, raw: Any, keys: tuple[str, ...], path: str) -> dict[str, int]:
+        if not isinstance(raw, dict) or not raw:
+            self.bad(path, f"must be a non-empty object with keys from {', '.join(keys)}")
+            return {}
+        out = {}
+        for k, v in raw.items():
+            if k not in keys:
+                self.bad(f"{path}.{k}", f"unknown key; allowed: {', '.join(keys)}")
+            else:
+                out[k] = self.int(v, f"{path}.{k}", 1)
+        return out
 
 
-def _int(raw: object, source: str, field: str, lo: int = 0) -> int:
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw < lo:
-        raise _fail(source, field, f"must be an integer >= {lo}, got {raw!r}")
-    return raw
+_CARD_FIELDS = ("name", "colour", "cost", "count", "text", "pipes", "effects")
 
 
-def _colour_counts(raw: object, keys: tuple[str, ...], source: str, field: str) -> dict:
-    if not isinstance(raw, dict) or not raw or any(k not in keys for k in raw):
-        raise _fail(source, field, f"must be a non-empty object with keys from {keys}")
-    return {k: _int(v, source, f"{field}.{k}", 1) for k, v in raw.items()}
-
-
-def _parse_card(raw: dict, source: str, field: str) -> tuple[tuple, int]:
-    """One deck entry -> (rule-field tuple, count)."""
+def _parse_card(doc: _Doc, raw: Any, path: str) -> tuple[tuple, int] | None:
+    """One deck entry -> (rule-field tuple, count), or ``None`` after recording problems."""
     if not isinstance(raw, dict):
-        raise _fail(source, field, "must be an object")
-    try:
-        name = raw["name"]
-        colour = raw["colour"]
-        count = _int(raw["count"], source, f"{field}.count", 1)
-    except KeyError as exc:
-        raise _fail(source, f"{field}.{exc.args[0]}", "missing") from None
-    if not isinstance(name, str) or not name or name == "Flush":
-        raise _fail(source, f"{field}.name", "must be a non-empty string other than 'Flush'")
-    if colour not in CARD_COLOURS:
-        raise _fail(source, f"{field}.colour", f"must be one of {CARD_COLOURS}, got {colour!r}")
+        doc.bad(path, "a card must be an object")
+        return None
+    n0 = len(doc.problems)
+    for k in raw:
+        if k not in _CARD_FIELDS:
+            doc.bad(f"{path}.{k}", f"unknown field; a card has: {', '.join(_CARD_FIELDS)}")
+    name = doc.get(raw, "name", path)
+    colour = doc.get(raw, "colour", path)
+    count = doc.int(doc.get(raw, "count", path), f"{path}.count", 1)
+    if name is not None and (not isinstance(name, str) or not name or name == "Flush"):
+        doc.bad(f"{path}.name", "must be a non-empty string other than 'Flush'")
+    if colour is not None and colour not in CARD_COLOURS:
+        doc.bad(f"{path}.colour", f"colour {colour!r} is not allowed; allowed: "
+                f"{', '.join(CARD_COLOURS)}")
     cost = raw.get("cost")
     cheese, cash = (0, 0, 0), 0
     if colour == "yellow":
         if cost is not None:
-            raise _fail(source, f"{field}.cost", "a Yellow (event) card has no cost (null)")
+            doc.bad(f"{path}.cost", "a Yellow (event) card has no cost (null)")
     else:
-        c = _colour_counts(cost, COLOURS + ("cash",), source, f"{field}.cost")
+        c = doc.counts(cost, COLOURS + ("cash",), f"{path}.cost")
         cheese = tuple(c.get(k, 0) for k in COLOURS)
         cash = c.get("cash", 0)
-    income = pipes = 0
-    action = career = event = ""
-    bundle = (0, 0, 0)
-    if colour == "green":
-        if "income" in raw:
-            income = _int(raw["income"], source, f"{field}.income", 1)
-        elif raw.get("action") == "bonus_bonanza":
-            action = "bonus_bonanza"
-        else:
-            raise _fail(source, field, "a Green card needs 'income' or action 'bonus_bonanza'")
+    pipes = 0
+    if "pipes" in raw:
+        pipes = doc.int(raw["pipes"], f"{path}.pipes", 1)
+        if colour != "blue":
+            doc.bad(f"{path}.pipes", "only Blue cards (Pipes) count pipes")
     elif colour == "blue":
-        pipes = _int(raw.get("pipes"), source, f"{field}.pipes", 1)
-    elif colour == "red":
-        action = raw.get("action")
-        if action not in ACTION_AMOUNTS or action == "bonus_bonanza":
-            raise _fail(source, f"{field}.action",
-                        f"must be one of {sorted(set(ACTION_AMOUNTS) - {'bonus_bonanza'})}")
-    elif colour == "purple":
-        career = raw.get("career")
-        if career not in COLOUR_CAREERS + tuple(CAREER_AMOUNTS):
-            raise _fail(source, f"{field}.career",
-                        f"must be one of {COLOUR_CAREERS + tuple(CAREER_AMOUNTS)}")
-    elif colour == "yellow":
-        event = raw.get("event")
-        if event not in EVENT_AMOUNTS:
-            raise _fail(source, f"{field}.event", f"must be one of {tuple(EVENT_AMOUNTS)}")
-    else:  # grey
-        b = _colour_counts(raw.get("bundle"), BUNDLE_KEYS, source, f"{field}.bundle")
-        bundle = (b.get("green", 0), b.get("blue", 0) + b.get("pipe", 0), b.get("red", 0))
-    effect = str(raw.get("effect", ""))
-    return (name, colour, cheese, cash, income, pipes, action, career, event, bundle,
-            effect), count
+        doc.bad(f"{path}.pipes", "missing: a Blue card (a Pipe) needs 'pipes' >= 1")
+    effects, problems = validate_effects(raw.get("effects", []), RR_VOCABULARY, doc.source,
+                                         f"{path}.effects")
+    doc.problems += problems
+    if not problems:
+        _check_supported(doc, effects, colour, f"{path}.effects")
+    if len(doc.problems) > n0:
+        return None
+    return (name, colour, cheese, cash, pipes, effects, str(raw.get("text", ""))), count
 
 
-def _amounts(doc: dict, source: str) -> tuple[dict, dict, dict]:
-    over = doc.get("effect_amounts", {})
-    if not isinstance(over, dict):
-        raise _fail(source, "effect_amounts", "must be an object {kind: {amount: value}}")
-    tables = []
-    for table in (ACTION_AMOUNTS, EVENT_AMOUNTS, CAREER_AMOUNTS):
-        merged = {}
-        for kind, amounts in table.items():
-            new = dict(amounts)
-            given = over.get(kind, {})
-            for k, v in given.items():
-                if k not in amounts:
-                    raise _fail(source, f"effect_amounts.{kind}.{k}",
-                                f"unknown amount; known: {sorted(amounts)}")
-                new[k] = _int(v, source, f"effect_amounts.{kind}.{k}")
-            merged[kind] = new
-        tables.append(merged)
-    known = set(ACTION_AMOUNTS) | set(EVENT_AMOUNTS) | set(CAREER_AMOUNTS)
-    for kind in over:
-        if kind not in known:
-            raise _fail(source, f"effect_amounts.{kind}", f"unknown kind; known: {sorted(known)}")
-    return tables[0], tables[1], tables[2]
+def _check_supported(doc: _Doc, effects: tuple[Effect, ...], colour: Any, path: str) -> None:
+    """What the Rats to Riches engines interpret of the vocabulary (one problem per effect).
+
+    Rules (the positions are the effect indices):
+      * ``reveal`` effects only on Yellow cards, and a Yellow card needs one; they are
+        ``gain`` / ``pay`` of cash or one cheese colour (a ``pay`` of other rats with
+        ``up_to``), or a ``pay`` of ``cheese`` chosen by each ``subject``.
+      * ``income``: ``gain`` of ``cash`` by ``self``.
+      * ``passive``: ``modify`` (``cheese_per_turn``: ``add``/``at_least``/``at_most``;
+        ``pipes_sold``: ``add``, optionally ``if`` on ``pipes_sold``) or ``redirect`` of one
+        cheese colour (a career, RR-7).
+      * ``use``: ``gain``, ``pay`` (by ``self``), ``steal``, ``move`` of cards from a
+        ``tableau`` to the ``cesspit`` or to the user's tableau, ``trigger income``; at most one
+        choice made with the action (a ``cheese`` gain or steal with a fixed amount, or one card
+        of another rat chosen by ``self``); all chosen players are ``target`` or all ``any``.
+    """
+    def bad(i: int, message: str) -> None:
+        doc.bad(f"{path}[{i}]", message)
+
+    ev = [i for i, e in enumerate(effects) if e.when == "reveal"]
+    if colour == "yellow" and not ev:
+        doc.bad(path, "a Yellow (event) card needs at least one effect with when 'reveal'")
+    choices, targets, gain_choice = 0, set(), False
+    for i, e in enumerate(effects):
+        group = e.resource == "cheese"
+        if e.when == "reveal":
+            if colour != "yellow":
+                bad(i, "only a Yellow (event) card has 'reveal' effects")
+            elif e.op not in ("gain", "pay") or e.targets:
+                bad(i, "a 'reveal' effect is a 'gain' or 'pay' for self/all/others")
+            elif e.to:
+                bad(i, "a 'pay' to a player is not supported; it goes to the Slush Fund")
+            elif group and (e.op != "pay" or e.chooser != "subject"):
+                bad(i, "cheese of the rat's choice on a reveal: a 'pay' with chooser 'subject'")
+            elif e.op == "pay" and not group and not e.up_to:
+                bad(i, "a 'pay' on a reveal needs 'up_to': true (a rat pays what it has)")
+        elif e.when == "income":
+            if e.op != "gain" or e.resource != "cash" or e.who != "self" or e.condition:
+                bad(i, "an 'income' effect is a 'gain' of 'cash' by 'self' (no 'if')")
+        elif e.when == "passive":
+            if e.op == "redirect":
+                if e.resource not in COLOURS:
+                    bad(i, f"a 'redirect' (career) names one cheese colour: {', '.join(COLOURS)}")
+            elif e.op != "modify":
+                bad(i, "a 'passive' effect is a 'modify' or a 'redirect'")
+            elif e.quantity == "pipes_sold" and (e.at_least is not None or e.at_most is not None
+                                                 or (e.condition and e.condition.count.of
+                                                     != "pipes_sold")):
+                bad(i, "'modify pipes_sold' takes 'add' and an optional 'if' on 'pipes_sold'")
+            elif e.quantity == "cheese_per_turn" and e.condition:
+                bad(i, "'modify cheese_per_turn' takes no 'if'")
+        else:  # use
+            if colour == "yellow":
+                bad(i, "a Yellow (event) card is never used; its effects are 'reveal'")
+                continue
+            sel = {"target", "any"} & {e.who, e.source, e.whose, e.to_whose, e.chooser}
+            targets |= sel
+            if e.op == "trigger":
+                if e.who != "self":
+                    bad(i, "'trigger income' repeats the user's own income ('who': 'self')")
+            elif e.op in ("gain", "pay"):
+                if e.to:
+                    bad(i, "a 'pay' to a player is not supported; it goes to the Slush Fund")
+                if e.op == "pay" and (e.who != "self" or group):
+                    bad(i, "a 'pay' on use is paid by 'self' in cash or one cheese colour")
+                if group:
+                    choices += 1
+                    gain_choice = gain_choice or e.op == "gain"
+                    if e.who != "self" or e.chooser not in ("", "self") or e.amount.fixed is None:
+                        bad(i, "cheese of the user's choice: 'who' and 'chooser' 'self', "
+                            "a fixed amount")
+            elif e.op == "steal":
+                if e.who != "self" or e.source not in ("target", "any"):
+                    bad(i, "a 'steal' takes for 'self' from 'target' (or 'any')")
+                if group:
+                    choices += 1
+                    if e.chooser not in ("", "self") or e.amount.fixed is None:
+                        bad(i, "a cheese steal: 'chooser' 'self' and a fixed amount")
+            elif e.op == "move":
+                if e.source != "tableau" or e.to not in ("cesspit", "tableau"):
+                    bad(i, "a 'move' of cards goes from a 'tableau' to the 'cesspit' or to "
+                        "the tableau of 'self'")
+                if e.to == "tableau" and e.to_whose not in ("self",):
+                    bad(i, "a card moved to a tableau goes to 'to_whose': 'self'")
+                by_action = e.chooser == "self" and e.whose != "self"
+                if by_action:
+                    choices += 1
+                    if e.amount.fixed != 1:
+                        bad(i, "a card the user picks from another rat: 'amount' 1")
+                elif e.chooser not in ("", e.whose):
+                    bad(i, "a rat's own cards are picked by that rat ('chooser' = 'whose')")
+                if not e.up_to and e.whose != "self" and not by_action:
+                    bad(i, "a 'move' from another rat's tableau needs 'up_to': true")
+                if e.to == "tableau" and not by_action:
+                    bad(i, "a card moved to the user's tableau is picked by the user")
+            elif e.op in ("modify", "redirect"):
+                bad(i, f"a {e.op!r} needs 'when': 'passive' (it lasts while the card lies in "
+                    "front of its owner)")
+            else:
+                bad(i, f"the op {e.op!r} is not used on a Rats to Riches card; on 'use': "
+                    "gain, pay, steal, move, trigger")
+            if e.condition is not None:
+                bad(i, "an 'if' on a 'use' effect is not supported")
+    if choices > 1:
+        doc.bad(path, "at most one choice is made with the action (a cheese gain or steal, "
+                "or a card of another rat)")
+    if len(targets) > 1:
+        doc.bad(path, "all chosen players of a card are 'target' or all are 'any'")
+    if gain_choice and targets:
+        doc.bad(path, "cheese of the user's choice from the Cheese Bank cannot be combined "
+                "with a chosen rat on one card")
 
 
-def parse(doc: dict, source: str = "<data>") -> RatsToRichesData:
+def parse(raw: Any, source: str = "<data>") -> RatsToRichesData:
     """Validate a rats_to_riches.json document.
 
     Raises:
-        ValueError: naming the file and the field that is missing or wrong.
+        engines.effects.EffectError: (a ``ValueError``) listing every problem, each naming
+            the file, the JSON path (``$.scrappy_sewer[4].effects[0].op``) and what is
+            allowed.
     """
-    if not isinstance(doc, dict):
-        raise _fail(source, "<root>", "must be a JSON object")
-    try:
-        decks = ("Scrappy Sewer", "Supreme Sewer")
-        merged: dict[tuple, list[int]] = {}
-        for d, field in enumerate(("scrappy_sewer", "supreme_sewer")):
-            entries = doc[field]
-            if not isinstance(entries, list) or not entries:
-                raise _fail(source, field, "must be a non-empty list of cards")
-            for i, raw in enumerate(entries):
-                rule, count = _parse_card(raw, source, f"{field}[{i}]")
+    doc = _Doc(source)
+    if not isinstance(raw, dict):
+        doc.bad("$", "must be a JSON object")
+        raise_problems(doc.problems)
+    decks = ("Scrappy Sewer", "Supreme Sewer")
+    merged: dict[tuple, list[int]] = {}
+    for d, field in enumerate(("scrappy_sewer", "supreme_sewer")):
+        entries = doc.get(raw, field, "$")
+        if entries is None:
+            continue
+        if not isinstance(entries, list) or not entries:
+            doc.bad(f"$.{field}", "must be a non-empty list of cards")
+            continue
+        for i, card in enumerate(entries):
+            parsed = _parse_card(doc, card, f"$.{field}[{i}]")
+            if parsed is not None:
+                rule, count = parsed
                 merged.setdefault(rule, [0, 0])[d] += count
-        names = [rule[0] for rule in merged]
-        types = []
-        used_keys: set[str] = set()
-        for i, (rule, counts) in enumerate(merged.items()):
-            name = rule[0]
-            key = name
-            if names.count(name) > 1:
-                key = f"{name} ({decks[0] if counts[0] else decks[1]})"
-            while key in used_keys or key == "Flush":
-                key = f"{key} #{i}"
-            used_keys.add(key)
-            types.append(CardType(i, key, *rule, counts=(counts[0], counts[1])))
-        players = doc["players"]
-        start = doc["start"]
-        flush = doc["flush_card"]
-        if not isinstance(flush, dict):
-            raise _fail(source, "flush_card", "must be an object")
-        actions, events, careers = _amounts(doc, source)
-        max_players = _int(players["max"], source, "players.max", 2)
-        flush_count = _int(flush.get("count", max_players), source, "flush_card.count",
-                           max_players)
-        flush_cost = _colour_counts(flush.get("cost", FLUSH_COST), COLOURS + ("cash",),
-                                    source, "flush_card.cost")
-        data = RatsToRichesData(
-            card_types=tuple(types),
-            decks=decks,
-            min_players=_int(players["min"], source, "players.min", 2),
-            max_players=max_players,
-            win_cash=_int(doc["win_cash"], source, "win_cash", 1),
-            start_cash=_int(start["cash"], source, "start.cash"),
-            start_cheese=_int(start["cheese"], source, "start.cheese"),
-            open_sewer_slots=_int(start["open_sewer_slots"], source, "start.open_sewer_slots", 1),
-            flush_income=_int(flush["income"], source, "flush_card.income"),
-            flush_count=flush_count,
-            flush_cost_cheese=tuple(flush_cost.get(k, 0) for k in COLOURS),
-            flush_cost_cash=flush_cost.get("cash", 0),
-            big_cheese_income=_int(doc["big_cheese_income"], source, "big_cheese_income"),
-            cheese_price=_int(doc["cheese_price"], source, "cheese_price"),
-            cheese_per_turn=_int(doc["cheese_per_turn"], source, "cheese_per_turn"),
-            bundle_payout=_int(doc["bundle_payout"], source, "bundle_payout"),
-            max_rounds=_int(doc["max_rounds_safety"], source, "max_rounds_safety", 1),
-            action_amounts=actions,
-            event_amounts=events,
-            career_amounts=careers,
-            source=source,
-        )
-    except KeyError as exc:
-        raise _fail(source, str(exc.args[0]), "missing") from None
-    except TypeError as exc:
-        raise _fail(source, "<structure>", f"wrong type: {exc}") from None
+    names = [rule[0] for rule in merged]
+    types = []
+    used_keys: set[str] = set()
+    for i, (rule, counts) in enumerate(merged.items()):
+        name = rule[0]
+        key = name
+        if names.count(name) > 1:
+            key = f"{name} ({decks[0] if counts[0] else decks[1]})"
+        while key in used_keys or key == "Flush":
+            key = f"{key} #{i}"
+        used_keys.add(key)
+        types.append(CardType(i, key, *rule, counts=(counts[0], counts[1])))
+    players = doc.get(raw, "players", "$")
+    start = doc.get(raw, "start", "$")
+    flush = doc.get(raw, "flush_card", "$")
+    for obj, name in ((players, "players"), (start, "start"), (flush, "flush_card")):
+        if obj is not None and not isinstance(obj, dict):
+            doc.bad(f"$.{name}", "must be an object")
+    if "effect_amounts" in raw:
+        doc.bad("$.effect_amounts", "no longer read: the amounts are in each card's 'effects'")
+    if "bundle_payout" in raw:
+        doc.bad("$.bundle_payout", "no longer read: a bundle's payout is a 'gain' in its "
+                "'effects'")
+    max_players = doc.int(doc.get(players, "max", "$.players"), "$.players.max", 2, 5)
+    flush = flush if isinstance(flush, dict) else {}
+    flush_count = doc.int(flush.get("count", max_players), "$.flush_card.count", max_players,
+                          max_players)
+    flush_cost = doc.counts(flush.get("cost", FLUSH_COST), COLOURS + ("cash",),
+                            "$.flush_card.cost")
+
+    def num(obj: Any, key: str, path: str, lo: int = 0, default: int = 0) -> int:
+        return doc.int(doc.get(obj, key, path), f"{path}.{key}", lo, default)
+
+    data = RatsToRichesData(
+        card_types=tuple(types),
+        decks=decks,
+        min_players=num(players, "min", "$.players", 2, 2),
+        max_players=max_players,
+        win_cash=num(raw, "win_cash", "$", 1, 1),
+        start_cash=num(start, "cash", "$.start"),
+        start_cheese=num(start, "cheese", "$.start"),
+        open_sewer_slots=num(start, "open_sewer_slots", "$.start", 1, 1),
+        flush_income=num(flush, "income", "$.flush_card") if flush else 0,
+        flush_count=flush_count,
+        flush_cost_cheese=tuple(flush_cost.get(k, 0) for k in COLOURS),
+        flush_cost_cash=flush_cost.get("cash", 0),
+        big_cheese_income=num(raw, "big_cheese_income", "$"),
+        cheese_price=num(raw, "cheese_price", "$"),
+        cheese_per_turn=num(raw, "cheese_per_turn", "$"),
+        max_rounds=num(raw, "max_rounds_safety", "$", 1, 1),
+        source=source,
+    )
     if data.min_players > data.max_players:
-        raise _fail(source, "players", "min must not exceed max")
-    if not any(t.colour != "yellow" for t in data.card_types):
-        raise _fail(source, "scrappy_sewer", "the Rat Pack needs at least one non-event card")
+        doc.bad("$.players", "min must not exceed max")
+    if types and not any(not t.is_event for t in data.card_types):
+        doc.bad("$.scrappy_sewer", "the Rat Pack needs at least one non-event card")
+    raise_problems(doc.problems)
     return data
 
 
@@ -363,7 +470,61 @@ def load(path: str | None = None) -> RatsToRichesData:
     """The packaged data (``path=None``) or the JSON file at ``path``, validated and cached.
 
     Raises:
-        ValueError: the file is missing, not JSON, or fails validation.
+        ValueError: the file is missing, not JSON, or fails validation (every problem).
     """
     doc, source = read_component_json(__package__, "rats_to_riches.json", path)
     return parse(doc, source)
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a ``rats_to_riches.json`` data file: the shapes of
+    the top-level fields and cards, with each card's ``effects`` in the shared vocabulary
+    (:func:`engines.effects.json_schema` over :data:`RR_VOCABULARY`). :func:`parse` checks
+    the same and more (what the engines support), with one message per problem.
+    """
+    from ..effects import json_schema as effects_schema
+
+    eff = effects_schema(RR_VOCABULARY)
+    nat = {"type": "integer", "minimum": 0}
+    cost = {"type": "object", "minProperties": 1, "additionalProperties": False,
+            "properties": {k: {"type": "integer", "minimum": 1} for k in COLOURS + ("cash",)}}
+    card = {
+        "type": "object", "additionalProperties": False,
+        "required": ["name", "colour", "count"],
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "not": {"const": "Flush"}},
+            "colour": {"enum": list(CARD_COLOURS)},
+            "cost": {"oneOf": [cost, {"type": "null"}]},
+            "count": {"type": "integer", "minimum": 1},
+            "text": {"type": "string"},
+            "pipes": {"type": "integer", "minimum": 1},
+            "effects": {"type": "array", "items": {"$ref": "#/$defs/effect"}},
+        },
+    }
+    deck = {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/card"}}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://ratai.invalid/schemas/rats_to_riches",
+        "title": "Rats to Riches component data (ratai)",
+        "type": "object",
+        "required": ["players", "win_cash", "start", "flush_card", "big_cheese_income",
+                     "cheese_price", "cheese_per_turn", "scrappy_sewer", "supreme_sewer",
+                     "max_rounds_safety"],
+        "properties": {
+            "players": {"type": "object", "required": ["min", "max"],
+                        "properties": {"min": {"type": "integer", "minimum": 2},
+                                       "max": {"type": "integer", "minimum": 2,
+                                               "maximum": 5}}},
+            "win_cash": {"type": "integer", "minimum": 1},
+            "start": {"type": "object", "required": ["cash", "cheese", "open_sewer_slots"],
+                      "properties": {"cash": nat, "cheese": nat,
+                                     "open_sewer_slots": {"type": "integer", "minimum": 1}}},
+            "flush_card": {"type": "object", "required": ["income"],
+                           "properties": {"income": nat, "cost": cost,
+                                          "count": {"type": "integer", "minimum": 2}}},
+            "big_cheese_income": nat, "cheese_price": nat, "cheese_per_turn": nat,
+            "max_rounds_safety": {"type": "integer", "minimum": 1},
+            "scrappy_sewer": deck, "supreme_sewer": deck,
+        },
+        "$defs": {**eff["$defs"], "card": card},
+    }

@@ -1,7 +1,9 @@
 """Rats to Riches (Accentuate Games 2019): the reference rule engine.
 
 Implements ``../shared/seeds/rats_to_riches_rulebook.txt`` with the component data of
-``data.py`` and rulings RR-1..RR-8 of ``../shared/RULES_GAPS.md`` (cited where coded).
+``data.py`` and rulings RR-1..RR-10 of ``../shared/RULES_GAPS.md`` (cited where coded). Card
+effects are data (``engines/effects.py`` vocabulary), compiled by ``program.py`` into steps
+that :meth:`RatsToRichesState._run` interprets (the Cython twin runs the same tables).
 
 Flow
     Setup ("Building The Sewer"): each rat gets a Flush card and $5, the spare Flush cards go
@@ -24,22 +26,23 @@ card has card id ``T`` where a card id may name it, ``S`` Open Sewer slots)
     ``BUY+s``           buy the card in Open Sewer slot ``s`` (a Flush card too).
     ``FLUSH+s``         dump a Flush card, take slot ``s``'s card free (RR-2).
     ``END_STEP2``       finish Step 2, go to Step 3.
-    ``USE+t``           use own card of type ``t`` that needs no target (Bonus Bonanza,
-                        Shared Paradise, a bundle; a bundle then asks for its cards).
-    ``PICKPOCKET+q``    use a Pickpocket on rat ``q``.
-    ``MUTUAL+q``        use Mutual Destruction on rat ``q`` (then both discard, ``PICK``).
-    ``SNATCH+q*NS+k``   use a Snatch on rat ``q`` taking the cheese ``combos[k]``.
-    ``CHEESE_RUN+k``    use a Cheese Run taking ``combos[k]`` from the Cheese Bank.
-    ``SABOTAGE+q*(T+1)+t``  use a Sabotage on rat ``q``'s card ``t`` (``t == T``: its Flush).
-    ``TAKEOVER+q*T+t``  use a Hostile Takeover on rat ``q``'s Green card ``t``.
+    ``USE+t``           use own card of type ``t`` whose effects need no choice made with the
+                        action (Bonus Bonanza, Shared Paradise, a bundle; a bundle then asks
+                        for its cards).
+    program blocks      one per active-card program that chooses a rat or makes a choice
+                        with the action (``program.py``): in the stand-in data, in order,
+                        Pickpocket ``+q``, Mutual Destruction ``+q``, Snatch ``+q*NS+k``
+                        (``combos[k]`` stolen), Cheese Run ``+k``, Sabotage ``+q*(T+1)+t``
+                        (``t == T``: its Flush), Hostile Takeover ``+q*T+t``.
     ``SELL+t``          put a pipe of type ``t`` into a sale (starts one in Step 2).
     ``SELL_NOW``        sell the pipes put into the sale.
-    ``PICK+t``          choose own card ``t`` (bundle contents; Mutual Destruction discards).
+    ``PICK+t``          choose own card ``t`` (a ``move`` its owner picks: bundle contents,
+                        Mutual Destruction discards).
     ``COLOUR+c``        Sewer Flood: return one cheese of colour ``c``.
     ``REVEAL+t``        chance: the next Rat Pack card is of type ``t`` (``t == T``: a Flush
                         card, from a reshuffled Cesspit).
-    Cards of the same targeted kind (e.g. two Sabotage types) play identically, so the
-    lowest owned type id of that kind is the one used. Multi-card choices (sale contents,
+    Cards with the same effects (e.g. two Sabotage types) play identically, so the lowest
+    owned type id of that program is the one used. Multi-card choices (sale contents,
     bundle contents, discards, returned cheese) are made one card at a time in
     non-decreasing id order, so each set is reached once. A choice with a single legal
     option is applied automatically.
@@ -62,11 +65,13 @@ Flush cards
     several Flush cards collects $2 for each and may dump each one to flush.
 
 Safety valves (not rules)
-    ``max_turn_actions``: at most this many Step 2 actions (buys, uses, Flushes, sales) per
-    turn; then only ``END_STEP2`` is legal. Cheese Runs recycled through the Cesspit could
-    otherwise make a turn unbounded. A slot refill shuffles the Cesspit into the Rat Pack at
-    most once (a Cesspit holding only events would otherwise cycle forever); if the new pack
-    also runs out during that refill, the slot stays empty as in RR-6.
+    ``max_turn_actions`` (RR-10): at most this many Step 2 actions (buys, uses, Flushes,
+    sales) per turn; then only ``END_STEP2`` is legal. Cheese Runs recycled through the
+    Cesspit could otherwise make a turn unbounded. The default (200) never binds in ordinary
+    play: random playouts reach at most 30, IS-MCTS self-play 17 (docs/changes/effects.md).
+    A slot refill shuffles the Cesspit into the Rat Pack at most once (a Cesspit holding only
+    events would otherwise cycle forever); if the new pack also runs out during that refill,
+    the slot stays empty as in RR-6.
 """
 
 from __future__ import annotations
@@ -76,18 +81,16 @@ from typing import Any
 
 from ..api import CHANCE, TERMINAL, Game, Param, State, check_player, make_rng
 from . import data as D
+from . import program as P
 from .data import BLUE, COLOURS, GREEN, RED, RatsToRichesData
 
 __all__ = ["RatsToRichesGame", "RatsToRichesState", "Layout"]
 
-#: Actions that take effect through a target (their card is the lowest owned type of the kind).
-TARGETED = ("pickpocket", "mutual_destruction", "snatch", "cheese_run", "sabotage",
-            "hostile_takeover")
-#: Active cards used with ``USE+t`` (no target).
-PLAIN = ("bonus_bonanza", "shared_paradise")
+#: Default of the ``max_turn_actions`` safety valve (RR-10).
+MAX_TURN_ACTIONS = 200
 
 _PHASES = ("setup", "reveal", "step2", "step3", "over")
-_FRAME_KINDS = ("sell", "bundle", "discard", "flood")
+_FRAME_KINDS = ("sell", "pick", "flood")
 
 
 def cheese_combos(k_max: int) -> list[tuple[int, int, int]]:
@@ -106,48 +109,44 @@ def pipe_sale_value(pipes: int) -> int:
 
 
 class Layout:
-    """The action id layout for ``n`` seats and the card types of ``data``.
+    """The action id layout for ``n`` seats and the compiled cards of ``data``.
 
-    Attributes: one ``int`` base per action block (see the module docstring), ``combos`` the
-    cheese multisets and ``combo_index`` the reverse map, ``snatch_combos`` how many of the
-    first combos a Snatch may take (sizes up to its amount), ``size`` the number of ids.
+    Attributes: one ``int`` base per action block (see the module docstring), ``programs``
+    the use programs with blocks (``program.Program``, bases set), ``combos`` the cheese
+    multisets and ``combo_index`` the reverse map, ``size`` the number of ids.
     """
 
-    def __init__(self, n: int, data: RatsToRichesData):
+    def __init__(self, n: int, data: RatsToRichesData, compiled: P.Compiled):
         T = len(data.card_types)
         S = data.open_sewer_slots
-        baron = data.career_amounts["cheese_baron"]["cheese_limit"]
-        snatch = data.action_amounts["snatch"]["cheese"]
-        k_max = max(data.start_cheese, data.cheese_per_turn, baron, snatch,
-                    data.action_amounts["cheese_run"]["cheese"])
+        k_max = max(data.start_cheese, data.cheese_per_turn, compiled.limit_bound,
+                    compiled.max_choice)
         self.combos = cheese_combos(k_max)
         self.combo_index = {c: i for i, c in enumerate(self.combos)}
-        self.snatch_combos = len(cheese_combos(snatch))
         NC = len(self.combos)
         self.COMBO = 0
         self.BUY = self.COMBO + NC
         self.FLUSH = self.BUY + S
         self.END_STEP2 = self.FLUSH + S
         self.USE = self.END_STEP2 + 1
-        self.PICKPOCKET = self.USE + T
-        self.MUTUAL = self.PICKPOCKET + n
-        self.SNATCH = self.MUTUAL + n
-        self.CHEESE_RUN = self.SNATCH + n * self.snatch_combos
-        self.SABOTAGE = self.CHEESE_RUN + NC
-        self.TAKEOVER = self.SABOTAGE + n * (T + 1)
-        self.SELL = self.TAKEOVER + n * T
+        upto = {p.amount: len(cheese_combos(p.amount)) for p in compiled.programs}
+        self.SELL = compiled.place(self.USE + T, n, T, upto, NC)
+        self.programs = compiled.programs
         self.SELL_NOW = self.SELL + T
         self.PICK = self.SELL_NOW + 1
         self.COLOUR = self.PICK + T + 1
         self.REVEAL = self.COLOUR + len(COLOURS)
         self.size = self.REVEAL + T + 1  # the Flush card can be revealed too
-        self.bases = [(getattr(self, name), name) for name in (
-            "COMBO", "BUY", "FLUSH", "END_STEP2", "USE", "PICKPOCKET", "MUTUAL", "SNATCH",
-            "CHEESE_RUN", "SABOTAGE", "TAKEOVER", "SELL", "SELL_NOW", "PICK", "COLOUR",
-            "REVEAL")]
+        self.bases = [(getattr(self, name), name, -1) for name in (
+            "COMBO", "BUY", "FLUSH", "END_STEP2", "USE")]
+        self.bases += [(prog.base, "PROG", j) for j, prog in enumerate(self.programs)
+                       if prog.size]
+        self.bases += [(getattr(self, name), name, -1) for name in (
+            "SELL", "SELL_NOW", "PICK", "COLOUR", "REVEAL")]
 
-    def decode(self, action: int) -> tuple[str, int]:
-        """``(block name, offset)`` of an action id.
+    def decode(self, action: int) -> tuple[str, int, int]:
+        """``(block name, offset, program index or -1)`` of an action id (block ``"PROG"``:
+        a program block).
 
         Raises:
             ValueError: ``action`` is outside ``range(size)``.
@@ -155,10 +154,10 @@ class Layout:
         if not 0 <= action < self.size:
             raise ValueError(f"action {action!r} outside 0..{self.size - 1}")
         found = self.bases[0]
-        for base, name in self.bases:
-            if base <= action:
-                found = (base, name)
-        return found[1], action - found[0]
+        for entry in self.bases:
+            if entry[0] <= action:
+                found = entry
+        return found[1], action - found[0], found[2]
 
 
 class RatsToRichesGame(Game):
@@ -167,8 +166,11 @@ class RatsToRichesGame(Game):
     Params:
         num_players: 2–5 rats.
         data_path: another card list (``None``: the packaged stand-in data).
-        max_turn_actions: safety valve, not a rule: Step 2 actions (buys, uses, Flushes,
-            sales) allowed per turn before only ``END_STEP2`` remains (bounds the game).
+        max_turn_actions: safety valve, not a rule (RR-10): Step 2 actions (buys, uses,
+            Flushes, sales) allowed per turn before only ``END_STEP2`` remains (bounds the
+            game). Default :data:`MAX_TURN_ACTIONS` = 200, far above ordinary play: the most
+            measured was 30 (one 2-player turn in 8,000 random playouts, 383,673 turns) and
+            17 in IS-MCTS self-play (``docs/changes/effects.md``).
     """
 
     name = "rats_to_riches"
@@ -182,7 +184,10 @@ class RatsToRichesGame(Game):
         Param("num_players", 3, int, "rats (seats)", check=lambda v: 2 <= v <= 5,
               allowed="an int from 2 to 5"),
         Param("data_path", None, str, "component data file (None: packaged stand-in)"),
-        Param("max_turn_actions", 30, int, "safety valve on Step 2 actions per turn",
+        # RR-10: a safety valve, not a rule; the default is far above any turn measured
+        # (random playouts: at most 30 Step 2 actions in 383,673 turns; IS-MCTS: at most 17).
+        Param("max_turn_actions", MAX_TURN_ACTIONS, int,
+              "safety valve on Step 2 actions per turn (RR-10; never binds in ordinary play)",
               check=lambda v: v >= 1, allowed="an int >= 1"),
     )
 
@@ -193,13 +198,15 @@ class RatsToRichesGame(Game):
             raise ValueError(f"bad value {n!r} for parameter 'num_players': the data "
                              f"{self.data.source} allows {self.data.min_players} to "
                              f"{self.data.max_players}")
-        self.layout = Layout(n, self.data)
+        #: The cards' effects compiled into steps (``program.py``), read by both backends.
+        self.compiled = P.Compiled(self.data)
+        self.layout = Layout(n, self.data, self.compiled)
         types = self.data.card_types
         self.T = len(types)
+        #: Card colour id per type (``data.CARD_COLOURS``).
+        self.card_colour = [D.CARD_COLOURS.index(t.colour) for t in types]
         #: Type ids per card colour name (Flush excluded).
         self.of_colour = {c: [t.id for t in types if t.colour == c] for c in D.CARD_COLOURS}
-        #: Type ids per active kind.
-        self.of_action = {k: [t.id for t in types if t.action == k] for k in D.ACTION_AMOUNTS}
         self.incomes = [t.income for t in types]
         #: Buying costs per card id, the Flush card (id ``T``) last.
         self.cost_cheese = [t.cost_cheese for t in types] + [self.data.flush_cost_cheese]
@@ -221,12 +228,14 @@ class RatsToRichesGame(Game):
         Flush card); reveals, at most ``2 × total_cards`` per slot refill (one reshuffle per
         refill) and at most ``S`` refills per Step 2 action plus ``S`` at setup; Sewer Flood
         choices, each returning one cheese of the at most ``C`` ever gained (start cheese
-        plus, per turn, Step 3 cheese and a Cheese Run per Step 2 action).
+        plus, per turn, Step 3 cheese and the largest fixed cheese gain per Step 2 action).
         """
         d, n = self.data, self.num_players()
         turns, cap = d.max_rounds * n, self.params["max_turn_actions"]
-        limit = max(d.cheese_per_turn, d.career_amounts["cheese_baron"]["cheese_limit"])
-        run = d.action_amounts["cheese_run"]["cheese"]
+        limit = self.compiled.limit_bound
+        run = max([self.compiled.max_choice] + [
+            st.plus for st in self.compiled.steps
+            if st.res in (GREEN, BLUE, RED, P.RES_CHEESE) and st.op == P.OP_GAIN])
         cheese = n * d.start_cheese + turns * (limit + cap * run)
         refills = d.open_sewer_slots * (1 + turns * cap)
         picks = turns * cap + n
@@ -360,11 +369,13 @@ class RatsToRichesState(State):
 
     def _apply_action(self, action: int) -> None:
         g: RatsToRichesGame = self._game
-        block, k = g.layout.decode(action)
+        block, k, j = g.layout.decode(action)
         if block == "REVEAL":
             self._reveal(k)
         elif self.pending:
             self._frame_apply(block, k)
+        elif block == "PROG":
+            self._a_prog(j, k)
         else:
             getattr(self, "_a_" + block.lower())(k)
         self._settle()
@@ -418,7 +429,7 @@ class RatsToRichesState(State):
             "cesspit": _by_key(keys, self.cesspit),
             "refill": list(self.refill),
             "reshuffled": self.reshuffled,
-            "pending": [_frame_to_obs(keys, f) for f in self.pending],
+            "pending": [_frame_to_obs(g, f) for f in self.pending],
             "turn_actions": self.turn_actions,
             "winners": list(self.winners),
         }
@@ -432,24 +443,32 @@ class RatsToRichesState(State):
 
     # ----------------------------------------------------------------- rule helpers
     def income(self, p: int) -> int:
-        """Step 1: Flush card $2 + Green card incomes + Golden Rat $2 (rulebook "Meeples")."""
+        """Step 1: Flush card $2 + the ``income`` gains of the cards in front of rat ``p`` (per
+        copy) + Golden Rat $2 (rulebook "Meeples")."""
         g: RatsToRichesGame = self._game
-        d = g.data
+        d, steps = g.data, g.compiled.steps
         total = d.flush_income * self.flush[p]
-        total += sum(c * inc for c, inc in zip(self.tableau[p], g.incomes, strict=True) if c)
+        for t, c in enumerate(self.tableau[p]):
+            a, b = g.compiled.income_range[t]
+            if c and a < b:
+                total += c * sum(self._amount(steps[i], p, p, -1) for i in range(a, b))
         if self.golden == p:
             total += d.big_cheese_income
         return total
 
-    def careers(self, p: int) -> set[str]:
-        """Career kinds rat ``p`` holds (its Purple cards)."""
-        types = self._game.data.card_types
-        return {types[t].career for t, c in enumerate(self.tableau[p]) if c and types[t].career}
+    def redirects(self, p: int) -> int:
+        """Bit set of the cheese colours whose payments rat ``p`` receives (its careers)."""
+        red = self._game.compiled.redirect
+        m = 0
+        for t, c in enumerate(self.tableau[p]):
+            if c:
+                m |= red[t]
+        return m
 
     def _free_colours(self, p: int) -> list[bool]:
         """RR-7: a career holder buying cheese of its colour pays nobody (it is free)."""
-        mine = self.careers(p)
-        return [c in mine for c in COLOURS]
+        mine = self.redirects(p)
+        return [bool(mine >> c & 1) for c in range(3)]
 
     def cheese_cost(self, combo: tuple | list, free: list[bool]) -> int:
         """$ a rat pays in Step 3 for ``combo`` (colours in ``free`` cost nothing)."""
@@ -457,18 +476,27 @@ class RatsToRichesState(State):
         return sum(k * price for k, f in zip(combo, free, strict=True) if not f)
 
     def cheese_limit(self, p: int) -> int:
-        """Cheese rat ``p`` may buy in Step 3: 3, or 5 with the Cheese Baron."""
-        d = self._game.data
-        if "cheese_baron" in self.careers(p):
-            return max(d.cheese_per_turn, d.career_amounts["cheese_baron"]["cheese_limit"])
-        return d.cheese_per_turn
+        """Cheese rat ``p`` may buy in Step 3: ``cheese_per_turn`` plus its cards' ``modify
+        cheese_per_turn`` adds (per copy), then their bounds (the Cheese Baron: at least 5)."""
+        g: RatsToRichesGame = self._game
+        cp = g.compiled
+        limit = g.data.cheese_per_turn
+        for t, c in enumerate(self.tableau[p]):
+            limit += c * cp.limit_add[t]
+        for t, c in enumerate(self.tableau[p]):
+            if c and cp.limit_at_least[t] >= 0:
+                limit = max(limit, cp.limit_at_least[t])
+        for t, c in enumerate(self.tableau[p]):
+            if c and cp.limit_at_most[t] >= 0:
+                limit = min(limit, cp.limit_at_most[t])
+        return max(limit, 0)
 
     def career_holder(self, colour: int, buyer: int) -> int | None:
         """Who is paid for cheese of ``colour`` (RR-7): first holder clockwise from the buyer."""
         n = len(self.cash)
         for i in range(1, n):
             q = (buyer + i) % n
-            if COLOURS[colour] in self.careers(q):
+            if self.redirects(q) >> colour & 1:
                 return q
         return None
 
@@ -478,19 +506,77 @@ class RatsToRichesState(State):
         return (self.cash[p] >= g.cost_cash[t]
                 and all(h >= c for h, c in zip(self.cheese[p], g.cost_cheese[t], strict=True)))
 
-    def _owned_kind(self, p: int, kind: str) -> int | None:
-        for t in self._game.of_action[kind]:
+    def _owned_prog(self, p: int, j: int) -> int | None:
+        """The lowest type id of program ``j`` rat ``p`` owns, or ``None``."""
+        for t in self._game.layout.programs[j].types:
             if self.tableau[p][t]:
                 return t
         return None
 
-    def _bundle_ok(self, p: int, t: int) -> bool:
+    def _pickable(self, p: int, colour: int) -> list[int]:
+        """Rat ``p``'s cards per card id matching a colour filter (``-1``: any card, its Flush
+        cards last at id ``T``)."""
         g: RatsToRichesGame = self._game
-        need = g.data.card_types[t].bundle
-        for c, k in enumerate(need):
-            if k and sum(self.tableau[p][u] for u in g.of_colour[COLOURS[c]]) < k:
+        if colour < 0:
+            return self.tableau[p] + [self.flush[p]]
+        return [c if g.card_colour[t] == colour else 0 for t, c in enumerate(self.tableau[p])]
+
+    def _usable(self, p: int, t: int) -> bool:
+        """Whether rat ``p`` can use its card ``t``: every ``pay`` and own-card ``move`` of the
+        card without ``up_to`` can be made in full (the card itself already dumped)."""
+        g: RatsToRichesGame = self._game
+        a, b = g.compiled.use_range[t]
+        need: dict[tuple[int, int], int] = {}
+        for i in range(a, b):
+            st = g.compiled.steps[i]
+            if st.up_to or st.op not in (P.OP_PAY, P.OP_MOVE_PICK) or st.who != P.SEL_SELF:
+                continue
+            if st.op == P.OP_MOVE_PICK and st.whose != P.SEL_SELF:
+                continue
+            key = (st.op, st.colour if st.op == P.OP_MOVE_PICK else st.res)
+            need[key] = need.get(key, 0) + self._amount(st, p, p, -1)
+        for (op, what), k in need.items():
+            if op == P.OP_PAY:
+                have = self.cash[p] if what == P.RES_CASH else self.cheese[p][what]
+            else:
+                owned = self._pickable(p, what)
+                have = sum(owned) - (owned[t] > 0)
+            if have < k:
                 return False
         return True
+
+    def _count(self, of: int, colour: int, p: int) -> int:
+        """A count (``program.CNT_*``) for rat ``p`` (cards: of ``colour``, -1 any)."""
+        g: RatsToRichesGame = self._game
+        if of < 3:
+            return self.cheese[p][of]
+        if of == P.CNT_CASH:
+            return self.cash[p]
+        if of == P.CNT_CHEESE:
+            return sum(self.cheese[p])
+        if of == P.CNT_CARDS:
+            return sum(self._pickable(p, colour))
+        if of == P.CNT_PIPES:
+            return sum(c * g.pipes[t] for t, c in enumerate(self.tableau[p]))
+        return 0  # pipes_sold outside a sale
+
+    def _amount(self, st: P.Step, subject: int, user: int, target: int) -> int:
+        if st.cnt_of < 0:
+            v = st.plus
+        else:
+            whose = (subject, user, target)[st.cnt_whose]
+            v = self._count(st.cnt_of, st.cnt_colour, whose) * st.times // st.divide + st.plus
+        return v if st.max < 0 else min(v, st.max)
+
+    def _holds(self, st: P.Step, subject: int, user: int, target: int) -> bool:
+        if st.cmp < 0:
+            return True
+        pick = (subject, user, target)[st.cond_whose]
+        mine = self._count(st.cond_of, st.cond_colour, pick)
+        if st.cmp >= 6:  # most / least: compared over all rats
+            every = [self._count(st.cond_of, st.cond_colour, q) for q in range(len(self.cash))]
+            return mine == (max(every) if st.cmp == 6 else min(every))
+        return _compare(st.cmp, mine, st.value)
 
     def _gain(self, p: int, amount: int) -> None:
         self.cash[p] += amount
@@ -525,9 +611,10 @@ class RatsToRichesState(State):
     # ----------------------------------------------------------------- Step 2
     def _step2_legal(self) -> list[int]:
         g: RatsToRichesGame = self._game
-        L, T, types = g.layout, g.T, g.data.card_types
+        L = g.layout
         p, n = self.active, len(self.cash)
         out = [L.END_STEP2]
+        # RR-10: a safety valve, not a rule; its default never binds in ordinary play.
         if self.turn_actions >= g.params["max_turn_actions"]:
             return out
         for s, t in enumerate(self.sewer):
@@ -540,41 +627,33 @@ class RatsToRichesState(State):
         for t, c in enumerate(tab):
             if not c:
                 continue
-            ct = types[t]
-            if ct.action in PLAIN or (ct.is_bundle and self._bundle_ok(p, t)):
+            if g.compiled.plain[t] and self._usable(p, t):
                 out.append(L.USE + t)
-            if ct.pipes:
+            if g.pipes[t]:
                 out.append(L.SELL + t)
-        others = [q for q in range(n) if q != p]
-        if self._owned_kind(p, "pickpocket") is not None:
-            out += [L.PICKPOCKET + q for q in others]
-        if self._owned_kind(p, "mutual_destruction") is not None:
-            out += [L.MUTUAL + q for q in others]
-        if self._owned_kind(p, "snatch") is not None:
-            amount = g.data.action_amounts["snatch"]["cheese"]
-            for q in others:
-                take = min(amount, sum(self.cheese[q]))
-                for i in range(L.snatch_combos):
-                    combo = L.combos[i]
-                    if sum(combo) == take and all(
-                            a <= h for a, h in zip(combo, self.cheese[q], strict=True)):
-                        out.append(L.SNATCH + q * L.snatch_combos + i)
-        if self._owned_kind(p, "cheese_run") is not None:
-            amount = g.data.action_amounts["cheese_run"]["cheese"]
-            out += [L.CHEESE_RUN + i for i, c in enumerate(L.combos) if sum(c) == amount]
-        sab = self._owned_kind(p, "sabotage")
-        if sab is not None:
-            for q in range(n):  # "from any rat": its own cards too
-                for t in range(T):
-                    if self.tableau[q][t] - (q == p and t == sab) > 0:
-                        out.append(L.SABOTAGE + q * (T + 1) + t)
-                if self.flush[q]:
-                    out.append(L.SABOTAGE + q * (T + 1) + T)
-        if self._owned_kind(p, "hostile_takeover") is not None:
-            for q in others:
-                for t in g.of_colour["green"]:
-                    if self.tableau[q][t]:
-                        out.append(L.TAKEOVER + q * T + t)
+        for j, prog in enumerate(L.programs):
+            u = self._owned_prog(p, j)
+            if u is None or not self._usable(p, u):
+                continue
+            targets = [q for q in range(n) if prog.any_target or q != p]
+            if prog.shape == P.SHAPE_TARGET:
+                out += [prog.base + q for q in targets]
+            elif prog.shape == P.SHAPE_TARGET_CHEESE:
+                for q in targets:
+                    take = min(prog.amount, sum(self.cheese[q]))
+                    for i in range(prog.width):
+                        combo = L.combos[i]
+                        if sum(combo) == take and all(
+                                a <= h for a, h in zip(combo, self.cheese[q], strict=True)):
+                            out.append(prog.base + q * prog.width + i)
+            elif prog.shape == P.SHAPE_CHEESE:
+                out += [prog.base + i for i, c in enumerate(L.combos) if sum(c) == prog.amount]
+            else:  # TARGET_CARD: "from any rat" may include the user's own cards
+                for q in targets:
+                    owned = self._pickable(q, prog.colour)
+                    for t in range(prog.width):
+                        if owned[t] - (q == p and t == u) > 0:
+                            out.append(prog.base + q * prog.width + t)
         out.sort()
         return out
 
@@ -654,68 +733,107 @@ class RatsToRichesState(State):
         return self.active
 
     def _a_use(self, t: int) -> None:
-        g: RatsToRichesGame = self._game
-        ct = g.data.card_types[t]
         p = self._use(t)
+        a, b = self._game.compiled.use_range[t]
+        if self._run(a, b, p, -1, -1, t):
+            self._check_win()
+
+    def _a_prog(self, j: int, k: int) -> None:
+        """A program block: the chosen rat (and cheese or card) from the offset ``k``."""
+        g: RatsToRichesGame = self._game
+        prog = g.layout.programs[j]
+        q, choice = divmod(k, prog.width) if prog.shape != P.SHAPE_CHEESE else (-1, k)
+        t = self._owned_prog(self.active, j)
+        p = self._use(t)
+        a, b = g.compiled.use_range[t]
+        if self._run(a, b, p, q, choice, t):
+            self._check_win()
+
+    def _subjects(self, st: P.Step, user: int, target: int) -> list[int]:
         n = len(self.cash)
-        if ct.action == "bonus_bonanza":  # collect your income again now
-            self._gain(p, self.income(p))
-        elif ct.action == "shared_paradise":  # all rats take $5; you take $10 instead
-            amounts = g.data.action_amounts["shared_paradise"]
-            for q in range(n):
-                self._gain(q, amounts["self"] if q == p else amounts["all"])
-        else:  # a bundle: choose its cards, then $25
-            self.pending.append({"kind": "bundle", "player": p, "need": list(ct.bundle),
-                                 "last": -1})
-            return
-        self._check_win()
+        if st.who == P.SEL_SELF:
+            return [user]
+        if st.who == P.SEL_TARGET:
+            return [target]
+        order = [(self.active + i) % n for i in range(n)]
+        return order if st.who == P.SEL_ALL else [q for q in order if q != user]
 
-    def _a_pickpocket(self, q: int) -> None:
-        g: RatsToRichesGame = self._game
-        p = self._use(self._owned_kind(self.active, "pickpocket"))
-        take = min(g.data.action_amounts["pickpocket"]["cash"], self.cash[q])
-        self.cash[q] -= take
-        self._gain(p, take)
-        self._check_win()
+    def _run(self, start: int, end: int, user: int, target: int, choice: int,
+             card: int) -> bool:
+        """Apply compiled steps ``start..end-1`` of ``card`` for ``user`` (``target``: the
+        chosen rat, ``choice``: the cheese multiset or card chosen with the action).
 
-    def _a_mutual(self, q: int) -> None:
-        """Mutual Destruction: you, then the chosen rat, each send 2 own cards to the Cesspit."""
+        An effect on several rats first decides who is concerned and how much (read before
+        anything changes), then applies to each in turn order from the active rat. A step
+        that opens sub-decisions (cards or cheese its owner picks) stops the run; the last
+        frame it opened carries the rest (``then``). Returns whether the run finished.
+        """
         g: RatsToRichesGame = self._game
-        p = self._use(self._owned_kind(self.active, "mutual_destruction"))
-        k = g.data.action_amounts["mutual_destruction"]["cards"]
-        for r in (p, q):
-            left = min(k, sum(self.tableau[r]) + self.flush[r])
-            if left:
-                self.pending.append({"kind": "discard", "player": r, "left": left, "last": -1})
-
-    def _a_snatch(self, k: int) -> None:
-        g: RatsToRichesGame = self._game
-        L = g.layout
-        q, i = divmod(k, L.snatch_combos)
-        p = self._use(self._owned_kind(self.active, "snatch"))
-        for c, a in enumerate(L.combos[i]):
-            self.cheese[q][c] -= a
-            self.cheese[p][c] += a
-
-    def _a_cheese_run(self, k: int) -> None:
-        g: RatsToRichesGame = self._game
-        p = self._use(self._owned_kind(self.active, "cheese_run"))
-        for c, a in enumerate(g.layout.combos[k]):
-            self.cheese[p][c] += a
-
-    def _a_sabotage(self, k: int) -> None:
-        """Sabotage: any rat's card to the Cesspit (RR-7: a career goes with its card)."""
-        g: RatsToRichesGame = self._game
-        q, t = divmod(k, g.T + 1)
-        self._use(self._owned_kind(self.active, "sabotage"))
-        self._discard(q, t)
-
-    def _a_takeover(self, k: int) -> None:
-        g: RatsToRichesGame = self._game
-        q, t = divmod(k, g.T)
-        p = self._use(self._owned_kind(self.active, "hostile_takeover"))
-        self.tableau[q][t] -= 1
-        self.tableau[p][t] += 1
+        L, steps = g.layout, g.compiled.steps
+        i = start
+        while i < end:
+            st = steps[i]
+            i += 1
+            todo = [(q, self._amount(st, q, user, target))
+                    for q in self._subjects(st, user, target) if self._holds(st, q, user, target)]
+            opened = len(self.pending)
+            for q, amount in todo:
+                op = st.op
+                if op == P.OP_GAIN:
+                    if st.res == P.RES_CASH:
+                        self._gain(q, amount)
+                    else:
+                        self.cheese[q][st.res] += amount
+                elif op == P.OP_PAY:
+                    if st.res == P.RES_CASH:
+                        self.cash[q] -= min(amount, self.cash[q])
+                    else:
+                        self.cheese[q][st.res] -= min(amount, self.cheese[q][st.res])
+                elif op == P.OP_STEAL:
+                    if st.res == P.RES_CASH:
+                        take = min(amount, self.cash[target])
+                        self.cash[target] -= take
+                        self._gain(q, take)
+                    else:
+                        take = min(amount, self.cheese[target][st.res])
+                        self.cheese[target][st.res] -= take
+                        self.cheese[q][st.res] += take
+                elif op in (P.OP_GAIN_CHOSEN, P.OP_STEAL_CHOSEN):
+                    for c, a in enumerate(L.combos[choice]):
+                        if op == P.OP_STEAL_CHOSEN:
+                            self.cheese[target][c] -= a
+                        self.cheese[q][c] += a
+                elif op == P.OP_MOVE_CHOSEN:
+                    # Sabotage: any rat's card to the Cesspit (RR-7: a career goes with it)
+                    if st.to == P.ZONE_CESSPIT:
+                        self._discard(target, choice)
+                    elif choice == g.T:
+                        self.flush[target] -= 1
+                        self.flush[user] += 1
+                    else:
+                        self.tableau[target][choice] -= 1
+                        self.tableau[user][choice] += 1
+                elif op == P.OP_MOVE_PICK:
+                    r = user if st.whose == P.SEL_SELF else target
+                    left = amount
+                    if st.up_to:
+                        left = min(left, sum(self._pickable(r, st.colour)))
+                    if left:
+                        self.pending.append({"kind": "pick", "player": r, "left": left,
+                                             "last": -1, "colour": st.colour,
+                                             "cost": not st.up_to, "card": card,
+                                             "then": None})
+                elif op == P.OP_PAY_PICK:
+                    left = min(amount, sum(self.cheese[q]))
+                    if left:
+                        self.pending.append({"kind": "flood", "player": q, "left": left,
+                                             "last": 0, "then": None})
+                else:  # OP_TRIGGER_INCOME: "collect your income again now"
+                    self._gain(q, self.income(q))
+            if len(self.pending) > opened:
+                self.pending[-1]["then"] = [i, end, user, target, choice, card]
+                return False
+        return True
 
     def _a_sell(self, t: int) -> None:
         """Start a sale with one pipe card (rulebook "Blue Cards are Pipes")."""
@@ -723,6 +841,17 @@ class RatsToRichesState(State):
         self.turn_actions += 1
         self.pending.append({"kind": "sell", "player": p, "pipes": 0, "last": -1})
         self._frame_apply("SELL", t)
+
+    def _sale_pipes(self, p: int, pipes: int) -> int:
+        """Pipes counted in a sale of ``pipes``: plus each ``modify pipes_sold`` of rat
+        ``p``'s cards (per copy) whose condition holds (Pipe Dream: +1 if at least 1)."""
+        cp = self._game.compiled
+        total = pipes
+        for t, c in enumerate(self.tableau[p]):
+            if c and cp.pipes_add[t] and (cp.pipes_cmp[t] < 0 or _compare(
+                    cp.pipes_cmp[t], pipes, cp.pipes_value[t])):
+                total += c * cp.pipes_add[t]
+        return total
 
     # ----------------------------------------------------------------- sub-decisions
     def _frame_legal(self, f: dict) -> list[int]:
@@ -734,53 +863,33 @@ class RatsToRichesState(State):
                     if t >= last and self.tableau[p][t]] + [L.SELL_NOW]
         if kind == "flood":
             return [L.COLOUR + c for c in _ordered_picks(self.cheese[p], last, f["left"])]
-        if kind == "discard":
-            owned = self.tableau[p] + [self.flush[p]]
-            return [L.PICK + t for t in _ordered_picks(owned, last, f["left"])]
-        # bundle: fill green, then blue, then red, each in non-decreasing type order
-        c = next(i for i, k in enumerate(f["need"]) if k)
-        ids = g.of_colour[COLOURS[c]]
-        owned = [self.tableau[p][t] for t in ids]
-        pos = -1 if last < 0 else ids.index(last)
-        return [L.PICK + ids[i] for i in _ordered_picks(owned, pos, f["need"][c])]
+        owned = self._pickable(p, f["colour"])
+        return [L.PICK + t for t in _ordered_picks(owned, last, f["left"])]
 
-    def _frame_apply(self, block: str, k: int) -> None:
-        g: RatsToRichesGame = self._game
+    def _frame_apply(self, block: str, k: int, _j: int = -1) -> None:
         f = self.pending[0]
         kind, p = f["kind"], f["player"]
         if kind == "sell":
             if block == "SELL":
                 self._discard(p, k)  # sold pipes go to the Cesspit
-                f["pipes"] += g.pipes[k]
+                f["pipes"] += self._game.pipes[k]
                 f["last"] = k
                 return
             self.pending.pop(0)
-            pipes = f["pipes"]
-            if pipes and "pipe_dream" in self.careers(p):
-                pipes += g.data.career_amounts["pipe_dream"]["extra_pipes"]
-            self._gain(p, pipe_sale_value(pipes))
+            self._gain(p, pipe_sale_value(self._sale_pipes(p, f["pipes"])))
             self._check_win()
-        elif kind == "flood":
+            return
+        if kind == "flood":
             self.cheese[p][k] -= 1
-            self._count_down(f, k)
-        elif kind == "discard":
+        else:
             self._discard(p, k)
-            self._count_down(f, k)
-        else:  # bundle
-            self._discard(p, k)
-            c = COLOURS.index(g.data.card_types[k].colour)
-            f["need"][c] -= 1
-            f["last"] = k if f["need"][c] else -1
-            if not any(f["need"]):  # "Dump this with 3 ... for $25"
-                self.pending.pop(0)
-                self._gain(p, g.data.bundle_payout)
-                self._check_win()
-
-    def _count_down(self, f: dict, k: int) -> None:
         f["left"] -= 1
         f["last"] = k
-        if not f["left"]:
-            self.pending.pop(0)
+        if f["left"]:
+            return
+        self.pending.pop(0)
+        if f["then"] is not None and self._run(*f["then"]):
+            self._check_win()
 
     # ----------------------------------------------------------------- reveals and events
     def _reveal(self, t: int) -> None:
@@ -790,41 +899,15 @@ class RatsToRichesState(State):
         seg["counts"][t] -= 1
         if not sum(seg["counts"]):
             self.pack.pop(0)
-        if t < g.T and g.data.card_types[t].event:
+        if t < g.T and g.data.card_types[t].is_event:
             self.cesspit[t] += 1  # affects all rats, then to the Cesspit; slot waits again
-            self._event(g.data.card_types[t].event)
+            # Yellow cards: "affects ALL rats immediately" (RR-4), from the active rat.
+            a, b = g.compiled.reveal_range[t]
+            if self._run(a, b, self.active, -1, -1, t):
+                self._check_win()
             return
         self.sewer[self.refill.pop(0)] = t
         self.reshuffled = False
-
-    def _event(self, event: str) -> None:
-        """Yellow cards: "affects ALL rats immediately" (RR-4), in order from the active rat."""
-        g: RatsToRichesGame = self._game
-        amounts = g.data.event_amounts[event]
-        n = len(self.cash)
-        order = [(self.active + i) % n for i in range(n)]
-        if event == "free_money":
-            for q in order:
-                self._gain(q, amounts["cash"])
-        elif event == "underdog_grant":
-            low = min(self.cash)
-            for q in order:
-                if self.cash[q] == low:
-                    self._gain(q, amounts["cash"])
-        elif event == "tax_man":
-            for q in order:
-                if self.cash[q] > amounts["threshold"]:
-                    self.cash[q] -= min(amounts["cash"], self.cash[q])
-        elif event == "cheese_famine":
-            for q in order:
-                self.cheese[q] = [max(0, h - amounts["per_colour"]) for h in self.cheese[q]]
-        else:  # sewer_flood: return half (rounded down), own choice of colours
-            for q in order:
-                half = sum(self.cheese[q]) // amounts["divisor"]
-                if half:
-                    self.pending.append({"kind": "flood", "player": q, "left": half,
-                                         "last": 0})
-        self._check_win()
 
     # ----------------------------------------------------------------- turn machine
     def _settle(self) -> None:
@@ -885,6 +968,17 @@ class RatsToRichesState(State):
             self.golden = None
 
 
+_COMPARE = (
+    lambda a, b: a > b, lambda a, b: a >= b, lambda a, b: a == b, lambda a, b: a != b,
+    lambda a, b: a <= b, lambda a, b: a < b,
+)
+
+
+def _compare(cmp: int, mine: int, value: int) -> bool:
+    """``mine CMPS[cmp] value`` for the fixed comparisons (``program.CMPS[:6]``)."""
+    return _COMPARE[cmp](mine, value)
+
+
 def _ordered_picks(owned: list[int], last: int, left: int) -> list[int]:
     """Indices ``i >= last`` with ``owned[i] > 0`` such that ``left`` picks in non-decreasing
     index order can still be completed (at least ``left`` items at indices ``>= i``)."""
@@ -906,9 +1000,12 @@ def _combo_text(combo: tuple | list) -> str:
 
 def _label(state: RatsToRichesState, action: int) -> str:
     g: RatsToRichesGame = state._game
-    L, keys, T = g.layout, g.keys, g.T
+    L = g.layout
+    # readable labels: rulebook card names (the deck added only where two differ), and
+    # "Flush card" for the Flush card (rulebook "The Flush Card"), never internal ids
+    keys = g.keys[:-1] + ["Flush card"]
     try:
-        block, k = L.decode(action)
+        block, k, j = L.decode(action)
     except ValueError:
         return f"invalid action {action}"
     if block == "COMBO":
@@ -925,28 +1022,26 @@ def _label(state: RatsToRichesState, action: int) -> str:
         return "end step 2"
     if block == "USE":
         return f"use {keys[k]}"
-    if block == "PICKPOCKET":
-        return f"use Pickpocket on rat {k}"
-    if block == "MUTUAL":
-        return f"use Mutual Destruction on rat {k}"
-    if block == "SNATCH":
-        q, i = divmod(k, L.snatch_combos)
-        return f"use Snatch on rat {q}: take {_combo_text(L.combos[i])} cheese"
-    if block == "CHEESE_RUN":
-        return f"use Cheese Run: take {_combo_text(L.combos[k])} cheese"
-    if block == "SABOTAGE":
-        q, t = divmod(k, T + 1)
-        return f"use Sabotage on rat {q}'s {keys[t]}"
-    if block == "TAKEOVER":
-        q, t = divmod(k, T)
-        return f"use Hostile Takeover on rat {q}'s {keys[t]}"
+    if block == "PROG":
+        prog = L.programs[j]
+        u = state._owned_prog(state.active, j) if state.phase == "step2" else None
+        name = prog.name if u is None else g.data.card_types[u].name
+        if prog.shape == P.SHAPE_CHEESE:
+            return f"use {name}: take {_combo_text(L.combos[k])} cheese"
+        q, i = divmod(k, prog.width)
+        if prog.shape == P.SHAPE_TARGET:
+            return f"use {name} on rat {q}"
+        if prog.shape == P.SHAPE_TARGET_CHEESE:
+            return f"use {name} on rat {q}: take {_combo_text(L.combos[i])} cheese"
+        return f"use {name} on rat {q}'s {keys[i]}"
     if block == "SELL":
         return f"sell {keys[k]}"
     if block == "SELL_NOW":
         return "sell the chosen pipes"
     if block == "PICK":
-        if state.pending and state.pending[0]["kind"] == "bundle":
-            return f"dump {keys[k]} with the bundle"
+        f = state.pending[0] if state.pending else None
+        if f is not None and f["kind"] == "pick" and f["cost"]:
+            return f"dump {keys[k]} with {g.data.card_types[f['card']].name}"
         return f"send own {keys[k]} to the Cesspit"
     if block == "COLOUR":
         return f"return 1 {COLOURS[k]} cheese"
@@ -958,14 +1053,31 @@ def _by_key(keys: list[str], counts: list[int]) -> dict[str, int]:
     return {keys[t]: c for t, c in enumerate(counts) if c}
 
 
-def _frame_to_obs(keys: list[str], f: dict) -> dict:
+def _then_to_obs(game: RatsToRichesGame, then: list | None) -> dict | None:
+    """A continuation ``[step, end, user, target, choice, card]`` as readable JSON: the card
+    (key), the trigger of its effects, the index of the next effect in that list."""
+    if then is None:
+        return None
+    step, _end, user, target, choice, card = then
+    a, b = game.compiled.use_range[card]
+    trigger, start = ("use", a) if a <= step <= b and a < b else (
+        "reveal", game.compiled.reveal_range[card][0])
+    return {"card": game.keys[card], "trigger": trigger, "next": step - start, "user": user,
+            "target": None if target < 0 else target, "choice": choice}
+
+
+def _frame_to_obs(game: RatsToRichesGame, f: dict) -> dict:
+    keys = game.keys
     out = dict(f)
     if f["kind"] == "flood":
         out["last"] = COLOURS[f["last"]]
     else:
         out["last"] = None if f["last"] < 0 else keys[f["last"]]
-    if f["kind"] == "bundle":
-        out["need"] = dict(zip(COLOURS, f["need"], strict=True))
+    if f["kind"] == "pick":
+        out["colour"] = None if f["colour"] < 0 else D.CARD_COLOURS[f["colour"]]
+        out["card"] = keys[f["card"]]
+    if f["kind"] != "sell":
+        out["then"] = _then_to_obs(game, f["then"])
     return out
 
 
@@ -1049,7 +1161,7 @@ def _from_observation(game: RatsToRichesGame, player: int,
     s.sewer = [None if v is None else r.card(v, f"open_sewer[{i}]", flush=True)
                for i, v in enumerate(sewer)]
     for i, t in enumerate(s.sewer):
-        if t is not None and t < game.T and d.card_types[t].event:
+        if t is not None and t < game.T and d.card_types[t].is_event:
             raise r.fail(f"open_sewer[{i}]", "an event never stays in the Open Sewer (RR-4)")
     s.pack = []
     for i, seg in enumerate(r.list("rat_pack")):
@@ -1087,6 +1199,27 @@ def _from_observation(game: RatsToRichesGame, player: int,
     return s
 
 
+def _then_from_obs(r: _Reader, raw: Any, field: str) -> list | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise r.fail(field, "must be null or {'card', 'trigger', 'next', 'user', 'target', "
+                     "'choice'}")
+    game = r.game
+    card = r.card(raw.get("card"), f"{field}.card")
+    trigger = raw.get("trigger")
+    if trigger not in P.TRIGGERS:
+        raise r.fail(f"{field}.trigger", f"must be one of {P.TRIGGERS}")
+    a, b = (game.compiled.use_range if trigger == "use" else game.compiled.reveal_range)[card]
+    step = a + r.int(raw.get("next"), f"{field}.next", 0, b - a)
+    target = r.seat(raw.get("target"), f"{field}.target", allow_none=True)
+    choice = raw.get("choice")
+    if isinstance(choice, bool) or not isinstance(choice, int) or choice < -1:
+        raise r.fail(f"{field}.choice", f"must be an int >= -1, got {choice!r}")
+    return [step, b, r.seat(raw.get("user"), f"{field}.user"),
+            -1 if target is None else target, choice, card]
+
+
 def _frame_from_obs(r: _Reader, f: Any, field: str) -> dict:
     if not isinstance(f, Mapping) or f.get("kind") not in _FRAME_KINDS:
         raise r.fail(f"{field}.kind", f"must be one of {_FRAME_KINDS}")
@@ -1098,14 +1231,22 @@ def _frame_from_obs(r: _Reader, f: Any, field: str) -> dict:
             raise r.fail(f"{field}.last", f"must be one of {COLOURS}")
         out["left"] = r.int(f.get("left"), f"{field}.left", 1)
         out["last"] = COLOURS.index(last)
+        out["then"] = _then_from_obs(r, f.get("then"), f"{field}.then")
         return out
     out["last"] = -1 if last is None else r.card(last, f"{field}.last", flush=True)
     if kind == "sell":
         out["pipes"] = r.int(f.get("pipes"), f"{field}.pipes")
-    elif kind == "discard":
-        out["left"] = r.int(f.get("left"), f"{field}.left", 1)
-    else:
-        out["need"] = r.cheese(f.get("need"), f"{field}.need")
+        return out
+    out["left"] = r.int(f.get("left"), f"{field}.left", 1)
+    colour = f.get("colour")
+    if colour is not None and colour not in D.CARD_COLOURS:
+        raise r.fail(f"{field}.colour", f"must be null or one of {D.CARD_COLOURS}")
+    out["colour"] = -1 if colour is None else D.CARD_COLOURS.index(colour)
+    if not isinstance(f.get("cost"), bool):
+        raise r.fail(f"{field}.cost", "must be a bool")
+    out["cost"] = f["cost"]
+    out["card"] = r.card(f.get("card"), f"{field}.card")
+    out["then"] = _then_from_obs(r, f.get("then"), f"{field}.then")
     return out
 
 

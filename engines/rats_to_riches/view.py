@@ -41,7 +41,7 @@ def _card_text(game: RatsToRichesGame, key: str) -> str:
         effect = f"income +{game.data.flush_income}; dump it: take 1 Open Sewer card free"
     else:
         ct = game.data.card_types[t]
-        colour, effect = ct.colour, ct.effect
+        colour, effect = ct.colour, ct.text
     return f"{colour}, costs {_cost(game, t)}: {effect}"
 
 
@@ -56,12 +56,12 @@ def _pending(frame: dict) -> str:
     kind = frame["kind"]
     if kind == "sell":
         return f"{who} is selling pipes ({frame['pipes']} pipe(s) in the sale so far)"
-    if kind == "bundle":
-        need = ", ".join(f"{k} {c}" for c, k in frame["need"].items() if k)
-        return f"{who} picks the cards for a bundle (still {need})"
-    if kind == "discard":
-        return f"{who} sends {frame['left']} own card(s) to the Cesspit (Mutual Destruction)"
-    return f"{who} returns {frame['left']} cheese to the Cheese Bank (Sewer Flood)"
+    if kind == "pick":
+        if frame["cost"]:
+            return f"{who} picks {frame['left']} more card(s) to dump with {frame['card']}"
+        return f"{who} sends {frame['left']} own card(s) to the Cesspit ({frame['card']})"
+    card = f" ({frame['then']['card']})" if frame.get("then") else ""
+    return f"{who} returns {frame['left']} cheese to the Cheese Bank{card}"
 
 
 def render(state: RatsToRichesState, player: int) -> str:

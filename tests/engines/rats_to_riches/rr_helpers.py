@@ -74,9 +74,9 @@ def labels(state: RatsToRichesState) -> list[str]:
 
 
 def reveal(state: RatsToRichesState, key: str) -> None:
-    """Resolve the pending chance node with card ``key``."""
+    """Resolve the pending chance node with card ``key`` (``"Flush"``: a Flush card)."""
     assert state.is_chance_node(), "not a chance node"
-    do(state, f"reveal {key}")
+    do(state, f"reveal {'Flush card' if key == 'Flush' else key}")
 
 
 def card_total(state: RatsToRichesState) -> list[int]:

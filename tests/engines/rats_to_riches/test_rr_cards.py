@@ -7,24 +7,21 @@ from rr_helpers import PIPE, PIPE3, do, game_cards, labels, make_state, reveal
 
 from ratai.engines import CHANCE, IllegalActionError, load_game
 
-#: Effect kinds with a test below (the coverage test checks the data has no other kind).
-TESTED_KINDS = {
-    "income", "pipes", "bonus_bonanza", "snatch", "sabotage", "pickpocket", "cheese_run",
-    "hostile_takeover", "shared_paradise", "mutual_destruction", "red", "green", "blue",
-    "cheese_baron", "pipe_dream", "free_money", "sewer_flood", "underdog_grant", "tax_man",
-    "cheese_famine", "bundle",
+#: Cards with a test below (the coverage test checks the data has no other card).
+TESTED_CARDS = {
+    "Emmental Energy Ltd", "Feta Frigates Inc.", "Queso Quarries Ltd",
+    "Gorgonzola Goldmines plc", "Bonus Bonanza", "Pipe", "Penthouse Pipe", "Snatch",
+    "Sabotage", "Pickpocket", "Cheese Run", "Hostile Takeover", "Shared Paradise",
+    "Mutual Destruction", "Red Ruffian", "Green Gangster", "Blue Boss", "Cheese Baron",
+    "Pipe Dream", "Free Money", "Sewer Flood", "Underdog Grant", "Tax Man", "Cheese Famine",
+    "Investment Bundle", "Plumbing Bundle", "Mischief Bundle", "Rainbow Bundle",
 }
 
 
-def test_every_effect_kind_in_the_data_is_tested():
-    """Each card effect in the data has a test in this file."""
+def test_every_card_in_the_data_is_tested():
+    """Each card of the data (its effects, engines/effects.py vocabulary) has a test here."""
     game = load_game("rats_to_riches", backend="python", num_players=2)
-    kinds = set()
-    for t in game.data.card_types:
-        kinds |= {k for k in (t.action, t.career, t.event) if k}
-        kinds |= {k for k, v in (("income", t.income), ("pipes", t.pipes),
-                                 ("bundle", t.is_bundle)) if v}
-    assert kinds <= TESTED_KINDS
+    assert {t.name for t in game.data.card_types} <= TESTED_CARDS
 
 
 # ----------------------------------------------------------------------------- Green
@@ -116,7 +113,7 @@ def test_sabotaged_flush_card_goes_to_the_cesspit():
     game, s = make_state(2, tableau={0: {"Sabotage": 1}})
     spares = s.cesspit[game.T]
     assert spares == 3  # 5 Flush cards, 2 rats
-    do(s, "use Sabotage on rat 1's Flush")
+    do(s, "use Sabotage on rat 1's Flush card")
     assert s.flush == [1, 0] and s.box == 0 and s.income(1) == 0
     assert s.cesspit[game.T] == spares + 1
     assert s.observation(0)["cesspit"]["Flush"] == 4
@@ -170,8 +167,8 @@ def test_mutual_destruction_both_discard_two_own_cards():
                          "send own Feta Frigates Inc. to the Cesspit"]
     do(s, "send own Feta Frigates Inc. to the Cesspit")
     assert labels(s) == ["send own Feta Frigates Inc. to the Cesspit",
-                         "send own Flush to the Cesspit"]
-    do(s, "send own Flush to the Cesspit")
+                         "send own Flush card to the Cesspit"]
+    do(s, "send own Flush card to the Cesspit")
     assert s.tableau[0][game.key_id[PIPE]] == 1
     assert s.tableau[1][game.key_id["Feta Frigates Inc."]] == 1 and s.flush[1] == 0
     assert s.cesspit[game.T] == 3 + 1  # the discarded Flush card joins the 3 spares
@@ -312,11 +309,11 @@ def test_investment_bundle_dumps_three_green_cards_for_25():
     do(s, "use Investment Bundle")
     # picks go in card-id order, so one Emmental is forced first; the choice is then
     # {Emmental, Gorgonzola} or {Gorgonzola, Gorgonzola} for the other two
-    assert s.pending[0]["need"] == [2, 0, 0]
-    assert labels(s) == ["dump Emmental Energy Ltd with the bundle",
-                         "dump Gorgonzola Goldmines plc with the bundle"]
+    assert s.pending[0]["kind"] == "pick" and s.pending[0]["left"] == 2
+    assert labels(s) == ["dump Emmental Energy Ltd with Investment Bundle",
+                         "dump Gorgonzola Goldmines plc with Investment Bundle"]
     assert s.cash[0] == 0
-    do(s, "dump Emmental Energy Ltd with the bundle")  # the third (Gorgonzola) is forced
+    do(s, "dump Emmental Energy Ltd with Investment Bundle")  # the third (Gorgonzola) is forced
     assert s.cash[0] == 25 and not s.pending
     assert s.tableau[0][game.key_id["Gorgonzola Goldmines plc"]] == 1
     assert s.cesspit[game.key_id["Investment Bundle"]] == 1
@@ -373,20 +370,20 @@ def test_flush_card_in_the_open_sewer_is_bought_for_2_dollars():
     of that Card" ("The Flush Card (cost 2)", paid in $: data.FLUSH_COST), keep it face up;
     each Flush card in front of a rat adds its $2 to the Income ("the sum of all values")."""
     game, s = make_state(2, cash=[3, 0], sewer=["Flush", None, None])
-    assert "buy Flush (Open Sewer slot 0)" in labels(s)
-    do(s, "buy Flush (Open Sewer slot 0)")
+    assert "buy Flush card (Open Sewer slot 0)" in labels(s)
+    do(s, "buy Flush card (Open Sewer slot 0)")
     assert s.cash == [1, 0] and s.flush == [2, 1] and s.income(0) == 4
     assert s.observation(1)["flush"] == [2, 1]
     reveal(s, PIPE)
     _, s = make_state(2, cash=[1, 0], sewer=["Flush", None, None])
-    assert "buy Flush (Open Sewer slot 0)" not in labels(s)  # $1 < $2
+    assert "buy Flush card (Open Sewer slot 0)" not in labels(s)  # $1 < $2
 
 
 def test_a_rat_with_two_flush_cards_flushes_twice():
     """Flush Cards: each Flush card is dumped on its own ("Dump this"); RR-3 lets a rat use
     cards in any number, so a second Flush card flushes again; each leaves the game (RR-2)."""
     game, s = make_state(2, flush=[2, 1], sewer=[PIPE, "Snatch", "Flush"])
-    do(s, "flush: take Flush (Open Sewer slot 2)")  # dump one, take the other: still 2
+    do(s, "flush: take Flush card (Open Sewer slot 2)")  # dump one, take the other: still 2
     assert s.flush == [2, 1] and s.box == 1
     for key in ("Snatch", "Snatch", PIPE):
         reveal(s, key)

@@ -205,7 +205,7 @@ def test_data_path_loads_another_card_list(tmp_path):
     path.write_text(json.dumps(doc))
     game = load_game("rats_to_riches", backend="python", num_players=2, data_path=str(path))
     assert game.data.total_cards == 74
-    snatch = [t for t in game.data.card_types if t.action == "snatch"]
+    snatch = [t for t in game.data.card_types if t.name == "Snatch"]
     assert len(snatch) == 2 and {t.key for t in snatch} == {"Snatch (Scrappy Sewer)",
                                                             "Snatch (Supreme Sewer)"}
     random_playout(game, 0, on_state=check_invariants)
@@ -214,11 +214,13 @@ def test_data_path_loads_another_card_list(tmp_path):
 @pytest.mark.parametrize("mutate,field", [
     (lambda d: d["scrappy_sewer"][0].pop("colour"), "colour"),
     (lambda d: d["scrappy_sewer"][0].update(colour="pink"), "colour"),
-    (lambda d: d["scrappy_sewer"][4].update(action="dance"), "action"),
+    (lambda d: d["scrappy_sewer"][4]["effects"][0].update(op="dance"), "effects"),
     (lambda d: d["scrappy_sewer"][0].update(count=0), "count"),
     (lambda d: d.pop("win_cash"), "win_cash"),
-    (lambda d: d["scrappy_sewer"][14].update(bundle={"purple": 3}), "bundle"),
-    (lambda d: d.update(effect_amounts={"snatch": {"cheese": -1}}), "effect_amounts"),
+    (lambda d: d["scrappy_sewer"][14]["effects"][0].update(filter={"colour": "pink"}),
+     "filter"),
+    (lambda d: d["scrappy_sewer"][4]["effects"][0].update(amount=-1), "amount"),
+    (lambda d: d.update(effect_amounts={"snatch": {"cheese": 1}}), "effect_amounts"),
 ])
 def test_bad_data_is_rejected_naming_the_field(mutate, field):
     """Data is validated at load with clear errors naming the field."""

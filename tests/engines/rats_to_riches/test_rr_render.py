@@ -4,6 +4,7 @@ only on the seat's observation."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -65,3 +66,48 @@ def test_render_fits_100_columns_and_reads_only_the_observation(n):
             assert rebuilt.render(n - 1) == text
         state.apply_action(sample_action(state, rng))
     assert "Game over: rat" in state.render(0)
+
+
+_MENTIONS = [
+    r"^(?:buy|flush: take) (.+) \(Open Sewer slot \d\)$", r"^reveal (.+)$", r"^sell (.+)$",
+    r"^use (.+?)(?: on rat \d.*|: take .*)?$", r"'s (.+)$", r"^send own (.+) to the Cesspit$",
+    r"^dump (.+) with (.+)$",
+]
+
+
+def _card_mentions(text: str) -> list[str]:
+    if text == "sell the chosen pipes" or ("cheese" in text and not text.startswith("use")):
+        return []
+    out = []
+    for pattern in _MENTIONS:
+        m = re.search(pattern, text)
+        if m:
+            out += [g for g in m.groups() if g]
+    return out
+
+
+def test_action_labels_use_rulebook_card_names_never_internal_ids():
+    """Issue #17 "Readable labels everywhere": every label of random games names cards as
+    printed (the Flush card as "Flush card"), never an id, a snake_case kind or a number in
+    place of a card."""
+    game = load_game("rats_to_riches", backend="python", num_players=3)
+    names = {t.name for t in game.data.card_types} | {"Flush card"}
+    rng = np.random.default_rng(5)
+    s = game.new_initial_state()
+    seen = 0
+    while not s.is_terminal() and seen < 4000:
+        for a in s.legal_actions() if not s.is_chance_node() else [o for o, _ in
+                                                                    s.chance_outcomes()]:
+            text = s.action_to_string(s.current_player(), a)
+            seen += 1
+            assert not re.search(r"[a-z]+_[a-z]+|\bcard \d|\btype \d|invalid", text), text
+            for card in _card_mentions(text):
+                card = re.sub(r" \((Scrappy|Supreme) Sewer\)$", "", card)
+                assert card in names or card == "empty slot", text
+        if s.is_chance_node():
+            outs = s.chance_outcomes()
+            s.apply_action(outs[rng.choice(len(outs), p=[p for _, p in outs])][0])
+        else:
+            legal = s.legal_actions()
+            s.apply_action(legal[rng.integers(len(legal))])
+    assert seen >= 1000

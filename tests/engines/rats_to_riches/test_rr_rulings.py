@@ -1,4 +1,4 @@
-"""Rats to Riches: rulings RR-1..RR-8 of ../shared/RULES_GAPS.md."""
+"""Rats to Riches: rulings RR-1..RR-10 of ../shared/RULES_GAPS.md."""
 
 from __future__ import annotations
 
@@ -171,7 +171,7 @@ def test_rr6_reshuffled_cesspit_brings_the_spare_flush_cards_back():
     flush = game.layout.REVEAL + game.T
     assert dict(s.chance_outcomes()) == {
         game.layout.REVEAL + game.key_id["Snatch"]: 1 / 4, flush: 3 / 4}
-    assert s.action_to_string(CHANCE, flush) == "reveal Flush"
+    assert s.action_to_string(CHANCE, flush) == "reveal Flush card"
     reveal(s, "Flush")
     assert s.observation(0)["open_sewer"] == ["Flush", None, None]
     assert card_total(s) == game_cards(game)
@@ -237,3 +237,46 @@ def test_rr8_everything_but_the_rat_pack_order_is_public():
     assert obs[0]["rat_pack"][0]["deck"] == "Scrappy Sewer"
     rebuilt = game.state_from_observation(1, s.observation(1), 7)
     assert rebuilt._fields() == s._fields()
+
+
+# ----------------------------------------------------------------------------- RR-10
+def test_rr10_the_default_turn_action_cap_never_binds_in_ordinary_play():
+    """RR-10: Step 2's cap (``max_turn_actions``) is a safety valve, not a rule: its default
+    (200) is far above what play reaches. Random playouts (the most action-hungry policy
+    measured; docs/changes/effects.md) take at most 30 Step 2 actions in a turn; here 240
+    seeded games on 2-5 seats stay below a quarter of the default, so the cap never binds."""
+    import numpy as np
+
+    from ratai.engines.rats_to_riches.rules import MAX_TURN_ACTIONS
+
+    assert MAX_TURN_ACTIONS == 200
+    most = 0
+    for n in (2, 3, 4, 5):
+        game = load_game("rats_to_riches", num_players=n)
+        assert game.params["max_turn_actions"] == MAX_TURN_ACTIONS
+        end = game.layout.END_STEP2
+        for seed in range(60):
+            rng = np.random.default_rng(seed)
+            s = game.new_initial_state()
+            while not s.is_terminal():
+                if s.current_player() == CHANCE:
+                    outs = s.chance_outcomes()
+                    a = outs[rng.choice(len(outs), p=[p for _, p in outs])][0]
+                else:
+                    legal = s.legal_actions()
+                    a = legal[rng.integers(len(legal))]
+                    if a == end:  # Step 2 ends: its actions so far (the reference field)
+                        ref = s.to_reference() if hasattr(s, "to_reference") else s
+                        most = max(most, ref.turn_actions)
+                s.apply_action(a)
+    assert 5 <= most < MAX_TURN_ACTIONS // 4
+
+
+def test_rr10_a_small_cap_still_bounds_the_turn():
+    """RR-10: the valve works when set low: after ``max_turn_actions`` Step 2 actions only
+    ending Step 2 is legal."""
+    _, s = make_state(2, cash=[20, 0], tableau={0: {"Bonus Bonanza": 2, "Pickpocket": 1}},
+                      max_turn_actions=2)
+    do(s, "use Bonus Bonanza")
+    do(s, "use Pickpocket on rat 1")
+    assert labels(s) == ["end step 2"]
