@@ -11,18 +11,29 @@ from __future__ import annotations
 from typing import Any
 
 from ratai.engines.api import Game, State
-from ratai.search.common import Analysis, Budget, MoveStat, ProgressFn, PVStep
+from ratai.search.common import (
+    DEFAULT_MAX_MEMORY_MB,
+    Analysis,
+    Budget,
+    MoveStat,
+    ProgressFn,
+    PVStep,
+    check_root_moves,
+    node_cap,
+)
 from ratai.search.expectimax import Expectimax
 from ratai.search.ismcts import ISMCTS
 from ratai.search.pimc import PIMC
 from ratai.search.smmcts import SMMCTS
-from ratai.search.uct import UCT, analyze_uct
+from ratai.search.uct import PY_NODE_BYTES, UCT, analyze_uct
 
 from .base import Bot
 
 __all__ = ["SearchBot", "MCTSBot", "ISMCTSBot", "PIMCBot", "ExpectimaxBot", "SMMCTSBot"]
 
 _UCT_OPTIONS = ("exploration", "rollout", "rollout_cutoff", "rollout_epsilon")
+# Tree options of the mcts / ismcts bots (compiled and Python search).
+_TREE_OPTIONS = ("max_nodes", "max_memory_mb")
 SEARCH_BACKENDS = ("auto", "python", "cython")
 
 
@@ -99,25 +110,54 @@ class SearchBot(Bot):
     def _setup(self, **options: Any) -> None:
         raise NotImplementedError
 
-    def analyze(self, state: State, on_progress: ProgressFn | None = None) -> Analysis:
+    #: Whether ``analyze(..., root_moves=...)`` is supported by this kind.
+    ROOT_MOVES = False
+
+    def analyze(self, state: State, on_progress: ProgressFn | None = None, *,
+                root_moves=None, cancel=None) -> Analysis:
         """Search ``state`` for the seat and report; ``on_progress`` overrides the bot's.
 
+        The budget's clock starts here, so setup is paid from ``time_limit``.
+        ``root_moves`` (a list of legal action ids; UCI ``searchmoves``, KataGo
+        ``allowMoves``) restricts the root: only those moves are searched and reported
+        (``mcts`` and ``ismcts``). ``cancel`` (a ``threading.Event``) stops the search once
+        set; the best move so far is returned.
+
         Raises:
-            ValueError: it is not the seat's turn.
+            ValueError: it is not the seat's turn; a ``root_moves`` action that is not legal
+                (named, with the legal set); ``root_moves`` for a kind that does not
+                support it.
         """
+        b = self.budget
+        budget = Budget(b.iterations, b.time_limit, b.max_depth, cancel)
+        budget.begin()
         legal = self._check_turn(state)
+        allowed = check_root_moves(root_moves, legal)
+        if allowed is not None:
+            if not self.ROOT_MOVES:
+                raise ValueError(f"root_moves is not supported by bot kind {self.kind!r}; "
+                                 f"supported: 'mcts', 'ismcts'")
+            legal = allowed
         if self.skip_forced and len(legal) == 1:
             a = legal[0]
             label = state.action_to_string(self.player, a)
             return Analysis(a, (MoveStat(a, label, 0, 0.0, 1.0),),
                             (PVStep(self.player, a, label),), 0, 0, 0, 0.0, self.seed,
                             self.player, self.kind)
-        b = self.budget
-        budget = Budget(b.iterations, b.time_limit, b.max_depth)
+        if allowed is not None:
+            return self._analyze(state, budget, self._rng(state),
+                                 on_progress or self.on_progress, allowed=allowed)
         return self._analyze(state, budget, self._rng(state), on_progress or self.on_progress)
 
     def _analyze(self, state: State, budget: Budget, srng, on_progress) -> Analysis:
         raise NotImplementedError
+
+    def _setup_tree(self, max_nodes: int | None = None,
+                    max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB) -> None:
+        """Validate the tree options (``max_nodes``, ``max_memory_mb``) of mcts / ismcts."""
+        node_cap(max_nodes, max_memory_mb, 1.0)   # validates both
+        self.max_nodes = max_nodes
+        self.max_memory_mb = max_memory_mb
 
 
 class MCTSBot(SearchBot):
@@ -135,10 +175,13 @@ class MCTSBot(SearchBot):
     """
 
     kind = "mcts"
-    OPTIONS = _UCT_OPTIONS + ("determinize", "search_backend")
+    OPTIONS = _UCT_OPTIONS + _TREE_OPTIONS + ("determinize", "search_backend")
+    ROOT_MOVES = True
 
     def _setup(self, determinize: bool = False, search_backend: str = "auto",
-               **kw: Any) -> None:
+               max_nodes: int | None = None,
+               max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, **kw: Any) -> None:
+        self._setup_tree(max_nodes, max_memory_mb)
         self.search_backend = _check_backend(search_backend)
         if not self.game.perfect_information and not determinize:
             raise ValueError(f"mcts needs perfect information, and game {self.game.name!r} has "
@@ -147,16 +190,19 @@ class MCTSBot(SearchBot):
         self.determinize = bool(determinize)
         self.search = UCT(self.game, self.player, **kw)
 
-    def _analyze(self, state, budget, srng, on_progress):
+    def _analyze(self, state, budget, srng, on_progress, allowed=None):
         root = state
         if not self.game.perfect_information:
             root = state.resample_from_infostate(self.player, srng.child_seed())
         cy = _cython_search(self.search_backend, root, self.search)
         if cy is not None:
-            return cy.CyUCT(self.player, self.search.c).analyze(
-                root, budget, srng, on_progress, self.progress_every, self.seed, self.kind)
+            return cy.CyUCT(self.player, self.search.c, self.max_nodes,
+                            self.max_memory_mb).analyze(
+                root, budget, srng, on_progress, self.progress_every, self.seed, self.kind,
+                allowed)
+        cap = node_cap(self.max_nodes, self.max_memory_mb, PY_NODE_BYTES)
         return analyze_uct(self.search, root, budget, srng, on_progress, self.progress_every,
-                           self.seed, self.kind)
+                           self.seed, self.kind, allowed, cap)
 
 
 class ISMCTSBot(SearchBot):
@@ -169,19 +215,25 @@ class ISMCTSBot(SearchBot):
     """
 
     kind = "ismcts"
-    OPTIONS = _UCT_OPTIONS + ("chance_key", "search_backend")
+    OPTIONS = _UCT_OPTIONS + _TREE_OPTIONS + ("chance_key", "search_backend")
+    ROOT_MOVES = True
 
-    def _setup(self, search_backend: str = "auto", **kw: Any) -> None:
+    def _setup(self, search_backend: str = "auto", max_nodes: int | None = None,
+               max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, **kw: Any) -> None:
+        self._setup_tree(max_nodes, max_memory_mb)
         self.search_backend = _check_backend(search_backend)
         self.search = ISMCTS(self.game, self.player, **kw)
 
-    def _analyze(self, state, budget, srng, on_progress):
+    def _analyze(self, state, budget, srng, on_progress, allowed=None):
         cy = _cython_search(self.search_backend, state, self.search)
         if cy is not None:
-            return cy.CyISMCTS(self.player, self.search.c, self.search.chance_key).analyze(
-                state, budget, srng, on_progress, self.progress_every, self.seed, self.kind)
+            return cy.CyISMCTS(self.player, self.search.c, self.search.chance_key,
+                               self.max_nodes, self.max_memory_mb).analyze(
+                state, budget, srng, on_progress, self.progress_every, self.seed, self.kind,
+                allowed)
+        cap = node_cap(self.max_nodes, self.max_memory_mb, PY_NODE_BYTES)
         return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
-                                   self.seed, self.kind)
+                                   self.seed, self.kind, allowed, cap)
 
 
 class PIMCBot(SearchBot):

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import queue
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +38,21 @@ __all__ = [
     "has_heuristic",
     "Rollout",
     "numbers",
+    "sort_moves",
+    "check_root_moves",
+    "release_later",
+    "DEFAULT_MAX_MEMORY_MB",
+    "node_cap",
 ]
+
+
+@dataclass(frozen=True)
+class PVStep:
+    """One step of a principal variation: who acts (a seat or ``CHANCE``), the action, its label."""
+
+    player: int
+    action: int
+    label: str
 
 
 @dataclass(frozen=True)
@@ -53,6 +69,9 @@ class MoveStat:
         prior: the prior probability the search gave it before searching (uniform for UCT).
         values: the estimate for every seat (shape ``[num_players]``); ``value`` is
             ``values[player]``.
+        pv: this move's own principal variation (multi-PV), starting with the move itself
+            and following the search tree below it (most visits, then value for the mover);
+            ``()`` where a search keeps no tree (the heuristic bot).
     """
 
     action: int
@@ -61,15 +80,7 @@ class MoveStat:
     value: float
     prior: float
     values: tuple[float, ...] = ()
-
-
-@dataclass(frozen=True)
-class PVStep:
-    """One step of a principal variation: who acts (a seat or ``CHANCE``), the action, its label."""
-
-    player: int
-    action: int
-    label: str
+    pv: tuple[PVStep, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -78,7 +89,9 @@ class Analysis:
 
     Attributes:
         best_action: the action the bot plays.
-        moves: the root moves, sorted best first (most visits, then value, then id).
+        moves: the root moves, sorted best first (most visits, then value, then prior, then
+            a seeded random order: never the action id, see :func:`sort_moves`); each carries
+            its own ``pv`` (multi-PV).
         pv: the principal variation from the root (the best move first); chance outcomes
             appear with ``player == CHANCE``. May stop early where the search tree does.
         iterations: iterations run (UCT-family: simulations; expectimax: completed
@@ -118,13 +131,20 @@ class Budget:
     """A search budget: ``iterations`` (exact count) and/or ``time_limit`` (seconds).
 
     When both are given the first one exhausted stops the search. ``max_depth`` (plies) is
-    carried for the depth-limited searches. Raises ``ValueError`` for negative or absent
-    budgets (see :meth:`check`).
+    carried for the depth-limited searches. ``cancel`` (a ``threading.Event``, optional) stops
+    the search as soon as it is set: every search checks it with the clock, inside its loops
+    (the gRPC pattern ``context.add_callback(cancel.set)``). Raises ``ValueError`` for
+    negative or absent budgets (see :meth:`check`).
+
+    The clock starts at :meth:`begin`; the bots call it on entry to ``analyze`` so that
+    setup (determinizations, buffers, the root) is paid from the budget, and a search that
+    finds the clock already running keeps it.
     """
 
     iterations: int | None = None
     time_limit: float | None = None
     max_depth: int | None = None
+    cancel: threading.Event | None = field(default=None, repr=False)
     start: float = field(default=0.0, repr=False)
     deadline: float = field(default=math.inf, repr=False)
 
@@ -151,27 +171,45 @@ class Budget:
             raise ValueError(f"a search bot needs a budget: give {need}")
         return self
 
+    @property
+    def started(self) -> bool:
+        return self.start != 0.0
+
     def begin(self) -> None:
-        """Start the clock."""
+        """Start the clock, unless it is already running (then this is a no-op)."""
+        if self.start != 0.0:
+            return
         self.start = time.perf_counter()
         self.deadline = (self.start + self.time_limit) if self.time_limit is not None else math.inf
 
+    def cancelled(self) -> bool:
+        """True once ``cancel`` is set."""
+        return self.cancel is not None and self.cancel.is_set()
+
     def done(self, iterations_run: int) -> bool:
-        """True when the budget is exhausted after ``iterations_run`` iterations."""
+        """True when the budget is exhausted after ``iterations_run`` iterations (or the
+        search was cancelled)."""
         if self.iterations is not None and iterations_run >= self.iterations:
             return True
+        if self.cancel is not None and self.cancel.is_set():
+            return True
         return time.perf_counter() >= self.deadline
+
+    def remaining(self) -> float:
+        """Seconds left before the deadline (``inf`` without a time limit; may be < 0)."""
+        return self.deadline - time.perf_counter()
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
 
     def split(self, k: int, i: int) -> Budget:
-        """The ``i``-th of ``k`` equal shares (iterations distributed exactly, time evenly)."""
+        """The ``i``-th of ``k`` equal shares (iterations distributed exactly, time evenly);
+        a share shares ``cancel`` and starts its own clock."""
         it = None
         if self.iterations is not None:
             it = self.iterations // k + (1 if i < self.iterations % k else 0)
         tl = self.time_limit / k if self.time_limit is not None else None
-        return Budget(it, tl, self.max_depth)
+        return Budget(it, tl, self.max_depth, self.cancel)
 
 
 class SearchRng:
@@ -200,6 +238,14 @@ class SearchRng:
             base = np.random.default_rng([_seed_int(seed), h, player])
         self.np = np.random.default_rng(int(base.integers(2**63)))
         self.py = random.Random(int(base.integers(2**63)))
+        # Drawn after the two streams, so it changes neither: the root tie-break order.
+        self.tie_seed = int(base.integers(2**63))
+
+    def tiebreak(self, actions) -> dict[int, float]:
+        """A seeded random key per action for the last tie-break at the root
+        (:func:`sort_moves`): reproducible for a seeded bot, independent of the ids."""
+        r = random.Random(self.tie_seed)
+        return {int(a): r.random() for a in actions}
 
     def child_seed(self) -> int:
         """A fresh 63-bit seed drawn from this stream (for sub-searches)."""
@@ -340,9 +386,90 @@ def _greedy(game: Game, state: State, p: int, legal: Sequence[int]) -> int:
     return best
 
 
-def sort_moves(moves: list[MoveStat]) -> tuple[MoveStat, ...]:
-    """Best first: most visits, then highest value, then lowest action id."""
-    return tuple(sorted(moves, key=lambda m: (-m.visits, -m.value, m.action)))
+def sort_moves(moves: list[MoveStat], tiebreak: dict[int, float] | None = None
+               ) -> tuple[MoveStat, ...]:
+    """Best first: most visits, then highest value, then highest prior, then the seeded random
+    key ``tiebreak[action]`` (:meth:`SearchRng.tiebreak`) — never the action id, which would
+    make a position whose moves all look alike play its lowest id (issue 13, item 9).
+    Without ``tiebreak`` (a report outside any search) the order of ``moves`` is kept."""
+    if tiebreak is None:
+        return tuple(sorted(moves, key=lambda m: (-m.visits, -m.value, -m.prior)))
+    return tuple(sorted(moves, key=lambda m: (-m.visits, -m.value, -m.prior,
+                                              tiebreak.get(m.action, 1.0))))
+
+
+def check_root_moves(root_moves, legal: Sequence[int]) -> list[int] | None:
+    """Validate a root restriction (UCI ``searchmoves``, KataGo ``allowMoves``).
+
+    Returns the allowed actions in legal order (``None``: no restriction). Raises
+    ``ValueError`` naming the action and the legal set for an action that is not legal, and
+    for an empty restriction.
+    """
+    if root_moves is None:
+        return None
+    allowed = set()
+    for a in root_moves:
+        if isinstance(a, bool) or not isinstance(a, int | np.integer) or int(a) not in legal:
+            raise ValueError(f"root_moves: action {a!r} is not legal here; legal: {list(legal)}")
+        allowed.add(int(a))
+    if not allowed:
+        raise ValueError(f"root_moves is empty; give legal actions from {list(legal)}")
+    return [a for a in legal if a in allowed]
+
+
+#: The default memory cap of every tree search, in MB: the service's longest budget (30 s)
+#: stays under it in every game (see ``bench/memory.py``).
+DEFAULT_MAX_MEMORY_MB = 512.0
+
+
+def node_cap(max_nodes: int | None, max_memory_mb: float | None, bytes_per_node: float) -> int:
+    """The node limit of a tree search: ``max_nodes`` and ``max_memory_mb`` (MB = 2**20 bytes,
+    converted with ``bytes_per_node``), whichever is smaller; ``max_memory_mb=None`` and
+    ``max_nodes=None`` together mean no cap. Raises ``ValueError`` for values < 1."""
+    cap = math.inf
+    if max_nodes is not None:
+        if isinstance(max_nodes, bool) or not isinstance(max_nodes, int | np.integer) \
+                or max_nodes < 1:
+            raise ValueError(f"bad max_nodes {max_nodes!r}: allowed an int >= 1 or None")
+        cap = int(max_nodes)
+    if max_memory_mb is not None:
+        if isinstance(max_memory_mb, bool) or not isinstance(max_memory_mb, int | float) \
+                or not max_memory_mb > 0:
+            raise ValueError(f"bad max_memory_mb {max_memory_mb!r}: allowed MB > 0 or None")
+        cap = min(cap, max(1, int(max_memory_mb * 2**20 / bytes_per_node)))
+    return 2**62 if cap == math.inf else int(cap)
+
+
+_graveyard: queue.SimpleQueue = queue.SimpleQueue()
+_reaper: threading.Thread | None = None
+_reaper_lock = threading.Lock()
+
+
+def _reap() -> None:
+    while True:
+        stack = [_graveyard.get()]
+        # Dismantle a node tree iteratively (bytecode between steps, so other threads get the
+        # GIL), rather than in one recursive C-level dealloc that would hold it throughout.
+        while stack:
+            node = stack.pop()
+            children = getattr(node, "children", None)
+            if isinstance(children, dict):
+                stack.extend(children.values())
+                node.children = {}
+            del node
+
+
+def release_later(obj: Any) -> None:
+    """Drop the last reference to ``obj`` (a search tree) on a background thread, so that
+    freeing a large tree is off the caller's path (it would otherwise run inside the timed
+    call: tens of ms for a million Python nodes)."""
+    global _reaper
+    if _reaper is None:
+        with _reaper_lock:
+            if _reaper is None:
+                _reaper = threading.Thread(target=_reap, name="ratai-tree-reaper", daemon=True)
+                _reaper.start()
+    _graveyard.put(obj)
 
 
 def elapsed_since(t0: float) -> float:
