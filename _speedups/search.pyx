@@ -92,9 +92,11 @@ from ratai.search.common import (
     MoveStat,
     PVStep,
     release_later,
+    root_labels,
     sort_moves,
+    start_reaper,
 )
-from ratai.search.uct import with_pvs
+from ratai.search.uct import MULTI_PV_LIMIT, with_pvs
 
 __all__ = ["CyUCT", "CyISMCTS", "is_cython_state", "info_hash", "NODE_BYTES"]
 
@@ -677,6 +679,8 @@ cdef class CyUCT(_Search):
         player = self.me
         legal = state.legal_actions(player) if allowed is None else list(allowed)
         tie = srng.tiebreak(legal)
+        start_reaper()
+        labels = root_labels(state, player, legal, budget, MULTI_PV_LIMIT)
         k = self.threads
         workers = [self] + [CyUCT(self.me, self.c, self._share_nodes(), self._share_mb(), 1)
                             for _ in range(k - 1)]
@@ -686,8 +690,8 @@ cdef class CyUCT(_Search):
             w._prepare(state, sd, allowed)
 
         def report():
-            return _report(workers, legal, lambda a: state.action_to_string(player, a), tie,
-                           player, self.n, budget, seed, kind)
+            return _report(workers, legal, labels.__getitem__, tie, player, self.n, budget,
+                           seed, kind)
 
         _run(workers, budget, on_progress, every, report)
         out = report()
@@ -925,6 +929,8 @@ cdef class CyISMCTS(_Search):
         legal = state.legal_actions(player) if allowed is None else list(allowed)
         tie = srng.tiebreak(legal)
         label_state = state.resample_from_infostate(player, srng.child_seed())
+        start_reaper()
+        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
         k = self.threads
         workers = [self] + [CyISMCTS(self.me, self.c,
                                      "infostate" if self.by_info else "action",
@@ -938,9 +944,8 @@ cdef class CyISMCTS(_Search):
             w._prepare(state, seeds[i], allowed, label_state, np_rng)
 
         def report():
-            return _report(workers, legal,
-                           lambda a: label_state.action_to_string(player, a), tie,
-                           player, self.n, budget, seed, kind)
+            return _report(workers, legal, labels.__getitem__, tie, player, self.n, budget,
+                           seed, kind)
 
         _run(workers, budget, on_progress, every, report)
         out = report()

@@ -33,7 +33,7 @@ __all__ = ["SearchBot", "MCTSBot", "ISMCTSBot", "PIMCBot", "ExpectimaxBot", "SMM
 
 _UCT_OPTIONS = ("exploration", "rollout", "rollout_cutoff", "rollout_epsilon")
 # Tree options of the mcts / ismcts bots (compiled and Python search).
-_TREE_OPTIONS = ("max_nodes", "max_memory_mb")
+_TREE_OPTIONS = ("max_nodes", "max_memory_mb", "threads")
 SEARCH_BACKENDS = ("auto", "python", "cython")
 
 
@@ -153,11 +153,26 @@ class SearchBot(Bot):
         raise NotImplementedError
 
     def _setup_tree(self, max_nodes: int | None = None,
-                    max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB) -> None:
-        """Validate the tree options (``max_nodes``, ``max_memory_mb``) of mcts / ismcts."""
+                    max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB,
+                    threads: int = 1) -> None:
+        """Validate the tree options of mcts / ismcts: ``max_nodes`` (nodes, ``None``: no
+        node cap), ``max_memory_mb`` (MB, ``None``: no memory cap; default 512, which keeps
+        a 30 s search of any game under it) and ``threads`` (>= 1; > 1 needs the compiled
+        search: root-parallel trees, see ``_speedups/search.pyx``)."""
         node_cap(max_nodes, max_memory_mb, 1.0)   # validates both
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"bad threads {threads!r}: allowed an int >= 1")
         self.max_nodes = max_nodes
         self.max_memory_mb = max_memory_mb
+        self.threads = threads
+
+    def _python_cap(self) -> int:
+        """The Python search's node cap; ``threads > 1`` is refused there (one GIL)."""
+        if self.threads > 1:
+            raise ValueError(f"threads={self.threads} needs the compiled search (a Cython "
+                             f"state, load_game(name, backend='cython'), rollout='random' "
+                             f"without rollout_cutoff); the Python search runs one thread")
+        return node_cap(self.max_nodes, self.max_memory_mb, PY_NODE_BYTES)
 
 
 class MCTSBot(SearchBot):
@@ -167,7 +182,10 @@ class MCTSBot(SearchBot):
     Options: ``exploration`` (UCB1 ``c``, default 1.0), ``rollout`` (``"random"`` or
     ``"heuristic"``), ``rollout_cutoff`` (plies, ``None``), ``rollout_epsilon`` (0.1),
     ``determinize`` (False), ``search_backend`` (``"auto"``: the compiled search of
-    ``_speedups/search.pyx`` on a Cython state, ``"python"``, ``"cython"``). UCT needs the
+    ``_speedups/search.pyx`` on a Cython state, ``"python"``, ``"cython"``), ``max_nodes``
+    (``None``), ``max_memory_mb`` (512 MB; at the cap the tree stops growing and the search
+    goes on answering within its budget), ``threads`` (1; N root-parallel trees, compiled
+    search only). ``analyze(state, root_moves=[...])`` restricts the root. UCT needs the
     true state: on a game with hidden information (``game.perfect_information`` False) the
     bot refuses unless ``determinize=True``, in which case it searches one determinization
     drawn with ``resample_from_infostate`` per call (use ``pimc`` for several, ``ismcts`` for
@@ -180,8 +198,9 @@ class MCTSBot(SearchBot):
 
     def _setup(self, determinize: bool = False, search_backend: str = "auto",
                max_nodes: int | None = None,
-               max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, **kw: Any) -> None:
-        self._setup_tree(max_nodes, max_memory_mb)
+               max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, threads: int = 1,
+               **kw: Any) -> None:
+        self._setup_tree(max_nodes, max_memory_mb, threads)
         self.search_backend = _check_backend(search_backend)
         if not self.game.perfect_information and not determinize:
             raise ValueError(f"mcts needs perfect information, and game {self.game.name!r} has "
@@ -197,10 +216,10 @@ class MCTSBot(SearchBot):
         cy = _cython_search(self.search_backend, root, self.search)
         if cy is not None:
             return cy.CyUCT(self.player, self.search.c, self.max_nodes,
-                            self.max_memory_mb).analyze(
+                            self.max_memory_mb, self.threads).analyze(
                 root, budget, srng, on_progress, self.progress_every, self.seed, self.kind,
                 allowed)
-        cap = node_cap(self.max_nodes, self.max_memory_mb, PY_NODE_BYTES)
+        cap = self._python_cap()
         return analyze_uct(self.search, root, budget, srng, on_progress, self.progress_every,
                            self.seed, self.kind, allowed, cap)
 
@@ -211,7 +230,7 @@ class ISMCTSBot(SearchBot):
 
     Options: ``exploration`` (default 0.7), ``rollout``, ``rollout_cutoff``,
     ``rollout_epsilon``, ``chance_key`` (``"infostate"`` or ``"action"``),
-    ``search_backend`` (as for ``mcts``).
+    ``search_backend``, ``max_nodes``, ``max_memory_mb``, ``threads`` (as for ``mcts``).
     """
 
     kind = "ismcts"
@@ -219,8 +238,9 @@ class ISMCTSBot(SearchBot):
     ROOT_MOVES = True
 
     def _setup(self, search_backend: str = "auto", max_nodes: int | None = None,
-               max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, **kw: Any) -> None:
-        self._setup_tree(max_nodes, max_memory_mb)
+               max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, threads: int = 1,
+               **kw: Any) -> None:
+        self._setup_tree(max_nodes, max_memory_mb, threads)
         self.search_backend = _check_backend(search_backend)
         self.search = ISMCTS(self.game, self.player, **kw)
 
@@ -228,10 +248,10 @@ class ISMCTSBot(SearchBot):
         cy = _cython_search(self.search_backend, state, self.search)
         if cy is not None:
             return cy.CyISMCTS(self.player, self.search.c, self.search.chance_key,
-                               self.max_nodes, self.max_memory_mb).analyze(
+                               self.max_nodes, self.max_memory_mb, self.threads).analyze(
                 state, budget, srng, on_progress, self.progress_every, self.seed, self.kind,
                 allowed)
-        cap = node_cap(self.max_nodes, self.max_memory_mb, PY_NODE_BYTES)
+        cap = self._python_cap()
         return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
                                    self.seed, self.kind, allowed, cap)
 

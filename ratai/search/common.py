@@ -41,6 +41,8 @@ __all__ = [
     "sort_moves",
     "check_root_moves",
     "release_later",
+    "start_reaper",
+    "root_labels",
     "DEFAULT_MAX_MEMORY_MB",
     "node_cap",
 ]
@@ -194,6 +196,13 @@ class Budget:
         if self.cancel is not None and self.cancel.is_set():
             return True
         return time.perf_counter() >= self.deadline
+
+    def reserve(self, seconds: float) -> None:
+        """Stop the search loop ``seconds`` before the time limit (at most a tenth of it),
+        keeping that time for the report that follows the loop (labels, PVs): the move
+        overhead of chess engines. No-op without a time limit."""
+        if self.time_limit is not None and seconds > 0:
+            self.deadline = self.start + self.time_limit - min(seconds, 0.1 * self.time_limit)
 
     def remaining(self) -> float:
         """Seconds left before the deadline (``inf`` without a time limit; may be < 0)."""
@@ -459,16 +468,37 @@ def _reap() -> None:
             del node
 
 
-def release_later(obj: Any) -> None:
-    """Drop the last reference to ``obj`` (a search tree) on a background thread, so that
-    freeing a large tree is off the caller's path (it would otherwise run inside the timed
-    call: tens of ms for a million Python nodes)."""
+def root_labels(state: State, player: int, actions: Sequence[int],
+                budget: Budget | None = None, pv_plies: int = 8) -> dict[int, str]:
+    """``{action: state.action_to_string(player, action)}`` for the root moves, timed: with a
+    ``budget``, reserve (:meth:`Budget.reserve`) the estimated cost of the final report —
+    about ``pv_plies + 1`` labels per move plus the best move's 64 — so that the answer,
+    not only the loop, ends within the time limit."""
+    t0 = time.thread_time()       # CPU time: a preemption while labelling is not a cost
+    labels = {int(a): state.action_to_string(player, a) for a in actions}
+    if budget is not None and labels:
+        per = (time.thread_time() - t0) / len(labels)
+        # a PV step costs a label plus a checked apply on a clone: ~2 labels
+        budget.reserve(2.0 * per * ((pv_plies + 1) * len(labels) + 64) + 2e-4)
+    return labels
+
+
+def start_reaper() -> None:
+    """Start the background thread of :func:`release_later` (idempotent); the searches call
+    it during setup so that the first release does not pay a thread start."""
     global _reaper
     if _reaper is None:
         with _reaper_lock:
             if _reaper is None:
                 _reaper = threading.Thread(target=_reap, name="ratai-tree-reaper", daemon=True)
                 _reaper.start()
+
+
+def release_later(obj: Any) -> None:
+    """Drop the last reference to ``obj`` (a search tree) on a background thread, so that
+    freeing a large tree is off the caller's path (it would otherwise run inside the timed
+    call: tens of ms for a million Python nodes)."""
+    start_reaper()
     _graveyard.put(obj)
 
 

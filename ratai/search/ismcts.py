@@ -30,8 +30,17 @@ from typing import Any
 
 from ratai.engines.api import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
 
-from .common import Analysis, PVStep, Rollout, apply_unchecked, release_later, sample_outcome
-from .uct import root_moves
+from .common import (
+    Analysis,
+    PVStep,
+    Rollout,
+    apply_unchecked,
+    release_later,
+    root_labels,
+    sample_outcome,
+    start_reaper,
+)
+from .uct import MULTI_PV_LIMIT, root_moves
 
 __all__ = ["ISMCTS", "ISNode"]
 
@@ -109,14 +118,15 @@ class ISMCTS:
         legal = state.legal_actions(player) if allowed is None else list(allowed)
         tie = srng.tiebreak(legal)
         label_state = state.resample_from_infostate(player, srng.child_seed())
+        start_reaper()
+        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
         root = ISNode(n, player)
         stats = [0, 1, 0]  # iterations, nodes, max depth
         self._allowed = None if allowed is None else set(allowed)
         self._max_nodes = max_nodes
 
         def report() -> Analysis:
-            moves = root_moves([root], player, legal,
-                               lambda a: label_state.action_to_string(player, a), n, tie,
+            moves = root_moves([root], player, legal, labels.__getitem__, n, tie,
                                lambda a, lim: _pv(root, label_state, a, lim))
             best = moves[0].action
             return Analysis(best, moves, moves[0].pv, stats[0], stats[1],

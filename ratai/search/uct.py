@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ratai.engines.api import CHANCE, INVALID, SIMULTANEOUS, TERMINAL, Game, State
@@ -40,8 +40,10 @@ from .common import (
     apply_unchecked,
     joint_legal,
     release_later,
+    root_labels,
     sample_outcome,
     sort_moves,
+    start_reaper,
 )
 
 __all__ = ["UCT", "Node", "RunResult", "root_moves", "tree_pv", "analyze_uct",
@@ -51,7 +53,7 @@ __all__ = ["UCT", "Node", "RunResult", "root_moves", "tree_pv", "analyze_uct",
 #: (bytes; ``bench/memory.py``): converts ``max_memory_mb`` into a node cap.
 PY_NODE_BYTES = 420
 #: Plies of each non-best move's own PV (the best move's PV keeps 64).
-MULTI_PV_LIMIT = 16
+MULTI_PV_LIMIT = 8
 
 
 class Node:
@@ -319,7 +321,7 @@ def with_pvs(moves: tuple[MoveStat, ...], player: int,
             pv = pv_of(m.action, 64 if i == 0 else MULTI_PV_LIMIT)
         if not pv or pv[0].action != m.action:
             pv = (PVStep(player, m.action, m.label),)
-        out.append(replace(m, pv=pv))
+        out.append(MoveStat(m.action, m.label, m.visits, m.value, m.prior, m.values, pv))
     return tuple(out)
 
 
@@ -388,12 +390,13 @@ def analyze_uct(search: UCT, state: State, budget, srng, on_progress=None, every
     """
     player, n = search.player, search.n
     budget.begin()
+    start_reaper()
     legal = state.legal_actions(player) if allowed is None else list(allowed)
     tie = srng.tiebreak(legal)
+    labels = root_labels(state, player, legal, budget, MULTI_PV_LIMIT)
 
     def report(res: RunResult) -> Analysis:
-        moves = root_moves([res.root], player, legal,
-                           lambda a: state.action_to_string(player, a), n, tie,
+        moves = root_moves([res.root], player, legal, labels.__getitem__, n, tie,
                            lambda a, lim: tree_pv(res.root, state, a, player, lim))
         best = moves[0].action
         return Analysis(best, moves, moves[0].pv, res.iterations,
