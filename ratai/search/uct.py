@@ -49,9 +49,10 @@ from .common import (
 __all__ = ["UCT", "Node", "RunResult", "root_moves", "tree_pv", "analyze_uct",
            "PY_NODE_BYTES", "MULTI_PV_LIMIT"]
 
-#: Measured size of one Python UCT/IS-MCTS node with its statistics and child-dict entry
-#: (bytes; ``bench/memory.py``): converts ``max_memory_mb`` into a node cap.
-PY_NODE_BYTES = 420
+#: Size of one Python UCT/IS-MCTS node with its statistics, child-dict entry and expansion
+#: lists (bytes): the largest ``bench/memory.py --python`` measured (475-1,493 B per node over
+#: Rat Trap and Rats to Riches); converts ``max_memory_mb`` into a node cap.
+PY_NODE_BYTES = 1500
 #: Plies of each non-best move's own PV (the best move's PV keeps 64).
 MULTI_PV_LIMIT = 8
 
