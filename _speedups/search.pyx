@@ -649,6 +649,14 @@ cdef class CyUCT(_Search):
     """
 
     cdef object py_state
+    cdef unsigned int* mark
+    cdef unsigned int stamp
+
+    def __cinit__(self, *args, **kwargs):
+        self.mark = NULL
+
+    def __dealloc__(self):
+        free(self.mark)
 
     def __init__(self, int player, double exploration=1.0, max_nodes=None,
                  max_memory_mb=DEFAULT_MAX_MEMORY_MB, int threads=1):
@@ -666,6 +674,12 @@ cdef class CyUCT(_Search):
         cdef CyState cs = <CyState?>state
         self.setup(cs, seed, allowed)
         self.py_state = state
+        free(self.mark)
+        self.mark = <unsigned int*>malloc(sizeof(unsigned int) * (self.na + 1))
+        if self.mark == NULL:
+            raise MemoryError()
+        memset(self.mark, 0, sizeof(unsigned int) * (self.na + 1))
+        self.stamp = 0
         if tree_new_root(self.tr, cs.c_current_player()) < 0:
             raise MemoryError("search tree")
 
@@ -708,8 +722,20 @@ cdef class CyUCT(_Search):
         self.max_nodes = (1L << 62) if max_nodes is None else int(max_nodes)
         self.max_memory_mb = max_memory_mb
 
+    cdef int legal_here(self, int node) noexcept nogil:
+        """The legal moves at ``node`` into ``self.act`` (the root's filtered by ``allow``);
+        returns their count."""
+        cdef int k = self.work.c_legal_actions(self.act), i, j = 0
+        if node == 0 and self.allow != NULL:
+            for i in range(k):
+                if self.allow[self.act[i]]:
+                    self.act[j] = self.act[i]
+                    j += 1
+            k = j
+        return k
+
     cdef int iterate(self) noexcept nogil:
-        cdef int node = 0, plen = 0, depth = 0, p, k, i, j, first, ch = -1, untried, best
+        cdef int node = 0, plen = 0, depth = 0, p, k, i, j, first, ch = -1, untried, best, a
         cdef int n = self.n, ties
         cdef double logn, u, best_u, cv
         cdef Node* nd
@@ -752,48 +778,46 @@ cdef class CyUCT(_Search):
                 if plen < 0:
                     return -1
                 continue
-            if nd.first < 0:
-                k = self.work.c_legal_actions(self.act)
-                if node == 0 and self.allow != NULL:
-                    j = 0
-                    for i in range(k):
-                        if self.allow[self.act[i]]:
-                            self.act[j] = self.act[i]
-                            j += 1
-                    k = j
-                first = tree_alloc(self.tr, k)
-                if first < 0:
-                    self.capped = True
-                    break       # a frontier node at the pool cap: play out from here
+            # Children are created one at a time as they are tried (a block that grows, as
+            # in IS-MCTS), so an untried move costs no slot; ``key`` holds the number of
+            # legal moves + 1 once known (0: not yet).
+            if nd.key == 0:
+                k = self.legal_here(node)
                 nd = &self.tr.nodes[node]
-                nd.first = first
-                nd.nch = nd.cap = k
-                for i in range(k):
-                    self.tr.nodes[first + i].action = self.act[i]
-            untried = 0
-            for i in range(nd.first, nd.first + nd.nch):
-                if self.tr.nodes[i].player == UNSEEN:
-                    untried += 1
-            if untried and not self.can_grow():
-                if untried == nd.nch:
+                nd.key = <unsigned long long>(k + 1)
+            untried = <int>(nd.key - 1) - nd.nch
+            if untried > 0 and not self.can_grow():
+                if nd.nch == 0:
                     break       # no child tried and the node cap reached: play out
                 untried = 0     # select among the tried children
-            if untried:
-                k = self.below(untried)
+            if untried > 0:
+                k = self.legal_here(node)
+                self.stamp += 1
+                nd = &self.tr.nodes[node]
                 for i in range(nd.first, nd.first + nd.nch):
-                    if self.tr.nodes[i].player == UNSEEN:
-                        if k == 0:
-                            ch = i
+                    self.mark[self.tr.nodes[i].action] = self.stamp
+                j = self.below(untried)
+                a = -1
+                for i in range(k):
+                    if self.mark[self.act[i]] != self.stamp:
+                        if j == 0:
+                            a = self.act[i]
                             break
-                        k -= 1
-                self.work.c_apply(self.tr.nodes[ch].action)
-                self.tr.nodes[ch].player = self.work.c_current_player()
-                self.nodes += 1
-                plen = self.push(plen, ch)
-                if plen < 0:
-                    return -1
-                depth += 1
-                break
+                        j -= 1
+                ch = tree_add_child(self.tr, node, 0, a, UNSEEN)
+                if ch >= 0:
+                    self.work.c_apply(a)
+                    self.tr.nodes[ch].player = self.work.c_current_player()
+                    self.nodes += 1
+                    plen = self.push(plen, ch)
+                    if plen < 0:
+                        return -1
+                    depth += 1
+                    break
+                self.capped = True  # the pool cap
+                nd = &self.tr.nodes[node]
+                if nd.nch == 0:
+                    break
             # UCB1 over the (tried) children, maximising the mover's own component; exact
             # ties broken uniformly (reservoir sampling).
             logn = log(<double>nd.visits) if nd.visits > 1 else 0.0
