@@ -116,7 +116,8 @@ cdef long MAX_SLOTS = 1L << 30
 
 
 ctypedef struct Node:
-    unsigned long long key   # IS-MCTS: action id, or a tagged chance key
+    unsigned long long key   # IS-MCTS: action id, or a tagged chance key; UCT decision
+                             # node: its number of legal moves + 1 (0: not yet known)
     int action               # the action (decision or chance outcome) that led here
     int player               # who acts here: a seat, CHANCE, TERMINAL or UNSEEN
     int first                # children: [first, first + nch), room for cap
@@ -124,7 +125,6 @@ ctypedef struct Node:
     int cap
     int visits
     int avail                # IS-MCTS availability count
-    double prob              # UCT chance child: the outcome's probability
 
 #: Bytes of one node slot without its value sums (add ``8 * num_players``).
 NODE_BYTES = sizeof(Node)
@@ -735,7 +735,7 @@ cdef class CyUCT(_Search):
         return k
 
     cdef int iterate(self) noexcept nogil:
-        cdef int node = 0, plen = 0, depth = 0, p, k, i, j, first, ch = -1, untried, best, a
+        cdef int node = 0, plen = 0, depth = 0, p, k, i, j, ch = -1, untried, best, a
         cdef int n = self.n, ties
         cdef double logn, u, best_u, cv
         cdef Node* nd
@@ -747,31 +747,23 @@ cdef class CyUCT(_Search):
             if p == TERMINAL:
                 break
             if p == CHANCE:
-                if nd.first < 0:
-                    k = self.work.c_chance_outcomes(self.act, self.prob)
-                    first = tree_alloc(self.tr, k)
-                    if first < 0:
-                        # the pool cap: sample the outcome, play out from here
-                        self.capped = True
-                        self.work.c_apply(self.act[self.pick_outcome(k)])
-                        depth += 1
-                        break
-                    nd = &self.tr.nodes[node]
-                    nd.first = first
-                    nd.nch = nd.cap = k
-                    for i in range(k):
-                        self.tr.nodes[first + i].action = self.act[i]
-                        self.tr.nodes[first + i].prob = self.prob[i]
-                k = nd.nch
-                for i in range(k):
-                    self.prob[i] = self.tr.nodes[nd.first + i].prob
-                ch = nd.first + self.pick_outcome(k)
-                self.work.c_apply(self.tr.nodes[ch].action)
+                # an outcome drawn by probability; its child is created when first drawn
+                k = self.work.c_chance_outcomes(self.act, self.prob)
+                a = self.act[self.pick_outcome(k)]
+                self.work.c_apply(a)
                 depth += 1
-                if self.tr.nodes[ch].player == UNSEEN:
+                ch = -1
+                for i in range(nd.first, nd.first + nd.nch):
+                    if self.tr.nodes[i].action == a:
+                        ch = i
+                        break
+                if ch < 0:
                     if not self.can_grow():
                         break
-                    self.tr.nodes[ch].player = self.work.c_current_player()
+                    ch = tree_add_child(self.tr, node, 0, a, self.work.c_current_player())
+                    if ch < 0:
+                        self.capped = True
+                        break
                     self.nodes += 1
                 node = ch
                 plen = self.push(plen, node)
