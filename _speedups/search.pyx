@@ -325,6 +325,7 @@ cdef class _Search:
     cdef unsigned char* allow
     cdef int path_cap
     cdef long max_nodes
+    cdef int root                # index of the root node (0, or a kept subtree's root)
     cdef object max_memory_mb
     cdef public int threads
     cdef object error
@@ -395,6 +396,7 @@ cdef class _Search:
             memset(self.allow, 0, self.na + 1)
             for a in allowed:
                 self.allow[<int>a] = 1
+        self.root = 0
         self.iterations = 0
         self.nodes = 1
         self.max_depth = 0
@@ -507,7 +509,7 @@ cdef class _Search:
         """``{action: (visits, sums per seat)}`` of the root's visited decision children."""
         cdef Tree* t = self.tr
         cdef int i, j, n = self.n
-        cdef Node* root = &t.nodes[0]
+        cdef Node* root = &t.nodes[self.root]
         out = {}
         for i in range(root.first, root.first + root.nch):
             if t.nodes[i].key < TAG_ACTION and t.nodes[i].visits > 0:
@@ -684,10 +686,12 @@ cdef class CyUCT(_Search):
             raise MemoryError("search tree")
 
     def analyze(self, state, budget, srng, on_progress=None, int every=100, seed=None,
-                str kind="mcts", allowed=None):
+                str kind="mcts", allowed=None, bint keep=False):
         """Search ``state`` (not modified) and report an ``Analysis`` as ``analyze_uct``.
 
         ``allowed``: the root moves to search (validated by the caller; ``None``: all).
+        ``keep``: keep the tree for :meth:`reanalyze` (tree reuse; one thread only) instead
+        of releasing it.
         """
         budget.begin()
         player = self.me
@@ -709,7 +713,8 @@ cdef class CyUCT(_Search):
 
         _run(workers, budget, on_progress, every, report)
         out = report()
-        _release(workers)
+        if not (keep and k == 1):
+            _release(workers)
         return out
 
     def _share_nodes(self):
@@ -722,11 +727,69 @@ cdef class CyUCT(_Search):
         self.max_nodes = (1L << 62) if max_nodes is None else int(max_nodes)
         self.max_memory_mb = max_memory_mb
 
+    def reanalyze(self, state, path, budget, srng, on_progress=None, int every=100,
+                  seed=None, str kind="mcts"):
+        """Tree reuse: search ``state`` from the kept subtree reached by ``path`` (the
+        actions, decisions and chance outcomes, played since the last search's root) and
+        report as :meth:`analyze`. Returns ``None`` (nothing searched) when the tree was
+        released or the subtree is missing (a move or outcome the tree never tried).
+
+        Valid for the perfect-information search only, where every action on the path is
+        public: the kept node is keyed by what the seat sees. The new statistics add to the
+        kept ones (``visits`` include the earlier searches'); ``nodes`` counts the kept
+        pool; the pool's cap still holds.
+        """
+        cdef int node, i, found
+        cdef CyState cs = <CyState?>state
+        if self.mem is None or self.threads != 1:
+            return None
+        budget.begin()
+        node = self.root
+        for a in path:
+            found = -1
+            for i in range(self.tr.nodes[node].first,
+                           self.tr.nodes[node].first + self.tr.nodes[node].nch):
+                if self.tr.nodes[i].action == a:
+                    found = i
+                    break
+            if found < 0:
+                return None
+            node = found
+        if self.tr.nodes[node].player != cs.c_current_player():
+            return None
+        player = self.me
+        legal = state.legal_actions(player)
+        tie = srng.tiebreak(legal)
+        labels = root_labels(state, player, legal, budget, MULTI_PV_LIMIT)
+        self.root = node
+        free(self.allow)         # reuse is for unrestricted searches only
+        self.allow = NULL
+        self.root_state = cs
+        self.work = cs.c_clone()
+        self.py_state = state
+        self.rng = <unsigned long long>srng.py.getrandbits(64)
+        self.iterations = 0
+        self.max_depth = 0
+        self.depth_sum = 0
+        workers = [self]
+
+        def report():
+            return _report(workers, legal, labels.__getitem__, tie, player, self.n, budget,
+                           seed, kind)
+
+        _run(workers, budget, on_progress, every, report)
+        return report()
+
+    def release(self):
+        """Hand the tree to the background reaper (a kept tree no longer wanted)."""
+        if self.mem is not None:
+            _release([self])
+
     cdef int legal_here(self, int node) noexcept nogil:
         """The legal moves at ``node`` into ``self.act`` (the root's filtered by ``allow``);
         returns their count."""
         cdef int k = self.work.c_legal_actions(self.act), i, j = 0
-        if node == 0 and self.allow != NULL:
+        if node == self.root and self.allow != NULL:
             for i in range(k):
                 if self.allow[self.act[i]]:
                     self.act[j] = self.act[i]
@@ -735,12 +798,12 @@ cdef class CyUCT(_Search):
         return k
 
     cdef int iterate(self) noexcept nogil:
-        cdef int node = 0, plen = 0, depth = 0, p, k, i, j, ch = -1, untried, best, a
+        cdef int node = self.root, plen = 0, depth = 0, p, k, i, j, ch = -1, untried, best, a
         cdef int n = self.n, ties
         cdef double logn, u, best_u, cv
         cdef Node* nd
         self.work.c_copy_from(self.root_state)
-        plen = self.push(plen, 0)
+        plen = self.push(plen, node)
         while True:
             nd = &self.tr.nodes[node]
             p = nd.player
@@ -844,7 +907,7 @@ cdef class CyUCT(_Search):
         """As ``ratai.search.uct.tree_pv``: ``first_action``, then the most visited line,
         labelled on a clone."""
         cdef Tree* t = self.tr
-        cdef int node = 0, i, best, p
+        cdef int node = self.root, i, best, p
         s = self.py_state.clone()
         pv = []
         while len(pv) < limit and not s.is_terminal():
@@ -853,7 +916,7 @@ cdef class CyUCT(_Search):
             if nd.first < 0:
                 break
             best = -1
-            if node == 0:
+            if node == self.root:
                 for i in range(nd.first, nd.first + nd.nch):
                     if t.nodes[i].action == first_action:
                         best = i

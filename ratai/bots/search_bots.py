@@ -185,7 +185,10 @@ class MCTSBot(SearchBot):
     ``_speedups/search.pyx`` on a Cython state, ``"python"``, ``"cython"``), ``max_nodes``
     (``None``), ``max_memory_mb`` (512 MB; at the cap the tree stops growing and the search
     goes on answering within its budget), ``threads`` (1; N root-parallel trees, compiled
-    search only). ``analyze(state, root_moves=[...])`` restricts the root. UCT needs the
+    search only), ``reuse_tree`` (False; perfect-information games, compiled search: keep the
+    tree between calls and continue from the subtree the public actions played since lead
+    to; answers then depend on the bot's earlier calls). ``analyze(state,
+    root_moves=[...])`` restricts the root. UCT needs the
     true state: on a game with hidden information (``game.perfect_information`` False) the
     bot refuses unless ``determinize=True``, in which case it searches one determinization
     drawn with ``resample_from_infostate`` per call (use ``pimc`` for several, ``ismcts`` for
@@ -193,15 +196,20 @@ class MCTSBot(SearchBot):
     """
 
     kind = "mcts"
-    OPTIONS = _UCT_OPTIONS + _TREE_OPTIONS + ("determinize", "search_backend")
+    OPTIONS = _UCT_OPTIONS + _TREE_OPTIONS + ("determinize", "search_backend", "reuse_tree")
     ROOT_MOVES = True
 
     def _setup(self, determinize: bool = False, search_backend: str = "auto",
                max_nodes: int | None = None,
                max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, threads: int = 1,
-               **kw: Any) -> None:
+               reuse_tree: bool = False, **kw: Any) -> None:
         self._setup_tree(max_nodes, max_memory_mb, threads)
         self.search_backend = _check_backend(search_backend)
+        if reuse_tree and (not self.game.perfect_information or threads != 1):
+            raise ValueError("reuse_tree needs a perfect-information game and threads=1 (the "
+                             "kept subtree is found by the public actions played since)")
+        self.reuse_tree = bool(reuse_tree)
+        self._kept = None
         if not self.game.perfect_information and not determinize:
             raise ValueError(f"mcts needs perfect information, and game {self.game.name!r} has "
                              f"hidden information: use kind 'ismcts' or 'pimc', or pass "
@@ -215,13 +223,40 @@ class MCTSBot(SearchBot):
             root = state.resample_from_infostate(self.player, srng.child_seed())
         cy = _cython_search(self.search_backend, root, self.search)
         if cy is not None:
+            if self.reuse_tree and allowed is None:
+                return self._analyze_reusing(cy, root, budget, srng, on_progress)
             return cy.CyUCT(self.player, self.search.c, self.max_nodes,
                             self.max_memory_mb, self.threads).analyze(
                 root, budget, srng, on_progress, self.progress_every, self.seed, self.kind,
                 allowed)
+        if self.reuse_tree:
+            raise ValueError("reuse_tree needs the compiled search (a Cython state, "
+                             "rollout='random' without rollout_cutoff)")
         cap = self._python_cap()
         return analyze_uct(self.search, root, budget, srng, on_progress, self.progress_every,
                            self.seed, self.kind, allowed, cap)
+
+
+    def _analyze_reusing(self, cy, state, budget, srng, on_progress):
+        """Tree reuse (``reuse_tree=True``): continue the kept tree from the node the
+        actions played since its root lead to (all public: perfect information), else
+        search afresh; the tree is kept for the next call either way."""
+        hist = state.history()
+        if self._kept is not None:
+            worker, old = self._kept
+            self._kept = None
+            if hist[:len(old)] == old:
+                an = worker.reanalyze(state, hist[len(old):], budget, srng, on_progress,
+                                      self.progress_every, self.seed, self.kind)
+                if an is not None:
+                    self._kept = (worker, hist)
+                    return an
+            worker.release()
+        worker = cy.CyUCT(self.player, self.search.c, self.max_nodes, self.max_memory_mb, 1)
+        an = worker.analyze(state, budget, srng, on_progress, self.progress_every, self.seed,
+                            self.kind, None, True)
+        self._kept = (worker, hist)
+        return an
 
 
 class ISMCTSBot(SearchBot):

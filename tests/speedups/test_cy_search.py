@@ -342,3 +342,43 @@ def test_cancel_and_setup_inside_the_budget(kind):
     wall = time.perf_counter() - t0
     # the reported time runs from the call (setup included) to the answer
     assert wall - 0.02 < an.elapsed_s <= wall
+
+
+def _rr_position(seed=0):
+    game = load_game("rats_to_riches", backend="cython")
+    s = game.new_initial_state()
+    rng = np.random.default_rng(seed)
+    while not (s.is_player_node() and len(s.legal_actions()) > 1):
+        s.apply_action(sample_action(s, rng))
+    return game, s
+
+
+def test_tree_reuse_continues_the_kept_subtree():
+    """Item 6 (perfect information): after the bot's move and the others' moves along its
+    PV, the next search starts from the kept subtree (its visits carry over); a position off
+    the kept line is searched afresh; the same call sequence gives the same answers."""
+    def play(seed):
+        game, s = _rr_position()
+        me = s.current_player()
+        b = make_bot("mcts", game, me, seed=seed, iterations=3000, reuse_tree=True)
+        first = b.analyze(s)
+        assert sum(m.visits for m in first.moves) == 3000
+        # the others' moves and the chance outcomes of the best line (so they are in the tree)
+        for step in first.pv:
+            if step is not first.pv[0] and step.player == me:
+                break
+            s.apply_action(step.action)
+        assert s.current_player() == me
+        second = b.analyze(s)
+        return b, s, first, second
+
+    b, s, first, second = play(4)
+    assert second.iterations == 3000
+    assert sum(m.visits for m in second.moves) > 3000      # the kept visits
+    _, _, f2, s2 = play(4)
+    assert numbers(f2) == numbers(first) and numbers(s2) == numbers(second)
+    game, other = _rr_position(seed=9)                      # another game: fresh search
+    if other.current_player() == b.player:
+        assert sum(m.visits for m in b.analyze(other).moves) == 3000
+    with pytest.raises(ValueError, match="reuse_tree needs a perfect-information game"):
+        cy_bot("mcts", mid_game({"num_players": 3}), iterations=10, reuse_tree=True)
