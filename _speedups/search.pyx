@@ -61,7 +61,11 @@ Semantics are those of the Python search (same rules, same statistics, same budg
   once on N threads (the loops hold no GIL); the root statistics are summed and each move's
   PV comes from the tree that visited it most. Iteration budgets are split exactly, so a
   seeded search with an ``iterations`` budget is reproducible for any N; ``threads=1`` is
-  the single-tree search.
+  the single-tree search. ``on_progress`` runs on the calling thread every ``every``
+  iterations of the first tree, with the merged statistics (the other trees pause for it).
+* Tree reuse (``CyUCT.analyze(..., keep=True)`` then ``reanalyze(state, path, ...)``; the
+  ``mcts`` bot's ``reuse_tree=True``): perfect information only; the new root is the node
+  the public actions ``path`` lead to, and the kept statistics carry over.
 * ``iterations``, ``nodes`` and ``max_depth`` count what the Python search counts (nodes:
   the root plus every child created; a UCT child exists once it is first tried or sampled).
 

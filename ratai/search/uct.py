@@ -130,12 +130,16 @@ class UCT:
 
         ``hook(iterations, partial_result)`` is called every ``every`` iterations; returning
         False stops the search. ``allowed`` restricts the root's moves (legal actions of
-        the root's seat; ``None``: all). ``max_nodes`` caps the tree: once it holds that
+        the root's seat; ``None``: all; ``ValueError`` at a ``SIMULTANEOUS`` root).
+        ``max_nodes`` caps the tree: once it holds that
         many nodes no node is added (descents end at the frontier and play out from there),
         so memory stays bounded and the search still answers within its budget.
         """
         root = Node(state.current_player(), self.n)
         if allowed is not None:
+            if root.player == SIMULTANEOUS:
+                raise ValueError("root_moves is not supported at a SIMULTANEOUS root (the "
+                                 "joint-move view); use the sequential view")
             root.untried = list(allowed)
         res = RunResult(root, 0, 1, 0, False, max_nodes=max_nodes)
         budget.begin()
