@@ -12,32 +12,60 @@ parallel array of value sums (``num_players`` doubles per node); no Python objec
 A node's children are the index range ``[first, first + nch)``; its block has room for
 ``cap`` children and moves to the end of the pool when it must grow (IS-MCTS: an action or a
 chance perception not seen before), so indices, never pointers, are kept across expansions.
-The playout is ``core.c_random_playout`` (uniform decisions, chance by probability) on a
-pooled state (``c_copy_from``: a memcpy per iteration, no allocation). Randomness is one
+The playout (uniform decisions, chance by probability, as ``core.c_random_playout``) runs on
+a pooled state (``c_copy_from``: a memcpy per iteration, no allocation). Randomness is one
 splitmix64 stream per search seeded from the bot's :class:`~ratai.search.common.SearchRng`,
 so a seeded bot is reproducible per position exactly as the Python search is.
+
+The loop runs without the GIL (``with nogil``) in chunks of at most ~1 ms: between chunks
+it takes the GIL to check ``Budget.stop``, call ``on_progress`` and let other Python
+threads run (a search no longer stalls them). Inside a chunk the monotonic clock is read
+before every iteration. IS-MCTS takes the GIL inside an iteration only where the twin has
+no compiled code: a determinization when ``c_resample_into`` returns -1 and, for
+``chance_key="infostate"``, the chance key ``c_info_hash`` (an ``except?`` method).
 
 Semantics are those of the Python search (same rules, same statistics, same budgets):
 
 * UCB1 ``Q + c * sqrt(ln N / n)`` with vector returns; the seat to move at a node maximises
-  its own component (max^n). IS-MCTS uses availability counts (``ln avail``).
+  its own component (max^n). IS-MCTS uses availability counts (``ln avail``). Exact ties
+  of the UCB1 value are broken uniformly at random (never by the lower action id).
 * An untried move is drawn uniformly among the untried legal moves; a new leaf is scored by
   one random playout; chance outcomes are sampled by probability and the descent continues
   through them (UCT: one child per outcome; IS-MCTS: see below).
 * IS-MCTS draws a fresh determinization of the root every iteration from the searcher's
-  information state only: ``game.state_from_observation(player, obs, rng)`` with the root's
+  information state only: ``c_resample_into(player, work, rng)`` for a twin that sets
+  ``fast_c_resample = True`` (a compiled determinization with the exact posterior), else
+  ``game.state_from_observation(player, obs, rng)`` with the root's
   ``obs = observation(player)`` built once (the definition of ``resample_from_infostate`` in
-  ``engines/api.py``), or ``c_resample(player, rng)`` for a twin that sets
-  ``fast_c_resample = True`` (a compiled determinization). The root is never read otherwise.
+  ``engines/api.py``). The root is never read otherwise.
   Decision children are keyed by action id. Chance children are keyed, as in the Python
   ``chance_key="infostate"``, by the searcher's information state after the outcome: here by
   its 64-bit digest ``CyState.c_info_hash(player)`` (the base class hashes
   ``information_state_string``; equal information states give equal keys, and distinct ones
   collide with probability about ``2**-64`` per pair). ``chance_key="action"`` keys them by
   outcome id, as in Python.
-* ``iterations`` is exact; ``time_limit`` is checked before every iteration against a
-  monotonic clock; the first exhausted stops. ``on_progress(analysis)`` runs every
-  ``every`` iterations and returning ``False`` stops the search.
+* ``iterations`` is exact; ``time_limit`` runs from the clock the bot started on entry
+  (``Budget.begin``), so setup is paid from it; the first exhausted stops, and so does
+  ``Budget.stop``. ``on_progress(analysis)`` runs every ``every`` iterations and returning
+  ``False`` stops the search.
+* Memory: the pool never grows past ``max_memory_mb`` (MB = 2**20 bytes, counting
+  ``sizeof(Node) + 8 * num_players`` bytes per slot) nor past ``max_nodes`` nodes; at the
+  cap no node is added (a descent that would expand plays out from the frontier instead),
+  so the search keeps answering within its budget. The tree is freed after the answer is
+  produced, on a background thread (``ratai.search.common.free_later``), without the GIL.
+* Root control: ``allowed`` restricts the root's moves (UCI ``searchmoves``); every
+  reported move carries its own PV and per-seat values; moves are sorted by visits, value,
+  prior, then a seeded random key (``SearchRng.tiebreak``), never by action id.
+* ``threads=N`` (root parallelism, Chaslot, Winands & van den Herik 2008, "Parallel
+  Monte-Carlo Tree Search"): N independent trees, each with its own stream, searched at
+  once on N threads (the loops hold no GIL); the root statistics are summed and each move's
+  PV comes from the tree that visited it most. Iteration budgets are split exactly, so a
+  seeded search with an ``iterations`` budget is reproducible for any N; ``threads=1`` is
+  the single-tree search. ``on_progress`` runs on the calling thread every ``every``
+  iterations of the first tree, with the merged statistics (the other trees pause for it).
+* Tree reuse (``CyUCT.analyze(..., keep=True)`` then ``reanalyze(state, path, ...)``; the
+  ``mcts`` bot's ``reuse_tree=True``): perfect information only; the new root is the node
+  the public actions ``path`` lead to, and the kept statistics carry over.
 * ``iterations``, ``nodes`` and ``max_depth`` count what the Python search counts (nodes:
   the root plus every child created; a UCT child exists once it is first tried or sampled).
 
@@ -45,28 +73,36 @@ Where results differ from the Python search for the same seed:
 
 * The random streams differ (splitmix64 here, ``random.Random`` / numpy there), so the
   sampled trees and thus the numbers differ; their distributions are the same.
-* UCB1 ties: UCT breaks them here by the lower action id (children sit in legal-action
-  order); the Python UCT by the order in which the children were first expanded. IS-MCTS
-  breaks them by the lower action id in both.
 * Only the ``"random"`` playout without cut-off is compiled: ``rollout="heuristic"`` or a
   ``rollout_cutoff`` runs the Python search (``search_backend="auto"``) or raises
   (``search_backend="cython"``).
 * Chance keys are 64-bit digests, not strings (see above).
 """
 
-import math
-import time
+import threading
+
+import numpy as np
 
 from libc.math cimport log, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from .core cimport CyState, c_random_playout, ratai_splitmix64, ratai_uniform
+from .core cimport CyState, ratai_splitmix64, ratai_uniform
 
-from ratai.search.common import Analysis, MoveStat, PVStep, sort_moves
+from ratai.search.common import (
+    DEFAULT_MAX_MEMORY_MB,
+    Analysis,
+    MoveStat,
+    PVStep,
+    free_later,
+    root_labels,
+    sort_moves,
+    start_reaper,
+)
+from ratai.search.uct import MULTI_PV_LIMIT, with_pvs
 
-__all__ = ["CyUCT", "CyISMCTS", "is_cython_state", "info_hash"]
+__all__ = ["CyUCT", "CyISMCTS", "is_cython_state", "info_hash", "NODE_BYTES"]
 
 cdef enum:
     CHANCE = -1
@@ -77,9 +113,15 @@ cdef enum:
 cdef unsigned long long TAG_INFO = 1ULL << 63
 cdef unsigned long long TAG_ACTION = 1ULL << 62
 
+# Wall time of one nogil chunk of iterations (s): the latency of cancel and of other threads.
+cdef double CHUNK_S = 0.001
+# Largest pool (slots): indices are C ints.
+cdef long MAX_SLOTS = 1L << 30
+
 
 ctypedef struct Node:
-    unsigned long long key   # IS-MCTS: action id, or a tagged chance key
+    unsigned long long key   # IS-MCTS: action id, or a tagged chance key; UCT decision
+                             # node: its number of legal moves + 1 (0: not yet known)
     int action               # the action (decision or chance outcome) that led here
     int player               # who acts here: a seat, CHANCE, TERMINAL or UNSEEN
     int first                # children: [first, first + nch), room for cap
@@ -87,7 +129,9 @@ ctypedef struct Node:
     int cap
     int visits
     int avail                # IS-MCTS availability count
-    double prob              # UCT chance child: the outcome's probability
+
+#: Bytes of one node slot without its value sums (add ``8 * num_players``).
+NODE_BYTES = sizeof(Node)
 
 
 def is_cython_state(state) -> bool:
@@ -106,109 +150,192 @@ cdef inline double now() noexcept nogil:
     return <double>ts.tv_sec + <double>ts.tv_nsec * 1e-9
 
 
-cdef class _Tree:
-    """The node pool: ``nodes[i]`` and value sums ``vals[i * n : (i + 1) * n]``."""
+def monotonic() -> float:
+    """The search's clock (``CLOCK_MONOTONIC``, seconds)."""
+    return now()
 
-    cdef Node* nodes
-    cdef double* vals
-    cdef int n, size, cap
 
-    def __cinit__(self, int n, int cap=1024):
-        self.n = n
-        self.size = 0
-        self.cap = cap
-        self.nodes = <Node*>malloc(sizeof(Node) * cap)
-        self.vals = <double*>malloc(sizeof(double) * cap * n)
-        if self.nodes == NULL or self.vals == NULL:
+cdef long playout(CyState state, unsigned long long* rng, int* act, double* prob) noexcept nogil:
+    """``core.c_random_playout`` without the GIL (core.pxd declares that one with it): play
+    ``state`` to the end, decisions uniform, chance by probability; returns the plies."""
+    cdef long steps = 0
+    cdef int cp, n, i
+    cdef double u
+    while True:
+        cp = state.c_current_player()
+        if cp == TERMINAL:
+            return steps
+        if cp == CHANCE:
+            n = state.c_chance_outcomes(act, prob)
+            u = ratai_uniform(rng)
+            i = 0
+            while i < n - 1:
+                u -= prob[i]
+                if u < 0:
+                    break
+                i += 1
+        else:
+            n = state.c_legal_actions(act)
+            i = <int>(ratai_uniform(rng) * n)
+            if i >= n:
+                i = n - 1
+        state.c_apply(act[i])
+        steps += 1
+
+
+ctypedef struct Tree:
+    # The node pool: ``nodes[i]`` and value sums ``vals[i * n : (i + 1) * n]``; it grows by
+    # doubling up to ``max_slots`` slots.
+    Node* nodes
+    double* vals
+    int n
+    int size
+    int cap
+    long max_slots
+
+
+cdef inline long tree_bytes(Tree* t) noexcept nogil:
+    return <long>t.cap * <long>(sizeof(Node) + sizeof(double) * t.n)
+
+
+cdef int tree_alloc(Tree* t, int k) noexcept nogil:
+    """``k`` zeroed slots at the end of the pool; returns the first index, or -1 when the
+    pool is at its cap (or out of memory)."""
+    cdef long first = t.size, newcap = t.cap
+    cdef void* p
+    cdef long i
+    if first + k > t.max_slots:
+        return -1
+    while first + k > newcap:
+        newcap *= 2
+    if newcap > t.max_slots:
+        newcap = t.max_slots
+    if newcap != t.cap:
+        p = realloc(t.nodes, sizeof(Node) * newcap)
+        if p == NULL:
+            return -1
+        t.nodes = <Node*>p
+        p = realloc(t.vals, sizeof(double) * newcap * t.n)
+        if p == NULL:
+            return -1
+        t.vals = <double*>p
+        t.cap = <int>newcap
+    memset(&t.nodes[first], 0, sizeof(Node) * k)
+    memset(&t.vals[first * t.n], 0, sizeof(double) * k * t.n)
+    for i in range(first, first + k):
+        t.nodes[i].player = UNSEEN
+        t.nodes[i].first = -1
+    t.size = <int>(first + k)
+    return <int>first
+
+
+cdef int tree_add_child(Tree* t, int parent, unsigned long long key, int action,
+                        int player) noexcept nogil:
+    """Append a child to ``parent``'s block (moving the block when it is full); -1 at the
+    cap."""
+    cdef Node* nd = &t.nodes[parent]
+    cdef int newcap, first, c
+    if nd.nch == nd.cap:
+        newcap = 4 if nd.cap == 0 else nd.cap * 2
+        first = tree_alloc(t, newcap)
+        if first < 0:
+            return -1
+        nd = &t.nodes[parent]           # alloc may have moved the pool
+        if nd.nch:
+            memcpy(&t.nodes[first], &t.nodes[nd.first], sizeof(Node) * nd.nch)
+            memcpy(&t.vals[first * t.n], &t.vals[nd.first * t.n],
+                   sizeof(double) * nd.nch * t.n)
+        nd.first = first
+        nd.cap = newcap
+    c = nd.first + nd.nch
+    nd.nch += 1
+    t.nodes[c].key = key
+    t.nodes[c].action = action
+    t.nodes[c].player = player
+    t.nodes[c].avail = 1
+    return c
+
+
+cdef int tree_new_root(Tree* t, int player) noexcept nogil:
+    cdef int r = tree_alloc(t, 1)
+    if r >= 0:
+        t.nodes[r].player = player
+        t.nodes[r].avail = 1
+    return r
+
+
+cdef inline int tree_find(Tree* t, int parent, unsigned long long key) noexcept nogil:
+    cdef Node* nd = &t.nodes[parent]
+    cdef int i
+    for i in range(nd.first, nd.first + nd.nch):
+        if t.nodes[i].key == key:
+            return i
+    return -1
+
+
+cdef inline double tree_mean(Tree* t, int i, int p) noexcept nogil:
+    if p < 0 or t.nodes[i].visits == 0:
+        return 0.0
+    return t.vals[i * t.n + p] / t.nodes[i].visits
+
+
+cdef class _TreeMem:
+    """Owner of one ``Tree``'s memory; freed without the GIL when the last reference goes
+    (``free_later`` drops it on a background thread)."""
+
+    cdef Tree t
+
+    def __cinit__(self, int n, long max_slots, int cap=1024):
+        self.t.n = n
+        self.t.size = 0
+        self.t.max_slots = max(16, min(max_slots, MAX_SLOTS))
+        cap = <int>min(<long>cap, self.t.max_slots)
+        self.t.cap = cap
+        self.t.nodes = <Node*>malloc(sizeof(Node) * cap)
+        self.t.vals = <double*>malloc(sizeof(double) * cap * n)
+        if self.t.nodes == NULL or self.t.vals == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
-        free(self.nodes)
-        free(self.vals)
-
-    cdef int alloc(self, int k) except -1:
-        """``k`` zeroed slots at the end of the pool; returns the first index."""
-        cdef int first = self.size, newcap = self.cap
-        cdef void* p
-        cdef int i
-        while first + k > newcap:
-            newcap *= 2
-        if newcap != self.cap:
-            p = realloc(self.nodes, sizeof(Node) * newcap)
-            if p == NULL:
-                raise MemoryError()
-            self.nodes = <Node*>p
-            p = realloc(self.vals, sizeof(double) * newcap * self.n)
-            if p == NULL:
-                raise MemoryError()
-            self.vals = <double*>p
-            self.cap = newcap
-        memset(&self.nodes[first], 0, sizeof(Node) * k)
-        memset(&self.vals[first * self.n], 0, sizeof(double) * k * self.n)
-        for i in range(first, first + k):
-            self.nodes[i].player = UNSEEN
-            self.nodes[i].first = -1
-        self.size = first + k
-        return first
-
-    cdef int new_root(self, int player) except -1:
-        cdef int r = self.alloc(1)
-        self.nodes[r].player = player
-        self.nodes[r].avail = 1
-        return r
-
-    cdef int add_child(self, int parent, unsigned long long key, int action,
-                       int player) except -1:
-        """Append a child to ``parent``'s block (moving the block when it is full)."""
-        cdef Node* nd = &self.nodes[parent]
-        cdef int newcap, first, c
-        if nd.nch == nd.cap:
-            newcap = 4 if nd.cap == 0 else nd.cap * 2
-            first = self.alloc(newcap)
-            nd = &self.nodes[parent]           # alloc may have moved the pool
-            if nd.nch:
-                memcpy(&self.nodes[first], &self.nodes[nd.first], sizeof(Node) * nd.nch)
-                memcpy(&self.vals[first * self.n], &self.vals[nd.first * self.n],
-                       sizeof(double) * nd.nch * self.n)
-            nd.first = first
-            nd.cap = newcap
-        c = nd.first + nd.nch
-        nd.nch += 1
-        self.nodes[c].key = key
-        self.nodes[c].action = action
-        self.nodes[c].player = player
-        self.nodes[c].avail = 1
-        return c
-
-    cdef inline int find(self, int parent, unsigned long long key) noexcept nogil:
-        cdef Node* nd = &self.nodes[parent]
-        cdef int i
-        for i in range(nd.first, nd.first + nd.nch):
-            if self.nodes[i].key == key:
-                return i
-        return -1
-
-    cdef double mean(self, int i, int p):
-        if p < 0 or self.nodes[i].visits == 0:
-            return 0.0
-        return self.vals[i * self.n + p] / self.nodes[i].visits
+        cdef Node* a = self.t.nodes
+        cdef double* b = self.t.vals
+        self.t.nodes = NULL
+        self.t.vals = NULL
+        with nogil:
+            free(a)
+            free(b)
 
 
 cdef class _Search:
-    """Shared state of one compiled search: buffers, RNG, budget and statistics."""
+    """Shared state of one compiled search (one tree): buffers, RNG, budget and statistics.
+
+    Args (of the subclasses): ``max_nodes`` (nodes, ``None``: no node cap) and
+    ``max_memory_mb`` (MB of the pool, ``None``: no memory cap; default 512), ``threads``
+    (root-parallel trees, >= 1).
+    """
 
     cdef int n, me, na
     cdef double c
-    cdef _Tree tree
+    cdef _TreeMem mem
+    cdef Tree* tr
+    cdef CyState work
+    cdef CyState root_state
     cdef unsigned long long rng
     cdef int* act
     cdef double* prob
     cdef int* idx
     cdef double* ret
     cdef int* path
+    cdef unsigned char* allow
     cdef int path_cap
+    cdef long max_nodes
+    cdef int root                # index of the root node (0, or a kept subtree's root)
+    cdef object max_memory_mb
+    cdef public int threads
+    cdef object error
     # statistics of the last search (depth_sum: tree plies summed over iterations)
     cdef public long iterations, nodes, max_depth, depth_sum
+    cdef public bint capped
 
     def __cinit__(self, *args, **kwargs):
         self.act = NULL
@@ -216,6 +343,7 @@ cdef class _Search:
         self.idx = NULL
         self.ret = NULL
         self.path = NULL
+        self.allow = NULL
 
     def __dealloc__(self):
         free(self.act)
@@ -223,15 +351,39 @@ cdef class _Search:
         free(self.idx)
         free(self.ret)
         free(self.path)
+        free(self.allow)
 
-    cdef void setup(self, CyState state, int player, double exploration,
-                    unsigned long long seed) except *:
+    def _limits(self, max_nodes, max_memory_mb, threads):
+        if max_nodes is not None and (isinstance(max_nodes, bool) or int(max_nodes) < 1):
+            raise ValueError(f"bad max_nodes {max_nodes!r}: allowed an int >= 1 or None")
+        if max_memory_mb is not None and (isinstance(max_memory_mb, bool)
+                                          or not float(max_memory_mb) > 0):
+            raise ValueError(f"bad max_memory_mb {max_memory_mb!r}: allowed MB > 0 or None")
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"bad threads {threads!r}: allowed an int >= 1")
+        self.max_nodes = (1L << 62) if max_nodes is None else int(max_nodes)
+        self.max_memory_mb = max_memory_mb
+        self.threads = threads
+
+    cdef void setup(self, CyState state, unsigned long long seed, allowed) except *:
+        cdef long slots = MAX_SLOTS
         self.n = state.c_num_players()
         self.na = state.c_num_actions()
-        self.me = player
-        self.c = exploration
         self.rng = seed
-        self.tree = _Tree(self.n)
+        if self.max_memory_mb is not None:
+            slots = <long>(float(self.max_memory_mb) * 1048576.0
+                           / (sizeof(Node) + sizeof(double) * self.n))
+        self.mem = _TreeMem(self.n, slots)
+        self.tr = &self.mem.t
+        self.root_state = state
+        self.work = state.c_clone()
+        free(self.act)
+        free(self.prob)
+        free(self.idx)
+        free(self.ret)
+        free(self.path)
+        free(self.allow)
+        self.allow = NULL
         self.act = <int*>malloc(sizeof(int) * (self.na + 1))
         self.prob = <double*>malloc(sizeof(double) * (self.na + 1))
         self.idx = <int*>malloc(sizeof(int) * (self.na + 1))
@@ -241,17 +393,27 @@ cdef class _Search:
         if self.act == NULL or self.prob == NULL or self.idx == NULL or self.ret == NULL \
                 or self.path == NULL:
             raise MemoryError()
+        if allowed is not None:
+            self.allow = <unsigned char*>malloc(self.na + 1)
+            if self.allow == NULL:
+                raise MemoryError()
+            memset(self.allow, 0, self.na + 1)
+            for a in allowed:
+                self.allow[<int>a] = 1
+        self.root = 0
         self.iterations = 0
         self.nodes = 1
         self.max_depth = 0
         self.depth_sum = 0
+        self.capped = False
+        self.error = None
 
-    cdef inline int push(self, int plen, int node) except -1:
+    cdef inline int push(self, int plen, int node) noexcept nogil:
         cdef void* p
         if plen == self.path_cap:
             p = realloc(self.path, sizeof(int) * self.path_cap * 2)
             if p == NULL:
-                raise MemoryError()
+                return -1
             self.path = <int*>p
             self.path_cap *= 2
         self.path[plen] = node
@@ -273,66 +435,209 @@ cdef class _Search:
         cdef int i = <int>(ratai_uniform(&self.rng) * k)
         return k - 1 if i >= k else i
 
-    cdef void finish(self, CyState s, int plen, int depth) noexcept:
-        """Play out from ``s`` (mutated) and back the returns up along the path."""
+    cdef inline bint can_grow(self) noexcept nogil:
+        if self.nodes >= self.max_nodes:
+            self.capped = True
+            return False
+        return True
+
+    cdef void finish(self, int plen, int depth) noexcept nogil:
+        """Play out from ``self.work`` (mutated) and back the returns up the path."""
         cdef int i, j, nd, n = self.n
         cdef double* v
         self.depth_sum += depth
         if depth > self.max_depth:
             self.max_depth = depth
-        if s.c_current_player() != TERMINAL:
-            c_random_playout(s, &self.rng, self.act, self.prob)
-        s.c_returns(self.ret)
+        if self.work.c_current_player() != TERMINAL:
+            playout(self.work, &self.rng, self.act, self.prob)
+        self.work.c_returns(self.ret)
         for i in range(plen):
             nd = self.path[i]
-            self.tree.nodes[nd].visits += 1
-            v = &self.tree.vals[nd * n]
+            self.tr.nodes[nd].visits += 1
+            v = &self.tr.vals[nd * n]
             for j in range(n):
                 v[j] += self.ret[j]
 
-    def _loop(self, state, budget, on_progress, int every, report):
-        """Run iterations until the budget is spent (see the module docstring)."""
-        cdef long limit = -1 if budget.iterations is None else budget.iterations
-        cdef double deadline = -1.0
-        budget.begin()
-        if budget.time_limit is not None:
-            deadline = now() + budget.time_limit
+    cdef int iterate(self) noexcept nogil:
+        return -1
+
+    cdef long chunk(self, long todo, double deadline) noexcept nogil:
+        """Up to ``todo`` iterations, stopping at ``deadline`` (< 0: none) or after
+        ``CHUNK_S``; returns the count, or -1 on an error (``self.error``)."""
+        cdef double t_end = now() + CHUNK_S
+        cdef long i = 0
+        if deadline >= 0 and deadline < t_end:
+            t_end = deadline
+        while i < todo:
+            if now() >= t_end:
+                break
+            if self.iterate() < 0:
+                return -1
+            i += 1
+        return i
+
+    def _loop(self, long limit, double deadline, stop, lock, progress, int every):
+        """Run iterations until ``limit`` (< 0: none), the monotonic ``deadline`` (< 0: none),
+        ``stop`` (an Event) or ``progress()`` returning False (every ``every``)."""
+        cdef long todo, k
         while True:
             if limit >= 0 and self.iterations >= limit:
-                break
+                return
             if deadline >= 0 and now() >= deadline:
-                break
-            self.iterate(state)
-            self.iterations += 1
-            if on_progress is not None and every and self.iterations % every == 0 \
-                    and on_progress(report()) is False:
-                break
-
-    cdef void iterate(self, object state) except *:
-        pass
+                return
+            if stop is not None and stop.is_set():
+                return
+            todo = (limit - self.iterations) if limit >= 0 else (1L << 62)
+            if progress is not None and every:
+                todo = min(todo, every - self.iterations % every)
+            if lock is not None:
+                lock.acquire()
+            try:
+                with nogil:
+                    k = self.chunk(todo, deadline)
+            finally:
+                if lock is not None:
+                    lock.release()
+            if k < 0:
+                err, self.error = self.error, None
+                raise err if err is not None else MemoryError("search tree")
+            self.iterations += k
+            if progress is not None and every and k and self.iterations % every == 0 \
+                    and progress() is False:
+                if stop is not None:
+                    stop.set()
+                return
 
     # -- reports --------------------------------------------------------------------------
-    def _root_moves(self, legal, labeller) -> tuple:
-        """Per-move statistics at the root (decision children keyed by action)."""
-        cdef _Tree t = self.tree
-        cdef int i, j, n = self.n, v
-        cdef Node* root = &t.nodes[0]
-        stats = {}
+    def _root_stats(self) -> dict:
+        """``{action: (visits, sums per seat)}`` of the root's visited decision children."""
+        cdef Tree* t = self.tr
+        cdef int i, j, n = self.n
+        cdef Node* root = &t.nodes[self.root]
+        out = {}
         for i in range(root.first, root.first + root.nch):
             if t.nodes[i].key < TAG_ACTION and t.nodes[i].visits > 0:
-                stats[t.nodes[i].action] = i
-        prior = 1.0 / len(legal) if legal else 0.0
-        moves = []
-        for a in legal:
-            i = stats.get(a, -1)
-            if i < 0:
-                vals = tuple(0.0 for _ in range(n))
-                v = 0
-            else:
-                v = t.nodes[i].visits
-                vals = tuple(t.vals[i * n + j] / v for j in range(n))
-            moves.append(MoveStat(int(a), labeller(a), int(v), vals[self.me], prior, vals))
-        return sort_moves(moves)
+                out[t.nodes[i].action] = (t.nodes[i].visits,
+                                          [t.vals[i * n + j] for j in range(n)])
+        return out
+
+    def _tree_bytes(self) -> int:
+        return tree_bytes(self.tr) if self.mem is not None else 0
+
+    def _slots(self) -> int:
+        return self.tr.size if self.mem is not None else 0
+
+
+def _report(workers, legal, label, tie, int player, int n, budget, seed, str kind):
+    """The merged ``Analysis`` of one or more trees (root parallelism sums them)."""
+    visits = {a: 0 for a in legal}
+    sums = {a: [0.0] * n for a in legal}
+    owner = {}
+    for w in workers:
+        for a, (v, vals) in w._root_stats().items():
+            if a in visits:
+                visits[a] += v
+                acc = sums[a]
+                for j in range(n):
+                    acc[j] += vals[j]
+                if a not in owner or v > owner[a][0]:
+                    owner[a] = (v, w)
+    prior = 1.0 / len(legal) if legal else 0.0
+    moves = []
+    for a in legal:
+        v = visits[a]
+        vals = tuple((x / v) if v else 0.0 for x in sums[a])
+        moves.append(MoveStat(int(a), label(a), int(v), vals[player], prior, vals))
+    moves = with_pvs(sort_moves(moves, tie), player,
+                     lambda a, lim: owner[a][1]._pv(a, lim) if a in owner else ())
+    return Analysis(moves[0].action, moves, moves[0].pv,
+                    int(sum(w.iterations for w in workers)),
+                    int(sum(w.nodes for w in workers)),
+                    int(max(w.max_depth for w in workers)), budget.elapsed(), seed, player,
+                    kind)
+
+
+def _run(workers, budget, on_progress, int every, report):
+    """Search with every worker at once (worker 0 on the calling thread) within ``budget``."""
+    cdef int k = len(workers), i
+    budget.begin()
+    deadline = -1.0
+    if budget.time_limit is not None:
+        deadline = now() + budget.remaining()
+    shares = [budget.split(k, i).iterations if budget.iterations is not None else -1
+              for i in range(k)]
+    stop = threading.Event()
+    cancel = budget.stop
+    locks = [threading.Lock() for _ in range(k)] if k > 1 else [None]
+    if k > 1 and on_progress is not None:
+        def progress():
+            for lk in locks[1:]:
+                lk.acquire()
+            try:
+                return on_progress(report())
+            finally:
+                for lk in locks[1:]:
+                    lk.release()
+    elif on_progress is not None:
+        def progress():
+            return on_progress(report())
+    else:
+        progress = None
+    watch = stop
+    if cancel is not None:
+        # one Event the loops check: set by a progress stop or by the caller's cancel
+        watch = _Either(stop, cancel)
+    threads = []
+    errors = []
+
+    def work(w, share, lock):
+        try:
+            w._loop(share, deadline, watch, lock, None, 0)
+        except BaseException as e:       # re-raised on the calling thread
+            errors.append(e)
+            stop.set()
+
+    for i in range(1, k):
+        th = threading.Thread(target=work, args=(workers[i], shares[i], locks[i]), daemon=True,
+                              name=f"ratai-search-{i}")
+        th.start()
+        threads.append(th)
+    try:
+        workers[0]._loop(shares[0], deadline, watch, None, progress, every)
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        for th in threads:
+            th.join()
+    if errors:
+        raise errors[0]
+
+
+class _Either:
+    """``is_set()`` of either of two Events."""
+
+    __slots__ = ("a", "b")
+
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    def is_set(self):
+        return self.a.is_set() or self.b.is_set()
+
+    def set(self):
+        self.a.set()
+
+
+def _seeds(srng, int k):
+    """The splitmix64 seeds of ``k`` trees: the first is the single-tree search's seed."""
+    return [<unsigned long long>srng.py.getrandbits(64) for _ in range(k)]
+
+
+def _release(workers):
+    for w in workers:
+        free_later(w._drop_tree())
 
 
 cdef class CyUCT(_Search):
@@ -341,120 +646,272 @@ cdef class CyUCT(_Search):
     Args:
         player: the searching seat.
         exploration: the UCB1 constant ``c``.
+        max_nodes: node cap (``None``: none).
+        max_memory_mb: pool cap in MB (2**20 bytes; ``None``: none); split among threads.
+        threads: root-parallel trees searched at once (>= 1).
+
+    Raises:
+        ValueError: a bad cap or thread count (named).
     """
 
-    cdef CyState root_state
-    cdef CyState work
     cdef object py_state
+    cdef unsigned int* mark
+    cdef unsigned int stamp
 
-    def __init__(self, int player, double exploration=1.0):
+    def __cinit__(self, *args, **kwargs):
+        self.mark = NULL
+
+    def __dealloc__(self):
+        free(self.mark)
+
+    def __init__(self, int player, double exploration=1.0, max_nodes=None,
+                 max_memory_mb=DEFAULT_MAX_MEMORY_MB, int threads=1):
         self.me = player
         self.c = exploration
+        self._limits(max_nodes, max_memory_mb, threads)
+
+    def _drop_tree(self):
+        m, self.mem = self.mem, None
+        self.tr = NULL
+        self.work = None
+        return m
+
+    def _prepare(self, state, unsigned long long seed, allowed):
+        cdef CyState cs = <CyState?>state
+        self.setup(cs, seed, allowed)
+        self.py_state = state
+        free(self.mark)
+        self.mark = <unsigned int*>malloc(sizeof(unsigned int) * (self.na + 1))
+        if self.mark == NULL:
+            raise MemoryError()
+        memset(self.mark, 0, sizeof(unsigned int) * (self.na + 1))
+        self.stamp = 0
+        if tree_new_root(self.tr, cs.c_current_player()) < 0:
+            raise MemoryError("search tree")
 
     def analyze(self, state, budget, srng, on_progress=None, int every=100, seed=None,
-                str kind="mcts"):
-        """Search ``state`` (not modified) and report an ``Analysis`` as ``analyze_uct``."""
+                str kind="mcts", allowed=None, bint keep=False):
+        """Search ``state`` (not modified) and report an ``Analysis`` as ``analyze_uct``.
+
+        ``allowed``: the root moves to search (validated by the caller; ``None``: all).
+        ``keep``: keep the tree for :meth:`reanalyze` (tree reuse; one thread only) instead
+        of releasing it.
+        """
+        budget.begin()
+        player = self.me
+        legal = state.legal_actions(player) if allowed is None else list(allowed)
+        tie = srng.tiebreak(legal)
+        start_reaper()
+        labels = root_labels(state, player, legal, budget, MULTI_PV_LIMIT)
+        k = self.threads
+        workers = [self] + [CyUCT(self.me, self.c, self._share_nodes(), self._share_mb(), 1)
+                            for _ in range(k - 1)]
+        for w, sd in zip(workers, _seeds(srng, k)):
+            if k > 1:
+                w._set_limits(self._share_nodes(), self._share_mb())
+            w._prepare(state, sd, allowed)
+
+        def report():
+            return _report(workers, legal, labels.__getitem__, tie, player, self.n, budget,
+                           seed, kind)
+
+        _run(workers, budget, on_progress, every, report)
+        out = report()
+        if not (keep and k == 1):
+            _release(workers)
+        return out
+
+    def _share_nodes(self):
+        return None if self.max_nodes >= (1L << 62) else max(1, self.max_nodes // self.threads)
+
+    def _share_mb(self):
+        return None if self.max_memory_mb is None else self.max_memory_mb / self.threads
+
+    def _set_limits(self, max_nodes, max_memory_mb):
+        self.max_nodes = (1L << 62) if max_nodes is None else int(max_nodes)
+        self.max_memory_mb = max_memory_mb
+
+    def reanalyze(self, state, path, budget, srng, on_progress=None, int every=100,
+                  seed=None, str kind="mcts"):
+        """Tree reuse: search ``state`` from the kept subtree reached by ``path`` (the
+        actions, decisions and chance outcomes, played since the last search's root) and
+        report as :meth:`analyze`. Returns ``None`` (nothing searched) when the tree was
+        released or the subtree is missing (a move or outcome the tree never tried).
+
+        Valid for the perfect-information search only, where every action on the path is
+        public: the kept node is keyed by what the seat sees. The new statistics add to the
+        kept ones (``visits`` include the earlier searches'); ``nodes`` counts the kept
+        pool; the pool's cap still holds.
+        """
+        cdef int node, i, found
         cdef CyState cs = <CyState?>state
-        self.setup(cs, self.me, self.c, <unsigned long long>srng.py.getrandbits(64))
+        if self.mem is None or self.threads != 1:
+            return None
+        budget.begin()
+        node = self.root
+        for a in path:
+            found = -1
+            for i in range(self.tr.nodes[node].first,
+                           self.tr.nodes[node].first + self.tr.nodes[node].nch):
+                if self.tr.nodes[i].action == a:
+                    found = i
+                    break
+            if found < 0:
+                return None
+            node = found
+        if self.tr.nodes[node].player != cs.c_current_player():
+            return None
+        player = self.me
+        legal = state.legal_actions(player)
+        tie = srng.tiebreak(legal)
+        labels = root_labels(state, player, legal, budget, MULTI_PV_LIMIT)
+        self.root = node
+        free(self.allow)         # reuse is for unrestricted searches only
+        self.allow = NULL
         self.root_state = cs
         self.work = cs.c_clone()
         self.py_state = state
-        self.tree.new_root(cs.c_current_player())
-        player = self.me
-        legal = state.legal_actions(player)
+        self.rng = <unsigned long long>srng.py.getrandbits(64)
+        self.iterations = 0
+        self.max_depth = 0
+        self.depth_sum = 0
+        workers = [self]
 
         def report():
-            moves = self._root_moves(legal, lambda a: state.action_to_string(player, a))
-            best = moves[0].action
-            return Analysis(best, moves, self._pv(best), int(self.iterations),
-                            int(self.nodes), int(self.max_depth), budget.elapsed(), seed,
-                            player, kind)
+            return _report(workers, legal, labels.__getitem__, tie, player, self.n, budget,
+                           seed, kind)
 
-        self._loop(state, budget, on_progress, every, report)
+        _run(workers, budget, on_progress, every, report)
         return report()
 
-    cdef void iterate(self, object state) except *:
-        cdef _Tree t = self.tree
-        cdef CyState s = self.work
-        cdef int node = 0, plen = 0, depth = 0, p, k, i, first, ch, untried, best
-        cdef int n = self.n
+    def release(self):
+        """Hand the tree to the background reaper (a kept tree no longer wanted)."""
+        if self.mem is not None:
+            _release([self])
+
+    cdef int legal_here(self, int node) noexcept nogil:
+        """The legal moves at ``node`` into ``self.act`` (the root's filtered by ``allow``);
+        returns their count."""
+        cdef int k = self.work.c_legal_actions(self.act), i, j = 0
+        if node == self.root and self.allow != NULL:
+            for i in range(k):
+                if self.allow[self.act[i]]:
+                    self.act[j] = self.act[i]
+                    j += 1
+            k = j
+        return k
+
+    cdef int iterate(self) noexcept nogil:
+        cdef int node = self.root, plen = 0, depth = 0, p, k, i, j, ch = -1, untried, best, a
+        cdef int n = self.n, ties
         cdef double logn, u, best_u, cv
         cdef Node* nd
-        s.c_copy_from(self.root_state)
-        plen = self.push(plen, 0)
+        self.work.c_copy_from(self.root_state)
+        plen = self.push(plen, node)
         while True:
-            nd = &t.nodes[node]
+            nd = &self.tr.nodes[node]
             p = nd.player
             if p == TERMINAL:
                 break
             if p == CHANCE:
-                if nd.first < 0:
-                    k = s.c_chance_outcomes(self.act, self.prob)
-                    first = t.alloc(k)
-                    nd = &t.nodes[node]
-                    nd.first = first
-                    nd.nch = nd.cap = k
-                    for i in range(k):
-                        t.nodes[first + i].action = self.act[i]
-                        t.nodes[first + i].prob = self.prob[i]
-                k = nd.nch
-                for i in range(k):
-                    self.prob[i] = t.nodes[nd.first + i].prob
-                ch = nd.first + self.pick_outcome(k)
-                s.c_apply(t.nodes[ch].action)
-                if t.nodes[ch].player == UNSEEN:
-                    t.nodes[ch].player = s.c_current_player()
+                # an outcome drawn by probability; its child is created when first drawn
+                k = self.work.c_chance_outcomes(self.act, self.prob)
+                a = self.act[self.pick_outcome(k)]
+                self.work.c_apply(a)
+                depth += 1
+                ch = -1
+                for i in range(nd.first, nd.first + nd.nch):
+                    if self.tr.nodes[i].action == a:
+                        ch = i
+                        break
+                if ch < 0:
+                    if not self.can_grow():
+                        break
+                    ch = tree_add_child(self.tr, node, 0, a, self.work.c_current_player())
+                    if ch < 0:
+                        self.capped = True
+                        break
                     self.nodes += 1
                 node = ch
                 plen = self.push(plen, node)
-                depth += 1
+                if plen < 0:
+                    return -1
                 continue
-            if nd.first < 0:
-                k = s.c_legal_actions(self.act)
-                first = t.alloc(k)
-                nd = &t.nodes[node]
-                nd.first = first
-                nd.nch = nd.cap = k
-                for i in range(k):
-                    t.nodes[first + i].action = self.act[i]
-            untried = 0
-            for i in range(nd.first, nd.first + nd.nch):
-                if t.nodes[i].player == UNSEEN:
-                    untried += 1
-            if untried:
-                k = self.below(untried)
+            # Children are created one at a time as they are tried (a block that grows, as
+            # in IS-MCTS), so an untried move costs no slot; ``key`` holds the number of
+            # legal moves + 1 once known (0: not yet).
+            if nd.key == 0:
+                k = self.legal_here(node)
+                nd = &self.tr.nodes[node]
+                nd.key = <unsigned long long>(k + 1)
+            untried = <int>(nd.key - 1) - nd.nch
+            if untried > 0 and not self.can_grow():
+                if nd.nch == 0:
+                    break       # no child tried and the node cap reached: play out
+                untried = 0     # select among the tried children
+            if untried > 0:
+                k = self.legal_here(node)
+                self.stamp += 1
+                nd = &self.tr.nodes[node]
                 for i in range(nd.first, nd.first + nd.nch):
-                    if t.nodes[i].player == UNSEEN:
-                        if k == 0:
-                            ch = i
+                    self.mark[self.tr.nodes[i].action] = self.stamp
+                j = self.below(untried)
+                a = -1
+                for i in range(k):
+                    if self.mark[self.act[i]] != self.stamp:
+                        if j == 0:
+                            a = self.act[i]
                             break
-                        k -= 1
-                s.c_apply(t.nodes[ch].action)
-                t.nodes[ch].player = s.c_current_player()
-                self.nodes += 1
-                plen = self.push(plen, ch)
-                depth += 1
-                break
-            # UCB1 over the children, maximising the mover's own component.
+                        j -= 1
+                ch = tree_add_child(self.tr, node, 0, a, UNSEEN)
+                if ch >= 0:
+                    self.work.c_apply(a)
+                    self.tr.nodes[ch].player = self.work.c_current_player()
+                    self.nodes += 1
+                    plen = self.push(plen, ch)
+                    if plen < 0:
+                        return -1
+                    depth += 1
+                    break
+                self.capped = True  # the pool cap
+                nd = &self.tr.nodes[node]
+                if nd.nch == 0:
+                    break
+            # UCB1 over the (tried) children, maximising the mover's own component; exact
+            # ties broken uniformly (reservoir sampling).
             logn = log(<double>nd.visits) if nd.visits > 1 else 0.0
             best = -1
             best_u = -1e300
+            ties = 1
             for i in range(nd.first, nd.first + nd.nch):
-                cv = t.nodes[i].visits
-                u = t.vals[i * n + p] / cv + self.c * sqrt(logn / cv)
+                cv = self.tr.nodes[i].visits
+                if cv == 0:
+                    continue    # untried under the cap
+                u = self.tr.vals[i * n + p] / cv + self.c * sqrt(logn / cv)
                 if u > best_u:
                     best = i
                     best_u = u
-            s.c_apply(t.nodes[best].action)
+                    ties = 1
+                elif u == best_u:
+                    ties += 1
+                    if ratai_uniform(&self.rng) * ties < 1.0:
+                        best = i
+            if best < 0:
+                break
+            self.work.c_apply(self.tr.nodes[best].action)
             node = best
             plen = self.push(plen, node)
+            if plen < 0:
+                return -1
             depth += 1
-        self.finish(s, plen, depth)
+        self.finish(plen, depth)
+        return 0
 
     def _pv(self, int first_action, int limit=64) -> tuple:
-        """As ``ratai.search.uct.tree_pv``: the most visited line, labelled on a clone."""
-        cdef _Tree t = self.tree
-        cdef int node = 0, i, best, p
+        """As ``ratai.search.uct.tree_pv``: ``first_action``, then the most visited line,
+        labelled on a clone."""
+        cdef Tree* t = self.tr
+        cdef int node = self.root, i, best, p
         s = self.py_state.clone()
         pv = []
         while len(pv) < limit and not s.is_terminal():
@@ -463,14 +920,16 @@ cdef class CyUCT(_Search):
             if nd.first < 0:
                 break
             best = -1
-            if node == 0:
+            if node == self.root:
                 for i in range(nd.first, nd.first + nd.nch):
                     if t.nodes[i].action == first_action:
                         best = i
-            if best < 0:
+                if best < 0:
+                    break
+            else:
                 for i in range(nd.first, nd.first + nd.nch):
-                    if best < 0 or (t.nodes[i].visits, t.mean(i, p), -t.nodes[i].action) > \
-                            (t.nodes[best].visits, t.mean(best, p), -t.nodes[best].action):
+                    if best < 0 or (t.nodes[i].visits, tree_mean(t, i, p), -t.nodes[i].action) > \
+                            (t.nodes[best].visits, tree_mean(t, best, p), -t.nodes[best].action):
                         best = i
             if best < 0 or t.nodes[best].visits == 0:
                 break
@@ -490,101 +949,170 @@ cdef class CyISMCTS(_Search):
         exploration: the UCB1 constant ``c``.
         chance_key: ``"infostate"`` (chance children keyed by the searcher's information
             state after the outcome) or ``"action"`` (by outcome id).
+        max_nodes, max_memory_mb, threads: as :class:`CyUCT`.
     """
 
-    cdef CyState root_state
     cdef bint by_info
     cdef object np_rng
     cdef object label_state
     cdef object root_obs
     cdef object from_obs
-    cdef bint c_resample
+    cdef bint fast
 
-    def __init__(self, int player, double exploration=0.7, str chance_key="infostate"):
+    def __init__(self, int player, double exploration=0.7, str chance_key="infostate",
+                 max_nodes=None, max_memory_mb=DEFAULT_MAX_MEMORY_MB, int threads=1):
         if chance_key not in ("infostate", "action"):
             raise ValueError(f"bad chance_key {chance_key!r}: allowed one of "
                              f"('infostate', 'action')")
         self.me = player
         self.c = exploration
         self.by_info = chance_key == "infostate"
+        self._limits(max_nodes, max_memory_mb, threads)
 
-    def analyze(self, state, budget, srng, on_progress=None, int every=100, seed=None,
-                str kind="ismcts"):
-        """Search from the seat's information state in ``state``; as ``ISMCTS.analyze``.
+    def _drop_tree(self):
+        m, self.mem = self.mem, None
+        self.tr = NULL
+        self.work = None
+        return m
 
-        ``state`` is read only through ``c_resample`` (``resample_from_infostate``) and the
-        seat's own legal actions; labels come from one extra determinization.
-        """
+    def _share_nodes(self):
+        return None if self.max_nodes >= (1L << 62) else max(1, self.max_nodes // self.threads)
+
+    def _share_mb(self):
+        return None if self.max_memory_mb is None else self.max_memory_mb / self.threads
+
+    def _set_limits(self, max_nodes, max_memory_mb):
+        self.max_nodes = (1L << 62) if max_nodes is None else int(max_nodes)
+        self.max_memory_mb = max_memory_mb
+
+    def _prepare(self, state, unsigned long long seed, allowed, label_state, np_rng):
         cdef CyState cs = <CyState?>state
-        player = self.me
-        legal = state.legal_actions(player)
-        self.label_state = state.resample_from_infostate(player, srng.child_seed())
-        self.setup(cs, self.me, self.c, <unsigned long long>srng.py.getrandbits(64))
-        self.root_state = cs
-        self.np_rng = srng.np
+        self.setup(cs, seed, allowed)
+        self.label_state = label_state
+        self.np_rng = np_rng
         # resample_from_infostate(p, rng) is state_from_observation(p, observation(p), rng)
         # (engines/api.py); the root's observation is fixed, so it is built once. A twin
-        # whose c_resample is compiled says so with a true ``fast_c_resample`` attribute.
-        self.c_resample = bool(getattr(state, "fast_c_resample", False))
-        self.root_obs = state.observation(player)
+        # whose compiled determinization is exact says so with ``fast_c_resample``.
+        self.fast = bool(getattr(state, "fast_c_resample", False))
+        self.root_obs = state.observation(self.me)
         self.from_obs = state.get_game()._state_from_observation
-        self.tree.new_root(player)
-        label_state = self.label_state
+        if tree_new_root(self.tr, self.me) < 0:
+            raise MemoryError("search tree")
+
+    def analyze(self, state, budget, srng, on_progress=None, int every=100, seed=None,
+                str kind="ismcts", allowed=None):
+        """Search from the seat's information state in ``state``; as ``ISMCTS.analyze``.
+
+        ``state`` is read only through the seat's determinizations (``c_resample_into`` /
+        ``resample_from_infostate``) and the seat's own legal actions; labels come from one
+        extra determinization. ``allowed``: the root moves to search (``None``: all).
+        """
+        budget.begin()
+        player = self.me
+        legal = state.legal_actions(player) if allowed is None else list(allowed)
+        tie = srng.tiebreak(legal)
+        label_state = state.resample_from_infostate(player, srng.child_seed())
+        start_reaper()
+        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
+        k = self.threads
+        workers = [self] + [CyISMCTS(self.me, self.c,
+                                     "infostate" if self.by_info else "action",
+                                     self._share_nodes(), self._share_mb(), 1)
+                            for _ in range(k - 1)]
+        seeds = _seeds(srng, k)
+        for i, w in enumerate(workers):
+            if k > 1:
+                w._set_limits(self._share_nodes(), self._share_mb())
+            np_rng = srng.np if i == 0 else np.random.default_rng(seeds[i])
+            w._prepare(state, seeds[i], allowed, label_state, np_rng)
 
         def report():
-            moves = self._root_moves(legal, lambda a: label_state.action_to_string(player, a))
-            best = moves[0].action
-            return Analysis(best, moves, self._pv(best), int(self.iterations),
-                            int(self.nodes), int(self.max_depth), budget.elapsed(), seed,
-                            player, kind)
+            return _report(workers, legal, labels.__getitem__, tie, player, self.n, budget,
+                           seed, kind)
 
-        self._loop(state, budget, on_progress, every, report)
-        return report()
+        _run(workers, budget, on_progress, every, report)
+        out = report()
+        _release(workers)
+        return out
 
-    cdef void iterate(self, object state) except *:
-        cdef _Tree t = self.tree
-        cdef CyState s
-        if self.c_resample:
-            s = self.root_state.c_resample(self.me, self.np_rng)
-        else:
-            s = <CyState?>self.from_obs(self.me, self.root_obs, self.np_rng)
-        cdef int node = 0, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a
+    cdef int determinize(self) noexcept nogil:
+        """Draw the iteration's determinization into ``self.work``; 0, or -1 on an error."""
+        if self.fast and self.root_state.c_resample_into(self.me, self.work, &self.rng) == 0:
+            return 0
+        with gil:
+            try:
+                self.work.c_copy_from(<CyState?>self.from_obs(self.me, self.root_obs,
+                                                              self.np_rng))
+            except BaseException as e:
+                self.error = e
+                return -1
+        return 0
+
+    cdef unsigned long long chance_key(self, int a) noexcept nogil:
+        cdef unsigned long long h
+        if not self.by_info:
+            return TAG_ACTION | <unsigned long long>a
+        with gil:
+            try:
+                h = self.work.c_info_hash(self.me)
+            except BaseException as e:
+                self.error = e
+                return 0
+        return TAG_INFO | (h >> 1)
+
+    cdef int iterate(self) noexcept nogil:
+        cdef int node = 0, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a = -1, ties
         cdef int n = self.n
         cdef unsigned long long key
         cdef double u, best_u, cv
+        if self.determinize() < 0:
+            return -1
         plen = self.push(plen, 0)
         while True:
-            p = s.c_current_player()
+            p = self.work.c_current_player()
             if p == TERMINAL:
                 break
             if p == CHANCE:
-                k = s.c_chance_outcomes(self.act, self.prob)
+                k = self.work.c_chance_outcomes(self.act, self.prob)
                 a = self.act[self.pick_outcome(k)]
-                s.c_apply(a)
-                if self.by_info:
-                    key = TAG_INFO | (s.c_info_hash(self.me) >> 1)
-                else:
-                    key = TAG_ACTION | <unsigned long long>a
-                ch = t.find(node, key)
+                self.work.c_apply(a)
+                depth += 1
+                key = self.chance_key(a)
+                if key == 0:
+                    return -1
+                ch = tree_find(self.tr, node, key)
                 if ch < 0:
-                    ch = t.add_child(node, key, a, CHANCE)
+                    if not self.can_grow():
+                        break
+                    ch = tree_add_child(self.tr, node, key, a, CHANCE)
+                    if ch < 0:
+                        self.capped = True
+                        break
                     self.nodes += 1
                 node = ch
                 plen = self.push(plen, node)
-                depth += 1
+                if plen < 0:
+                    return -1
                 continue
-            t.nodes[node].player = p
-            k = s.c_legal_actions(self.act)
+            self.tr.nodes[node].player = p
+            k = self.work.c_legal_actions(self.act)
+            if node == 0 and self.allow != NULL:
+                j = 0
+                for i in range(k):
+                    if self.allow[self.act[i]]:
+                        self.act[j] = self.act[i]
+                        j += 1
+                k = j
             nu = 0
             for j in range(k):
-                ch = t.find(node, <unsigned long long>self.act[j])
+                ch = tree_find(self.tr, node, <unsigned long long>self.act[j])
                 self.idx[j] = ch
                 if ch < 0:
                     nu += 1
                 else:
-                    t.nodes[ch].avail += 1
+                    self.tr.nodes[ch].avail += 1
             depth += 1
-            if nu:
+            if nu and self.can_grow():
                 i = self.below(nu)
                 for j in range(k):
                     if self.idx[j] < 0:
@@ -592,29 +1120,49 @@ cdef class CyISMCTS(_Search):
                             a = self.act[j]
                             break
                         i -= 1
-                s.c_apply(a)
-                ch = t.add_child(node, <unsigned long long>a, a, p)
-                self.nodes += 1
-                plen = self.push(plen, ch)
-                break
+                ch = tree_add_child(self.tr, node, <unsigned long long>a, a, p)
+                if ch >= 0:
+                    self.work.c_apply(a)
+                    self.nodes += 1
+                    plen = self.push(plen, ch)
+                    if plen < 0:
+                        return -1
+                    break
+                self.capped = True
+            # UCB1 with availability over the tried children; exact ties broken uniformly.
             best = -1
             best_u = -1e300
+            ties = 1
             for j in range(k):
                 ch = self.idx[j]
-                cv = t.nodes[ch].visits
-                u = t.vals[ch * n + p] / cv + self.c * sqrt(log(<double>t.nodes[ch].avail) / cv)
+                if ch < 0:
+                    continue    # untried under the cap
+                cv = self.tr.nodes[ch].visits
+                u = self.tr.vals[ch * n + p] / cv + self.c * sqrt(log(<double>self.tr.nodes[ch].avail) / cv)
                 if u > best_u:
                     best = ch
                     best_u = u
-            s.c_apply(t.nodes[best].action)
+                    ties = 1
+                elif u == best_u:
+                    ties += 1
+                    if ratai_uniform(&self.rng) * ties < 1.0:
+                        best = ch
+            if best < 0:
+                depth -= 1
+                break           # a frontier node at the cap: play out from here
+            self.work.c_apply(self.tr.nodes[best].action)
             node = best
             plen = self.push(plen, node)
-        self.finish(s, plen, depth)
+            if plen < 0:
+                return -1
+        self.finish(plen, depth)
+        return 0
 
     def _pv(self, int first_action, int limit=64) -> tuple:
-        """As ``ratai.search.ismcts._pv``: the most visited line through decision nodes,
-        labelled on one determinization; stops at a chance node or an illegal move."""
-        cdef _Tree t = self.tree
+        """As ``ratai.search.ismcts._pv``: ``first_action``, then the most visited line
+        through decision nodes, labelled on one determinization; stops at a chance node or
+        an illegal move."""
+        cdef Tree* t = self.tr
         cdef int node = 0, i, best, p
         s = self.label_state.clone()
         pv = []
@@ -629,17 +1177,14 @@ cdef class CyISMCTS(_Search):
                 if t.nodes[i].key >= TAG_ACTION or t.nodes[i].visits == 0 \
                         or t.nodes[i].action not in legal:
                     continue
-                if node == 0 and t.nodes[i].action == first_action:
-                    best = i
-                    break
+                if node == 0:
+                    if t.nodes[i].action == first_action:
+                        best = i
+                        break
+                    continue
                 if best < 0 or (t.nodes[i].visits, -t.nodes[i].action) > \
                         (t.nodes[best].visits, -t.nodes[best].action):
                     best = i
-            if node == 0 and best >= 0 and t.nodes[best].action != first_action:
-                # the forced first move, if the root has it (as the Python _pv)
-                for i in range(nd.first, nd.first + nd.nch):
-                    if t.nodes[i].key == <unsigned long long>first_action:
-                        best = i
             if best < 0:
                 break
             a = t.nodes[best].action

@@ -60,7 +60,8 @@ class Bot:
         (``iterations == 0``, ``forced=True``)."""
         a = int(legal[0])
         label = state.action_to_string(self.player, a)
-        return Analysis(a, (MoveStat(a, label, 0, 0.0, 1.0),), (PVStep(self.player, a, label),),
+        pv = (PVStep(self.player, a, label),)
+        return Analysis(a, (MoveStat(a, label, 0, 0.0, 1.0, pv=pv),), pv,
                         0, 0, 0, 0.0, self.seed, self.player, self.kind, forced=True)
 
     def _rng(self, state: State) -> SearchRng:

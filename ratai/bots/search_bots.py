@@ -12,17 +12,20 @@ from typing import Any
 
 from ratai.engines.api import Game, State
 from ratai.search.common import (
+    DEFAULT_MAX_MEMORY_MB,
     Analysis,
     Budget,
     ProgressFn,
     check_int,
+    check_root_moves,
     check_stop,
+    node_cap,
 )
 from ratai.search.expectimax import Expectimax
 from ratai.search.ismcts import ISMCTS
 from ratai.search.pimc import PIMC
 from ratai.search.smmcts import SMMCTS
-from ratai.search.uct import UCT, analyze_uct
+from ratai.search.uct import PY_NODE_BYTES, UCT, analyze_uct
 
 from .base import Bot
 
@@ -31,6 +34,8 @@ __all__ = ["SearchBot", "MCTSBot", "ISMCTSBot", "PIMCBot", "ExpectimaxBot", "SMM
 #: Options every search bot accepts besides its kind's own (not passed to the algorithm).
 RESERVED_OPTIONS = ("on_progress", "progress_every", "skip_forced", "stop")
 _UCT_OPTIONS = ("exploration", "rollout", "rollout_cutoff", "rollout_epsilon")
+# Tree options of the mcts / ismcts bots (compiled and Python search).
+_TREE_OPTIONS = ("max_nodes", "max_memory_mb", "threads")
 SEARCH_BACKENDS = ("auto", "python", "cython")
 
 
@@ -115,26 +120,68 @@ class SearchBot(Bot):
     def _setup(self, **options: Any) -> None:
         raise NotImplementedError
 
+    #: Whether ``analyze(..., root_moves=...)`` is supported by this kind.
+    ROOT_MOVES = False
+
     def analyze(self, state: State, on_progress: ProgressFn | None = None,
-                stop: Any = None) -> Analysis:
+                stop: Any = None, *, root_moves=None) -> Analysis:
         """Search ``state`` for the seat and report; ``on_progress`` and ``stop`` override
-        the bot's. The clock starts here.
+        the bot's.
+
+        The budget's clock starts here, so setup is paid from ``time_limit``.
+        ``root_moves`` (a list of legal action ids; UCI ``searchmoves``, KataGo
+        ``allowMoves``) restricts the root: only those moves are searched and reported
+        (``mcts`` and ``ismcts``). ``stop`` (a ``threading.Event`` or any object with
+        ``is_set()``) stops the search once set; the best move so far is returned.
 
         Raises:
-            ValueError: it is not the seat's turn, or a bad ``stop``.
+            ValueError: it is not the seat's turn; a bad ``stop``; a ``root_moves`` action
+                that is not legal (named, with the legal set); ``root_moves`` for a kind
+                that does not support it.
         """
         b = self.budget
         budget = Budget(b.iterations, b.time_limit, b.max_depth,
                         check_stop(stop) if stop is not None else self.stop)
         budget.begin()
         legal = self._check_turn(state)
-        if self.skip_forced and len(legal) == 1:
+        allowed = check_root_moves(root_moves, legal)
+        if self.skip_forced and len(legal) == 1:  # a real forced move (not a root_moves pick)
             return self._forced(state, legal)
+        if allowed is not None:
+            if not self.ROOT_MOVES:
+                raise ValueError(f"root_moves is not supported by bot kind {self.kind!r}; "
+                                 f"supported: 'mcts', 'ismcts'")
+            legal = allowed
         self._legal = legal  # the seat's legal moves, for _analyze (listing can be costly)
+        if allowed is not None:
+            return self._analyze(state, budget, self._rng(state),
+                                 on_progress or self.on_progress, allowed=allowed)
         return self._analyze(state, budget, self._rng(state), on_progress or self.on_progress)
 
     def _analyze(self, state: State, budget: Budget, srng, on_progress) -> Analysis:
         raise NotImplementedError
+
+    def _setup_tree(self, max_nodes: int | None = None,
+                    max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB,
+                    threads: int = 1) -> None:
+        """Validate the tree options of mcts / ismcts: ``max_nodes`` (nodes, ``None``: no
+        node cap), ``max_memory_mb`` (MB, ``None``: no memory cap; default 512, which keeps
+        a 30 s search of any game under it) and ``threads`` (>= 1; > 1 needs the compiled
+        search: root-parallel trees, see ``_speedups/search.pyx``)."""
+        node_cap(max_nodes, max_memory_mb, 1.0)   # validates both
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"bad threads {threads!r}: allowed an int >= 1")
+        self.max_nodes = max_nodes
+        self.max_memory_mb = max_memory_mb
+        self.threads = threads
+
+    def _python_cap(self) -> int:
+        """The Python search's node cap; ``threads > 1`` is refused there (one GIL)."""
+        if self.threads > 1:
+            raise ValueError(f"threads={self.threads} needs the compiled search (a Cython "
+                             f"state, load_game(name, backend='cython'), rollout='random' "
+                             f"without rollout_cutoff); the Python search runs one thread")
+        return node_cap(self.max_nodes, self.max_memory_mb, PY_NODE_BYTES)
 
 
 class MCTSBot(SearchBot):
@@ -144,7 +191,13 @@ class MCTSBot(SearchBot):
     Options: ``exploration`` (UCB1 ``c``, default 1.0), ``rollout`` (``"random"`` or
     ``"heuristic"``), ``rollout_cutoff`` (plies, ``None``), ``rollout_epsilon`` (0.1),
     ``determinize`` (False), ``search_backend`` (``"auto"``: the compiled search of
-    ``_speedups/search.pyx`` on a Cython state, ``"python"``, ``"cython"``). UCT needs the
+    ``_speedups/search.pyx`` on a Cython state, ``"python"``, ``"cython"``), ``max_nodes``
+    (``None``), ``max_memory_mb`` (512 MB; at the cap the tree stops growing and the search
+    goes on answering within its budget), ``threads`` (1; N root-parallel trees, compiled
+    search only), ``reuse_tree`` (False; perfect-information games, compiled search: keep the
+    tree between calls and continue from the subtree the public actions played since lead
+    to; answers then depend on the bot's earlier calls). ``analyze(state,
+    root_moves=[...])`` restricts the root. UCT needs the
     true state: on a game with hidden information (``game.perfect_information`` False) the
     bot refuses unless ``determinize=True``, in which case it searches one determinization
     drawn with ``resample_from_infostate`` per call (use ``pimc`` for several, ``ismcts`` for
@@ -152,11 +205,20 @@ class MCTSBot(SearchBot):
     """
 
     kind = "mcts"
-    OPTIONS = _UCT_OPTIONS + ("determinize", "search_backend")
+    OPTIONS = _UCT_OPTIONS + _TREE_OPTIONS + ("determinize", "search_backend", "reuse_tree")
+    ROOT_MOVES = True
 
     def _setup(self, determinize: bool = False, search_backend: str = "auto",
-               **kw: Any) -> None:
+               max_nodes: int | None = None,
+               max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, threads: int = 1,
+               reuse_tree: bool = False, **kw: Any) -> None:
+        self._setup_tree(max_nodes, max_memory_mb, threads)
         self.search_backend = _check_backend(search_backend)
+        if reuse_tree and (not self.game.perfect_information or threads != 1):
+            raise ValueError("reuse_tree needs a perfect-information game and threads=1 (the "
+                             "kept subtree is found by the public actions played since)")
+        self.reuse_tree = bool(reuse_tree)
+        self._kept = None
         if not self.game.perfect_information and not determinize:
             raise ValueError(f"mcts needs perfect information, and game {self.game.name!r} has "
                              f"hidden information: use kind 'ismcts' or 'pimc', or pass "
@@ -164,16 +226,46 @@ class MCTSBot(SearchBot):
         self.determinize = bool(determinize)
         self.search = UCT(self.game, self.player, **kw)
 
-    def _analyze(self, state, budget, srng, on_progress):
+    def _analyze(self, state, budget, srng, on_progress, allowed=None):
         root = state
         if not self.game.perfect_information:
             root = state.resample_from_infostate(self.player, srng.child_seed())
         cy = _cython_search(self.search_backend, root, self.search)
         if cy is not None:
-            return cy.CyUCT(self.player, self.search.c).analyze(
-                root, budget, srng, on_progress, self.progress_every, self.seed, self.kind)
+            if self.reuse_tree and allowed is None:
+                return self._analyze_reusing(cy, root, budget, srng, on_progress)
+            return cy.CyUCT(self.player, self.search.c, self.max_nodes,
+                            self.max_memory_mb, self.threads).analyze(
+                root, budget, srng, on_progress, self.progress_every, self.seed, self.kind,
+                allowed)
+        if self.reuse_tree:
+            raise ValueError("reuse_tree needs the compiled search (a Cython state, "
+                             "rollout='random' without rollout_cutoff)")
+        cap = self._python_cap()
         return analyze_uct(self.search, root, budget, srng, on_progress, self.progress_every,
-                           self.seed, self.kind)
+                           self.seed, self.kind, allowed, cap)
+
+
+    def _analyze_reusing(self, cy, state, budget, srng, on_progress):
+        """Tree reuse (``reuse_tree=True``): continue the kept tree from the node the
+        actions played since its root lead to (all public: perfect information), else
+        search afresh; the tree is kept for the next call either way."""
+        hist = state.history()
+        if self._kept is not None:
+            worker, old = self._kept
+            self._kept = None
+            if hist[:len(old)] == old:
+                an = worker.reanalyze(state, hist[len(old):], budget, srng, on_progress,
+                                      self.progress_every, self.seed, self.kind)
+                if an is not None:
+                    self._kept = (worker, hist)
+                    return an
+            worker.release()
+        worker = cy.CyUCT(self.player, self.search.c, self.max_nodes, self.max_memory_mb, 1)
+        an = worker.analyze(state, budget, srng, on_progress, self.progress_every, self.seed,
+                            self.kind, None, True)
+        self._kept = (worker, hist)
+        return an
 
 
 class ISMCTSBot(SearchBot):
@@ -182,23 +274,30 @@ class ISMCTSBot(SearchBot):
 
     Options: ``exploration`` (default 0.7), ``rollout``, ``rollout_cutoff``,
     ``rollout_epsilon``, ``chance_key`` (``"infostate"`` or ``"action"``),
-    ``search_backend`` (as for ``mcts``).
+    ``search_backend``, ``max_nodes``, ``max_memory_mb``, ``threads`` (as for ``mcts``).
     """
 
     kind = "ismcts"
-    OPTIONS = _UCT_OPTIONS + ("chance_key", "search_backend")
+    OPTIONS = _UCT_OPTIONS + _TREE_OPTIONS + ("chance_key", "search_backend")
+    ROOT_MOVES = True
 
-    def _setup(self, search_backend: str = "auto", **kw: Any) -> None:
+    def _setup(self, search_backend: str = "auto", max_nodes: int | None = None,
+               max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, threads: int = 1,
+               **kw: Any) -> None:
+        self._setup_tree(max_nodes, max_memory_mb, threads)
         self.search_backend = _check_backend(search_backend)
         self.search = ISMCTS(self.game, self.player, **kw)
 
-    def _analyze(self, state, budget, srng, on_progress):
+    def _analyze(self, state, budget, srng, on_progress, allowed=None):
         cy = _cython_search(self.search_backend, state, self.search)
         if cy is not None:
-            return cy.CyISMCTS(self.player, self.search.c, self.search.chance_key).analyze(
-                state, budget, srng, on_progress, self.progress_every, self.seed, self.kind)
+            return cy.CyISMCTS(self.player, self.search.c, self.search.chance_key,
+                               self.max_nodes, self.max_memory_mb, self.threads).analyze(
+                state, budget, srng, on_progress, self.progress_every, self.seed, self.kind,
+                allowed)
+        cap = self._python_cap()
         return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
-                                   self.seed, self.kind)
+                                   self.seed, self.kind, allowed, cap)
 
 
 class PIMCBot(SearchBot):

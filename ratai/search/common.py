@@ -44,7 +44,22 @@ __all__ = [
     "has_heuristic",
     "Rollout",
     "numbers",
+    "sort_moves",
+    "check_root_moves",
+    "start_reaper",
+    "root_labels",
+    "DEFAULT_MAX_MEMORY_MB",
+    "node_cap",
 ]
+
+
+@dataclass(frozen=True)
+class PVStep:
+    """One step of a principal variation: who acts (a seat or ``CHANCE``), the action, its label."""
+
+    player: int
+    action: int
+    label: str
 
 
 @dataclass(frozen=True)
@@ -61,6 +76,9 @@ class MoveStat:
         prior: the prior probability the search gave it before searching (uniform for UCT).
         values: the estimate for every seat (shape ``[num_players]``); ``value`` is
             ``values[player]``.
+        pv: this move's own principal variation (multi-PV), starting with the move itself
+            and following the search tree below it (most visits, then value for the mover);
+            ``()`` where a search keeps no tree (the heuristic bot).
     """
 
     action: int
@@ -69,15 +87,7 @@ class MoveStat:
     value: float
     prior: float
     values: tuple[float, ...] = ()
-
-
-@dataclass(frozen=True)
-class PVStep:
-    """One step of a principal variation: who acts (a seat or ``CHANCE``), the action, its label."""
-
-    player: int
-    action: int
-    label: str
+    pv: tuple[PVStep, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,7 +96,9 @@ class Analysis:
 
     Attributes:
         best_action: the action the bot plays.
-        moves: the root moves, sorted best first (most visits, then value, then id).
+        moves: the root moves, sorted best first (most visits, then value, then prior, then
+            a seeded random order: never the action id, see :func:`sort_moves`); each carries
+            its own ``pv`` (multi-PV).
         pv: the principal variation from the root (the best move first); chance outcomes
             appear with ``player == CHANCE``. May stop early where the search tree does.
         iterations: iterations run (UCT-family: simulations; expectimax: completed
@@ -188,6 +200,10 @@ class Budget:
     ``threading.Event``) cancels the search when set: every search polls it in its loops
     (through :meth:`done` / :meth:`expired`) and returns its best answer so far. Raises
     ``ValueError`` for negative, non-finite or absent budgets (see :meth:`check`).
+
+    The clock starts at :meth:`begin`; the bots call it on entry to ``analyze`` so that
+    setup (determinizations, buffers, the root) is paid from the budget, and a search that
+    finds the clock already running keeps it.
     """
 
     iterations: int | None = None
@@ -217,6 +233,10 @@ class Budget:
             raise ValueError(f"a search bot needs a budget: give {need}")
         return self
 
+    @property
+    def started(self) -> bool:
+        return self.start != 0.0
+
     def begin(self) -> None:
         """Start the clock, once: a budget already started keeps its start and deadline, so
         the setup a bot does after starting it (determinizations, legal moves) counts."""
@@ -240,6 +260,13 @@ class Budget:
         if self.iterations is not None and iterations_run >= self.iterations:
             return True
         return self.expired()
+
+    def reserve(self, seconds: float) -> None:
+        """Stop the search loop ``seconds`` before the time limit (at most a tenth of it),
+        keeping that time for the report that follows the loop (labels, PVs): the move
+        overhead of chess engines. No-op without a time limit."""
+        if self.time_limit is not None and seconds > 0:
+            self.deadline = self.start + self.time_limit - min(seconds, 0.1 * self.time_limit)
 
     def remaining(self) -> float:
         """Seconds left before the deadline (``inf`` without a time limit; >= 0)."""
@@ -309,6 +336,17 @@ def _dismantle(obj: Any) -> None:
         del o
 
 
+def start_reaper() -> None:
+    """Start the daemon thread of :func:`free_later` (idempotent); the searches call it
+    during setup so that the first release does not pay a thread start."""
+    if not _TRASH_THREAD:
+        with _TRASH_LOCK:
+            if not _TRASH_THREAD:
+                t = threading.Thread(target=_empty_trash, name="ratai-free", daemon=True)
+                t.start()
+                _TRASH_THREAD.append(t)
+
+
 def free_later(obj: Any) -> None:
     """Hand ``obj`` (a search tree, a transposition table) to a daemon thread that takes it
     apart (see :func:`_dismantle`), off the caller's path.
@@ -318,12 +356,7 @@ def free_later(obj: Any) -> None:
     the freeing thread never holds the GIL for long (it switches like any Python thread).
     The caller must hold no other reference for this to help.
     """
-    if not _TRASH_THREAD:
-        with _TRASH_LOCK:
-            if not _TRASH_THREAD:
-                t = threading.Thread(target=_empty_trash, name="ratai-free", daemon=True)
-                t.start()
-                _TRASH_THREAD.append(t)
+    start_reaper()
     _TRASH.put(obj)
 
 
@@ -353,6 +386,14 @@ class SearchRng:
             base = np.random.default_rng([_seed_int(seed), h, player])
         self.np = np.random.default_rng(int(base.integers(2**63)))
         self.py = random.Random(int(base.integers(2**63)))
+        # Drawn after the two streams, so it changes neither: the root tie-break order.
+        self.tie_seed = int(base.integers(2**63))
+
+    def tiebreak(self, actions) -> dict[int, float]:
+        """A seeded random key per action for the last tie-break at the root
+        (:func:`sort_moves`): reproducible for a seeded bot, independent of the ids."""
+        r = random.Random(self.tie_seed)
+        return {int(a): r.random() for a in actions}
 
     def child_seed(self) -> int:
         """A fresh 63-bit seed drawn from this stream (for sub-searches)."""
@@ -522,9 +563,73 @@ def _greedy(game: Game, state: State, p: int, legal: Sequence[int]) -> int:
     return best
 
 
-def sort_moves(moves: list[MoveStat]) -> tuple[MoveStat, ...]:
-    """Best first: most visits, then highest value, then lowest action id."""
-    return tuple(sorted(moves, key=lambda m: (-m.visits, -m.value, m.action)))
+def sort_moves(moves: list[MoveStat], tiebreak: dict[int, float] | None = None
+               ) -> tuple[MoveStat, ...]:
+    """Best first: most visits, then highest value, then highest prior, then the seeded random
+    key ``tiebreak[action]`` (:meth:`SearchRng.tiebreak`) — never the action id, which would
+    make a position whose moves all look alike play its lowest id (issue 13, item 9).
+    Without ``tiebreak`` (a report outside any search) the order of ``moves`` is kept."""
+    if tiebreak is None:
+        return tuple(sorted(moves, key=lambda m: (-m.visits, -m.value, -m.prior)))
+    return tuple(sorted(moves, key=lambda m: (-m.visits, -m.value, -m.prior,
+                                              tiebreak.get(m.action, 1.0))))
+
+
+def check_root_moves(root_moves, legal: Sequence[int]) -> list[int] | None:
+    """Validate a root restriction (UCI ``searchmoves``, KataGo ``allowMoves``).
+
+    Returns the allowed actions in legal order (``None``: no restriction). Raises
+    ``ValueError`` naming the action and the legal set for an action that is not legal, and
+    for an empty restriction.
+    """
+    if root_moves is None:
+        return None
+    allowed = set()
+    for a in root_moves:
+        if isinstance(a, bool) or not isinstance(a, int | np.integer) or int(a) not in legal:
+            raise ValueError(f"root_moves: action {a!r} is not legal here; legal: {list(legal)}")
+        allowed.add(int(a))
+    if not allowed:
+        raise ValueError(f"root_moves is empty; give legal actions from {list(legal)}")
+    return [a for a in legal if a in allowed]
+
+
+#: The default memory cap of every tree search, in MB: the service's longest budget (30 s)
+#: stays under it in every game (see ``bench/memory.py``).
+DEFAULT_MAX_MEMORY_MB = 512.0
+
+
+def node_cap(max_nodes: int | None, max_memory_mb: float | None, bytes_per_node: float) -> int:
+    """The node limit of a tree search: ``max_nodes`` and ``max_memory_mb`` (MB = 2**20 bytes,
+    converted with ``bytes_per_node``), whichever is smaller; ``max_memory_mb=None`` and
+    ``max_nodes=None`` together mean no cap. Raises ``ValueError`` for values < 1."""
+    cap = math.inf
+    if max_nodes is not None:
+        if isinstance(max_nodes, bool) or not isinstance(max_nodes, int | np.integer) \
+                or max_nodes < 1:
+            raise ValueError(f"bad max_nodes {max_nodes!r}: allowed an int >= 1 or None")
+        cap = int(max_nodes)
+    if max_memory_mb is not None:
+        if isinstance(max_memory_mb, bool) or not isinstance(max_memory_mb, int | float) \
+                or not max_memory_mb > 0:
+            raise ValueError(f"bad max_memory_mb {max_memory_mb!r}: allowed MB > 0 or None")
+        cap = min(cap, max(1, int(max_memory_mb * 2**20 / bytes_per_node)))
+    return 2**62 if cap == math.inf else int(cap)
+
+
+def root_labels(state: State, player: int, actions: Sequence[int],
+                budget: Budget | None = None, pv_plies: int = 8) -> dict[int, str]:
+    """``{action: state.action_to_string(player, action)}`` for the root moves, timed: with a
+    ``budget``, reserve (:meth:`Budget.reserve`) the estimated cost of the final report —
+    about ``pv_plies + 1`` labels per move plus the best move's 64 — so that the answer,
+    not only the loop, ends within the time limit."""
+    t0 = time.thread_time()       # CPU time: a preemption while labelling is not a cost
+    labels = {int(a): state.action_to_string(player, a) for a in actions}
+    if budget is not None and labels:
+        per = (time.thread_time() - t0) / len(labels)
+        # a PV step costs a label plus a checked apply on a clone: ~2 labels
+        budget.reserve(2.0 * per * ((pv_plies + 1) * len(labels) + 64) + 2e-4)
+    return labels
 
 
 def elapsed_since(t0: float) -> float:

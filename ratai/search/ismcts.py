@@ -30,8 +30,17 @@ from typing import Any
 
 from ratai.engines.api import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
 
-from .common import Analysis, PVStep, Rollout, apply_unchecked, sample_outcome
-from .uct import root_moves
+from .common import (
+    Analysis,
+    PVStep,
+    Rollout,
+    apply_unchecked,
+    free_later,
+    root_labels,
+    sample_outcome,
+    start_reaper,
+)
+from .uct import MULTI_PV_LIMIT, root_moves
 
 __all__ = ["ISMCTS", "ISNode"]
 
@@ -86,31 +95,43 @@ class ISMCTS:
         self.c = float(exploration)
         self.rollout = Rollout(game, rollout, rollout_cutoff, rollout_epsilon)
         self.chance_key = chance_key
+        self._allowed: set[int] | None = None
+        self._max_nodes = 2**62
 
     def analyze(self, state: State, budget, srng, on_progress=None, every: int = 100,
-                seed: Any = None, kind: str = "ismcts") -> Analysis:
+                seed: Any = None, kind: str = "ismcts", allowed: list[int] | None = None,
+                max_nodes: int = 2**62) -> Analysis:
         """Search from the seat's information state in ``state`` and report an ``Analysis``.
 
         ``state`` is read only through ``resample_from_infostate`` and the seat's own legal
-        actions. Labels come from one extra determinization.
+        actions. Labels come from one extra determinization. ``allowed`` restricts the root
+        moves (validated by the caller); ``max_nodes`` caps the tree: at the cap no node is
+        added and descents play out from the frontier. Every reported move carries its own PV
+        (through the tree's decision nodes, see ``_pv``); the tree is freed off the caller's
+        path.
         """
         player, n = self.player, self.n
+        budget.begin()
         if state.current_player() == SIMULTANEOUS:
             raise ValueError("ismcts does not search a SIMULTANEOUS root; use the sequential "
                              "view of the game or the smmcts bot")
-        legal = state.legal_actions(player)
+        legal = state.legal_actions(player) if allowed is None else list(allowed)
+        tie = srng.tiebreak(legal)
         label_state = state.resample_from_infostate(player, srng.child_seed())
+        start_reaper()
+        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
         root = ISNode(n, player)
         stats = [0, 1, 0]  # iterations, nodes, max depth
+        self._allowed = None if allowed is None else set(allowed)
+        self._max_nodes = max_nodes
 
         def report() -> Analysis:
-            moves = root_moves([root], player, legal,
-                               lambda a: label_state.action_to_string(player, a), n)
+            moves = root_moves([root], player, legal, labels.__getitem__, n, tie,
+                               lambda a, lim: _pv(root, label_state, a, lim))
             best = moves[0].action
-            return Analysis(best, moves, _pv(root, label_state, best), stats[0], stats[1],
+            return Analysis(best, moves, moves[0].pv, stats[0], stats[1],
                             stats[2], budget.elapsed(), seed, player, kind)
 
-        budget.begin()
         rng, rnd = srng.np, srng.py
         while not budget.done(stats[0]):
             self._iterate(root, state.resample_from_infostate(player, rng), rnd, stats)
@@ -118,10 +139,13 @@ class ISMCTS:
             if on_progress is not None and every and stats[0] % every == 0 \
                     and on_progress(report()) is False:
                 break
-        return report()
+        out = report()
+        free_later(root)
+        return out
 
     def _iterate(self, root: ISNode, s: State, rnd, stats: list[int]) -> None:
         n, c, me = self.n, self.c, self.player
+        allowed, cap = self._allowed, self._max_nodes
         by_info = self.chance_key == "infostate"
         node = root
         path = [root]
@@ -135,17 +159,21 @@ class ISMCTS:
                 apply_unchecked(s, a)
                 key = s.information_state_string(me) if by_info else ("c", a)
                 child = node.children.get(key)
+                depth += 1
                 if child is None:
+                    if stats[1] >= cap:
+                        break  # the node cap: play out from the frontier
                     child = node.children[key] = ISNode(n, CHANCE)
                     stats[1] += 1
                 node = child
                 path.append(node)
-                depth += 1
                 continue
             if p == SIMULTANEOUS:
                 break  # a joint-view node is a leaf here: the playout decides it
             node.player = p
             legal = s._legal_actions()
+            if node is root and allowed is not None:
+                legal = [a for a in legal if a in allowed]
             children = node.children
             untried = []
             for a in legal:
@@ -155,6 +183,11 @@ class ISMCTS:
                 else:
                     ch.avail += 1
             depth += 1
+            if untried and stats[1] >= cap:
+                if len(untried) == len(legal):
+                    break  # a frontier node under the cap: play out from here
+                legal = [a for a in legal if a in children]
+                untried = []
             if untried:
                 a = untried[int(rnd.random() * len(untried))]
                 apply_unchecked(s, a)
@@ -162,13 +195,19 @@ class ISMCTS:
                 stats[1] += 1
                 path.append(child)
                 break
-            best_a, best, best_u = -1, None, -math.inf
+            best_a, best, best_u, ties = -1, None, -math.inf, 1
             for a in legal:
                 ch = children[a]
                 cv = ch.visits
                 u = ch.value[p] / cv + c * math.sqrt(math.log(ch.avail) / cv)
                 if u > best_u:
-                    best_a, best, best_u = a, ch, u
+                    best_a, best, best_u, ties = a, ch, u, 1
+                elif u == best_u:
+                    # an exact tie: a uniform choice among the tied (reservoir sampling),
+                    # not the lowest id
+                    ties += 1
+                    if rnd.random() * ties < 1.0:
+                        best_a, best = a, ch
             apply_unchecked(s, best_a)
             node = best
             path.append(node)

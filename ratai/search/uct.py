@@ -38,12 +38,23 @@ from .common import (
     Rollout,
     apply_joint,
     apply_unchecked,
+    free_later,
     joint_legal,
+    root_labels,
     sample_outcome,
     sort_moves,
+    start_reaper,
 )
 
-__all__ = ["UCT", "Node", "RunResult", "root_moves", "tree_pv", "analyze_uct"]
+__all__ = ["UCT", "Node", "RunResult", "root_moves", "tree_pv", "analyze_uct",
+           "PY_NODE_BYTES", "MULTI_PV_LIMIT"]
+
+#: Size of one Python UCT/IS-MCTS node with its statistics, child-dict entry and expansion
+#: lists (bytes): the largest ``bench/memory.py --python`` measured (475-1,493 B per node over
+#: Rat Trap and Rats to Riches); converts ``max_memory_mb`` into a node cap.
+PY_NODE_BYTES = 1500
+#: Plies of each non-best move's own PV (the best move's PV keeps 64).
+MULTI_PV_LIMIT = 8
 
 
 class Node:
@@ -78,6 +89,8 @@ class RunResult:
     nodes: int
     max_depth: int
     stopped: bool
+    capped: bool = False   # the node cap was reached (the tree stopped growing)
+    max_nodes: int = 2**62
 
 
 class UCT:
@@ -111,14 +124,24 @@ class UCT:
 
     # -- the search loop ---------------------------------------------------------------
     def run(self, state: State, budget, rnd: random.Random,
-            hook: Callable[[int, Any], bool] | None = None, every: int = 0) -> RunResult:
+            hook: Callable[[int, Any], bool] | None = None, every: int = 0,
+            allowed: list[int] | None = None, max_nodes: int = 2**62) -> RunResult:
         """Search from ``state`` (not modified) until ``budget`` is spent.
 
         ``hook(iterations, partial_result)`` is called every ``every`` iterations; returning
-        False stops the search.
+        False stops the search. ``allowed`` restricts the root's moves (legal actions of
+        the root's seat; ``None``: all; ``ValueError`` at a ``SIMULTANEOUS`` root).
+        ``max_nodes`` caps the tree: once it holds that
+        many nodes no node is added (descents end at the frontier and play out from there),
+        so memory stays bounded and the search still answers within its budget.
         """
         root = Node(state.current_player(), self.n)
-        res = RunResult(root, 0, 1, 0, False)
+        if allowed is not None:
+            if root.player == SIMULTANEOUS:
+                raise ValueError("root_moves is not supported at a SIMULTANEOUS root (the "
+                                 "joint-move view); use the sequential view")
+            root.untried = list(allowed)
+        res = RunResult(root, 0, 1, 0, False, max_nodes=max_nodes)
         budget.begin()
         it = 0
         while not budget.done(it):
@@ -147,12 +170,15 @@ class UCT:
                 a = sample_outcome(node.outcomes, rnd.random())
                 apply_unchecked(s, a)
                 child = node.children.get(a)
+                depth += 1
                 if child is None:
+                    if res.nodes >= res.max_nodes:
+                        res.capped = True
+                        break
                     child = node.children[a] = Node(s.current_player(), n)
                     res.nodes += 1
                 node = child
                 path.append(node)
-                depth += 1
                 continue
             if p == SIMULTANEOUS:
                 idx = self._select_joint(node, s, rnd)
@@ -163,6 +189,9 @@ class UCT:
                 child = node.children.get(joint)
                 depth += 1
                 if child is None:
+                    if res.nodes >= res.max_nodes:
+                        res.capped = True
+                        break
                     child = node.children[joint] = Node(s.current_player(), n)
                     res.nodes += 1
                     path.append(child)
@@ -173,6 +202,11 @@ class UCT:
             untried = node.untried
             if untried is None:
                 untried = node.untried = list(s._legal_actions())
+            if untried and res.nodes >= res.max_nodes:
+                res.capped = True
+                if not node.children:
+                    break  # a frontier node: play out from here
+                untried = ()  # select among the children it has
             if untried:
                 i = int(rnd.random() * len(untried))
                 a = untried[i]
@@ -245,11 +279,16 @@ class UCT:
 
 # -- turning trees into reports ----------------------------------------------------------
 def root_moves(roots: list[Node], player: int, legal: list[int], label: Callable[[int], str],
-               n: int) -> tuple[MoveStat, ...]:
+               n: int, tiebreak: dict[int, float] | None = None,
+               pv_of: Callable[[int, int], tuple[PVStep, ...]] | None = None
+               ) -> tuple[MoveStat, ...]:
     """Per-move statistics summed over one or more root nodes (PIMC sums its worlds).
 
     Works for a decision root (children keyed by action) and a ``SIMULTANEOUS`` root (the
-    seat's decoupled bandit statistics).
+    seat's decoupled bandit statistics). ``legal`` lists the moves to report (the root
+    restriction, if any); ``tiebreak`` is the seeded last key of :func:`sort_moves`.
+    ``pv_of(action, limit)`` gives a visited move's own PV (multi-PV; the best move gets 64
+    plies, the others :data:`MULTI_PV_LIMIT`); an unvisited move's PV is the move alone.
     """
     visits = {a: 0 for a in legal}
     sums = {a: [0.0] * n for a in legal}
@@ -272,7 +311,23 @@ def root_moves(roots: list[Node], player: int, legal: list[int], label: Callable
         v = visits[a]
         vals = tuple((x / v) if v else 0.0 for x in sums[a])
         moves.append(MoveStat(int(a), label(a), int(v), vals[player], prior, vals))
-    return sort_moves(moves)
+    moves = sort_moves(moves, tiebreak)
+    return with_pvs(moves, player, pv_of)
+
+
+def with_pvs(moves: tuple[MoveStat, ...], player: int,
+             pv_of: Callable[[int, int], tuple[PVStep, ...]] | None) -> tuple[MoveStat, ...]:
+    """``moves`` (sorted best first) with each move's own ``pv`` filled (see
+    :func:`root_moves`); a PV always starts with its move."""
+    out = []
+    for i, m in enumerate(moves):
+        pv: tuple[PVStep, ...] = ()
+        if pv_of is not None and m.visits:
+            pv = pv_of(m.action, 64 if i == 0 else MULTI_PV_LIMIT)
+        if not pv or pv[0].action != m.action:
+            pv = (PVStep(player, m.action, m.label),)
+        out.append(MoveStat(m.action, m.label, m.visits, m.value, m.prior, m.values, pv))
+    return tuple(out)
 
 
 def tree_pv(root: Node, state: State, first: int | None, player: int, limit: int = 64
@@ -328,25 +383,35 @@ def _mean(node: Node, p: int) -> float:
 
 
 def analyze_uct(search: UCT, state: State, budget, srng, on_progress=None, every: int = 100,
-                seed: Any = None, kind: str = "mcts") -> Analysis:
+                seed: Any = None, kind: str = "mcts", allowed: list[int] | None = None,
+                max_nodes: int = 2**62) -> Analysis:
     """Run ``search`` from ``state`` and report it as an :class:`Analysis`.
 
     ``on_progress(analysis)`` is called every ``every`` iterations; returning ``False``
-    stops the search (the result so far is returned).
+    stops the search (the result so far is returned). ``allowed`` restricts the root moves
+    (validated by the caller, :func:`ratai.search.common.check_root_moves`); ``max_nodes``
+    caps the tree (:meth:`UCT.run`). Every reported move carries its own PV. The tree is
+    freed off the caller's path (:func:`ratai.search.common.free_later`).
     """
     player, n = search.player, search.n
-    legal = state.legal_actions(player)
+    budget.begin()
+    start_reaper()
+    legal = state.legal_actions(player) if allowed is None else list(allowed)
+    tie = srng.tiebreak(legal)
+    labels = root_labels(state, player, legal, budget, MULTI_PV_LIMIT)
 
     def report(res: RunResult) -> Analysis:
-        moves = root_moves([res.root], player, legal,
-                           lambda a: state.action_to_string(player, a), n)
+        moves = root_moves([res.root], player, legal, labels.__getitem__, n, tie,
+                           lambda a, lim: tree_pv(res.root, state, a, player, lim))
         best = moves[0].action
-        return Analysis(best, moves, tree_pv(res.root, state, best, player), res.iterations,
+        return Analysis(best, moves, moves[0].pv, res.iterations,
                         res.nodes, res.max_depth, budget.elapsed(), seed, player, kind)
 
     hook = None
     if on_progress is not None:
         def hook(it: int, res: RunResult) -> bool:
             return on_progress(report(res)) is not False
-    res = search.run(state, budget, srng.py, hook, every)
-    return report(res)
+    res = search.run(state, budget, srng.py, hook, every, allowed, max_nodes)
+    out = report(res)
+    free_later(res.root)
+    return out

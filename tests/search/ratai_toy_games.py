@@ -7,6 +7,8 @@
 * :class:`LotteryGame` — one decision between a coin flip (wins 1/2) and a die (wins 4/6):
   chance weighting decides.
 * :class:`KuhnGame` — Kuhn poker with win/loss returns: hidden cards and chance deals.
+* :class:`NullGame` — every move leads to the same result (a lost position): root ties on
+  visits, value and prior, so the seeded tie-break alone picks the move.
 * :class:`GoofspielGame` — the joint-move view of a tiny Goofspiel: ``SIMULTANEOUS`` nodes with
   ``legal_actions(p)`` per seat and ``apply_actions([...])``.
 """
@@ -211,6 +213,72 @@ class LotteryState(State):
 
     def observation(self, player):
         return {"choice": self.choice, "outcome": self.outcome}
+
+
+# -- Null: every move is as good as any other --------------------------------------------------
+class NullGame(Game):
+    """Seat 0 picks one of ``moves`` actions, then a fair coin is tossed and seat 1 wins
+    whatever happened: every root move has value 0 for seat 0 (issue 13's Rats to Riches
+    position where every move loses)."""
+
+    name = "null"
+    title = "Null"
+    perfect_information = True
+    param_specs = (Param("num_players", 2, int, choices=(2,)),
+                   Param("moves", 6, int, check=lambda v: v >= 2))
+
+    def num_distinct_actions(self) -> int:
+        return self.params["moves"] + 2
+
+    def max_game_length(self) -> int:
+        return 2
+
+    def new_initial_state(self) -> NullState:
+        return NullState(self)
+
+    def _state_from_observation(self, player, observation, rng=None):
+        s = NullState(self)
+        s.choice = observation["choice"]
+        s.coin = observation["coin"]
+        return s
+
+
+class NullState(State):
+    def __init__(self, game):
+        super().__init__(game)
+        self.choice = None
+        self.coin = None
+
+    def current_player(self) -> int:
+        if self.choice is None:
+            return 0
+        return CHANCE if self.coin is None else TERMINAL
+
+    def _legal_actions(self) -> list[int]:
+        return list(range(self._game.params["moves"]))
+
+    def _chance_outcomes(self) -> list[tuple[int, float]]:
+        k = self._game.params["moves"]
+        return [(k, 0.5), (k + 1, 0.5)]
+
+    def _apply_action(self, action: int) -> None:
+        if self.choice is None:
+            self.choice = action
+        else:
+            self.coin = action
+
+    def _action_to_string(self, player, action) -> str:
+        k = self._game.params["moves"]
+        return ("heads" if action == k else "tails") if action >= k else f"move {action}"
+
+    def scores(self):
+        return self._returns() if self.coin is not None else [0.0, 0.0]
+
+    def _returns(self):
+        return [0.0, 1.0]
+
+    def observation(self, player):
+        return {"choice": self.choice, "coin": self.coin}
 
 
 # -- Kuhn poker --------------------------------------------------------------------------------

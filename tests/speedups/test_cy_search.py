@@ -9,6 +9,9 @@ chance key (``c_info_hash``) agreeing with ``information_state_string``.
 
 from __future__ import annotations
 
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -195,3 +198,187 @@ def test_info_hash_keys_like_the_information_state(variant, params):
                         assert (x[0] == y[0]) == (x[1] == y[1])
             checked += 1
         s.apply_action(sample_action(s, rng))
+
+
+# -- search core v2 (issue 13, items 4, 5, 7, 8, 9) -----------------------------------------
+def test_multi_pv_and_values_from_the_tree():
+    """Item 7: each move's PV starts with it and replays legally (UCT on the true state);
+    per-seat values are visit means (``value == values[player]``); visits add up; the best
+    move's PV is the analysis PV."""
+    s = mid_game({"num_players": 3})
+    p = s.current_player()
+    an = make_bot("mcts", s.get_game(), p, seed=2, iterations=800, determinize=True,
+                  search_backend="cython").analyze(s)
+    assert sum(m.visits for m in an.moves) == 800 and an.pv == an.moves[0].pv
+    for m in an.moves:
+        assert m.pv[0].action == m.action and len(m.values) == 3 and m.value == m.values[p]
+    assert any(len(m.pv) > 1 for m in an.moves)
+    # ismcts: each PV starts with its move and is legal on the labelling determinization
+    an = cy_bot("ismcts", s, iterations=800).analyze(s)
+    assert sum(m.visits for m in an.moves) == 800
+    for m in an.moves:
+        assert m.pv and m.pv[0].action == m.action and m.pv[0].player == p
+
+
+def test_multi_pv_replays_on_the_searched_state():
+    """UCT's per-move PVs follow the tree of the very state searched (perfect information:
+    Rats to Riches): every step is legal when replayed."""
+    game = load_game("rats_to_riches", backend="cython")
+    s = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    while not (s.is_player_node() and len(s.legal_actions()) > 1):
+        s.apply_action(sample_action(s, rng))
+    an = make_bot("mcts", game, s.current_player(), seed=1, iterations=1500).analyze(s)
+    for m in an.moves:
+        c = s.clone()
+        for step in m.pv:
+            assert c.current_player() == step.player
+            assert step.action in c.legal_actions()
+            c.apply_action(step.action)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_root_moves_honoured(kind):
+    s = mid_game({"num_players": 3})
+    legal = s.legal_actions()
+    keep = legal[1:3]
+    an = cy_bot(kind, s, iterations=300).analyze(s, root_moves=keep)
+    assert sorted(m.action for m in an.moves) == sorted(keep)
+    assert sum(m.visits for m in an.moves) == 300 and an.best_action in keep
+    bad = max(legal) + 1
+    with pytest.raises(ValueError, match=f"action {bad} is not legal"):
+        cy_bot(kind, s, iterations=10).analyze(s, root_moves=[keep[0], bad])
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_unvisited_ties_follow_the_seeded_key_not_the_id(kind):
+    """Item 9: with one iteration all but one move tie on visits, value and prior; their
+    order is the seeded random key (same seed: same order), not ascending action ids."""
+    s = next(x for x in (mid_game({"num_players": 3}, seed=k) for k in range(50))
+             if len(x.legal_actions()) >= 3)
+    orders = []
+    for seed in range(12):
+        a = cy_bot(kind, s, seed=seed, iterations=1).analyze(s)
+        b = cy_bot(kind, s, seed=seed, iterations=1).analyze(s)
+        assert [m.action for m in a.moves] == [m.action for m in b.moves]
+        orders.append([m.action for m in a.moves[1:]])
+    assert any(o != sorted(o) for o in orders), orders
+    assert len({tuple(o) for o in orders}) >= 2
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_memory_and_node_caps(kind):
+    """Item 4: the pool stays under ``max_memory_mb`` and the tree under ``max_nodes``; the
+    iteration budget is still exact and the answer legal."""
+    s = mid_game({"num_players": 3})
+    an = cy_bot(kind, s, iterations=3000, max_nodes=50).analyze(s)
+    assert an.nodes <= 50 and an.iterations == 3000 and an.best_action in s.legal_actions()
+    n = s.get_game().num_players()
+    mb = 0.05
+    slots = int(mb * 2**20 / (cy.NODE_BYTES + 8 * n))
+    an = cy_bot(kind, s, iterations=20000, max_memory_mb=mb).analyze(s)
+    assert an.nodes <= slots and an.iterations == 20000
+    free = cy_bot(kind, s, iterations=20000, max_memory_mb=None).analyze(s)
+    assert free.nodes > slots
+    t0 = time.perf_counter()
+    an = cy_bot(kind, s, time_limit=0.1, max_nodes=20).analyze(s)
+    assert time.perf_counter() - t0 < 0.1 + 0.05 and an.nodes <= 20
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_threads_deterministic_and_no_peeking(kind):
+    """Item 5: root-parallel trees with an iteration budget are reproducible for a seed, and
+    two states with one information state give one answer (threads=1 and 2)."""
+    s = mid_game({"num_players": 3}, seed=1)
+    p = s.current_player()
+    a, b = s.resample_from_infostate(p, 11), s.resample_from_infostate(p, 12)
+    assert a.information_state_string(p) == b.information_state_string(p)
+    for threads in (1, 2):
+        ra = cy_bot(kind, a, iterations=400, threads=threads).analyze(a)
+        rb = cy_bot(kind, b, iterations=400, threads=threads).analyze(b)
+        assert numbers(ra) == numbers(rb)
+        assert ra.iterations == 400 and sum(m.visits for m in ra.moves) == 400
+    one = cy_bot(kind, a, iterations=400, threads=1).analyze(a)
+    two = cy_bot(kind, a, iterations=400, threads=2).analyze(a)
+    assert numbers(one) != numbers(two)
+
+
+def test_search_does_not_stall_other_threads():
+    """Item 5: the compiled loop runs without the GIL in ~1 ms chunks, so a Python thread
+    ticking every millisecond keeps ticking during a search (it stalled ~300 ms before)."""
+    s = mid_game({"num_players": 3})
+    stop = threading.Event()
+    gaps = []
+
+    def tick():
+        last = time.perf_counter()
+        while not stop.is_set():
+            time.sleep(0.001)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    th = threading.Thread(target=tick)
+    th.start()
+    time.sleep(0.02)
+    cy_bot("mcts", s, time_limit=0.3).analyze(s)
+    stop.set()
+    th.join()
+    assert len(gaps) > 30 and max(gaps) < 0.1, max(gaps)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_cancel_and_setup_inside_the_budget(kind):
+    """Item 8: ``cancel`` is seen between chunks (~1 ms); the clock starts on entry."""
+    s = mid_game({"num_players": 3})
+    ev = threading.Event()
+    threading.Timer(0.05, ev.set).start()
+    t0 = time.perf_counter()
+    an = cy_bot(kind, s, time_limit=5.0).analyze(s, stop=ev)
+    assert time.perf_counter() - t0 < 0.5 and an.iterations > 0
+    bot = cy_bot(kind, s, time_limit=0.05)
+    t0 = time.perf_counter()
+    an = bot.analyze(s)
+    wall = time.perf_counter() - t0
+    # the reported time runs from the call (setup included) to the answer
+    assert wall - 0.02 < an.elapsed_s <= wall
+
+
+def _rr_position(seed=0):
+    game = load_game("rats_to_riches", backend="cython")
+    s = game.new_initial_state()
+    rng = np.random.default_rng(seed)
+    while not (s.is_player_node() and len(s.legal_actions()) > 1):
+        s.apply_action(sample_action(s, rng))
+    return game, s
+
+
+def test_tree_reuse_continues_the_kept_subtree():
+    """Item 6 (perfect information): after the bot's move and the others' moves along its
+    PV, the next search starts from the kept subtree (its visits carry over); a position off
+    the kept line is searched afresh; the same call sequence gives the same answers."""
+    def play(seed):
+        game, s = _rr_position()
+        me = s.current_player()
+        b = make_bot("mcts", game, me, seed=seed, iterations=3000, reuse_tree=True)
+        first = b.analyze(s)
+        assert sum(m.visits for m in first.moves) == 3000
+        # the others' moves and the chance outcomes of the best line (so they are in the tree)
+        for step in first.pv:
+            if step is not first.pv[0] and step.player == me:
+                break
+            s.apply_action(step.action)
+        assert s.current_player() == me
+        second = b.analyze(s)
+        return b, s, first, second
+
+    b, s, first, second = play(4)
+    assert second.iterations == 3000
+    assert sum(m.visits for m in second.moves) > 3000      # the kept visits
+    _, _, f2, s2 = play(4)
+    assert numbers(f2) == numbers(first) and numbers(s2) == numbers(second)
+    game, other = _rr_position(seed=9)                      # another game: fresh search
+    if other.current_player() == b.player:
+        assert sum(m.visits for m in b.analyze(other).moves) == 3000
+    with pytest.raises(ValueError, match="reuse_tree needs a perfect-information game"):
+        cy_bot("mcts", mid_game({"num_players": 3}), iterations=10, reuse_tree=True)

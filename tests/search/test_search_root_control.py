@@ -1,0 +1,242 @@
+"""Search core v2 (issue 13, items 4, 7, 8, 9) on the Python search: multi-PV, root control,
+seeded root tie-breaks, node and memory caps, the budget clock and cancellation.
+
+The compiled twins are tested in ``tests/speedups/test_cy_search.py``.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+import weakref
+
+import pytest
+from ratai_toy_games import ChanceNimGame, KuhnGame, NullGame
+
+from ratai.bots import make_bot
+from ratai.engines.api import CHANCE
+from ratai.search import numbers
+from ratai.search.common import (
+    Budget,
+    MoveStat,
+    SearchRng,
+    check_root_moves,
+    node_cap,
+    free_later,
+    sort_moves,
+)
+from ratai.search.uct import UCT, Node, root_moves, tree_pv
+
+KINDS = ("mcts", "ismcts")
+
+
+def bot(kind, game, seed=1, **kw):
+    return make_bot(kind, game, 0, seed=seed, search_backend="python", **kw)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_multi_pv_every_move_has_its_own_line(kind):
+    """Item 7: every reported move carries a PV that starts with it and replays legally;
+    its values are per seat, ``value == values[player]``; the best move's PV is the
+    analysis PV; visits add up to the iterations."""
+    game = ChanceNimGame(roll=False, heap=9)
+    s = game.new_initial_state()
+    an = bot(kind, game, iterations=600).analyze(s)
+    assert sum(m.visits for m in an.moves) == 600
+    assert an.pv == an.moves[0].pv
+    for m in an.moves:
+        assert m.pv and m.pv[0].action == m.action and m.pv[0].player == 0
+        assert len(m.values) == 2 and m.value == m.values[0]
+        c = s.clone()
+        for step in m.pv:
+            if step.player == CHANCE:
+                assert step.action in dict(c.chance_outcomes())
+            else:
+                assert c.current_player() == step.player
+                assert step.action in c.legal_actions()
+                assert step.label == c.action_to_string(step.player, step.action)
+            c.apply_action(step.action)
+    assert any(len(m.pv) > 1 for m in an.moves)
+
+
+def test_multi_pv_is_consistent_with_the_tree():
+    """Each move's statistics are its root child's visits and visit means, and its PV is the
+    most visited line below that child."""
+    game = ChanceNimGame(roll=True, heap=7, gust=True)
+    s = game.new_initial_state()
+    s.apply_action(4)
+    uct = UCT(game, 0)
+    srng = SearchRng(3, s, 0)
+    res = uct.run(s, Budget(iterations=500).check(), srng.py)
+    legal = s.legal_actions()
+    moves = root_moves([res.root], 0, legal, lambda a: s.action_to_string(0, a), 2,
+                       srng.tiebreak(legal), lambda a, lim: tree_pv(res.root, s, a, 0, lim))
+    for m in moves:
+        ch = res.root.children[m.action]
+        assert m.visits == ch.visits
+        assert m.values == pytest.approx(tuple(v / ch.visits for v in ch.value))
+        node = res.root
+        for step in m.pv:
+            child = node.children[step.action]
+            if node is not res.root:
+                # the most visited child at every step below the root
+                assert child.visits == max(c.visits for c in node.children.values())
+            node = child
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_root_moves_restricts_the_search(kind):
+    """``root_moves`` (UCI searchmoves): only those moves are searched and reported."""
+    game = ChanceNimGame(roll=False, heap=9)
+    s = game.new_initial_state()
+    b = bot(kind, game, iterations=300)
+    an = b.analyze(s, root_moves=[2, 0])
+    assert sorted(m.action for m in an.moves) == [0, 2]
+    assert sum(m.visits for m in an.moves) == 300
+    assert an.best_action in (0, 2)
+    # heap 9: taking 1 (action 0) is the only winning move; restricted away, the bot still
+    # answers within the allowed set
+    assert bot(kind, game, iterations=300).analyze(s, root_moves=[1, 2]).best_action in (1, 2)
+
+
+def test_root_moves_errors():
+    game = ChanceNimGame(roll=False, heap=9)
+    s = game.new_initial_state()
+    b = bot("mcts", game, iterations=10)
+    with pytest.raises(ValueError, match=r"action 7 is not legal.*\[0, 1, 2\]"):
+        b.analyze(s, root_moves=[0, 7])
+    with pytest.raises(ValueError, match="empty"):
+        b.analyze(s, root_moves=[])
+    with pytest.raises(ValueError, match="not supported by bot kind 'pimc'"):
+        make_bot("pimc", game, 0, iterations=10).analyze(s, root_moves=[0])
+    assert check_root_moves(None, [0, 1]) is None
+    assert check_root_moves([2, 0], [0, 1, 2]) == [0, 2]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tie_break_is_seeded_never_by_id(kind):
+    """Item 9: every move of the null game loses (value 0) and, with a multiple of the move
+    count as budget, every move has the same visits: the seeded random key picks the move.
+    The same seed gives the same move; over seeds the moves spread, not the lowest id."""
+    game = NullGame(moves=6)
+    s = game.new_initial_state()
+    best = []
+    for seed in range(24):
+        an = bot(kind, game, seed=seed, iterations=60).analyze(s)
+        assert {m.visits for m in an.moves} == {10} and {m.value for m in an.moves} == {0.0}
+        assert an.best_action == bot(kind, game, seed=seed, iterations=60).analyze(s).best_action
+        best.append(an.best_action)
+    assert len(set(best)) >= 4, best
+
+
+def test_sort_moves_order():
+    ms = [MoveStat(a, str(a), v, val, pr) for a, v, val, pr in
+          [(0, 5, 0.5, 0.1), (1, 5, 0.6, 0.1), (2, 5, 0.6, 0.3), (3, 9, 0.0, 0.0)]]
+    assert [m.action for m in sort_moves(ms, {0: 0.5, 1: 0.5, 2: 0.5, 3: 0.5})] == [3, 2, 1, 0]
+    ties = [MoveStat(a, str(a), 1, 0.0, 0.25) for a in range(4)]
+    key = {0: 0.9, 1: 0.1, 2: 0.5, 3: 0.3}
+    assert [m.action for m in sort_moves(ties, key)] == [1, 3, 2, 0]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_node_cap_is_respected(kind):
+    """Item 4: at ``max_nodes`` the tree stops growing; the iteration budget is still exact
+    and the bot still answers a legal move."""
+    game = ChanceNimGame(roll=True, heap=12, gust=True)
+    s = game.new_initial_state()
+    s.apply_action(4)
+    an = bot(kind, game, iterations=2000, max_nodes=40).analyze(s)
+    assert an.nodes <= 40 and an.iterations == 2000
+    assert an.best_action in s.legal_actions()
+    free = bot(kind, game, iterations=2000, max_memory_mb=None).analyze(s)
+    assert free.nodes > 40
+    # a memory cap is a node cap through the measured node size
+    assert node_cap(None, 1.0, 1024) == 1024 and node_cap(10, 1.0, 1024) == 10
+    with pytest.raises(ValueError, match="max_nodes"):
+        bot(kind, game, iterations=10, max_nodes=0)
+    with pytest.raises(ValueError, match="max_memory_mb"):
+        bot(kind, game, iterations=10, max_memory_mb=-1)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_node_cap_with_a_time_limit_still_answers_in_time(kind):
+    game = ChanceNimGame(roll=False, heap=20)
+    s = game.new_initial_state()
+    t0 = time.perf_counter()
+    an = bot(kind, game, time_limit=0.1, max_nodes=10).analyze(s)
+    assert time.perf_counter() - t0 < 0.1 + 0.05
+    assert an.nodes <= 10 and an.iterations > 10
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cancel_stops_the_search(kind):
+    """Item 8: ``cancel`` (a ``threading.Event``) is checked inside the loop."""
+    game = ChanceNimGame(roll=False, heap=40)
+    s = game.new_initial_state()
+    ev = threading.Event()
+    threading.Timer(0.05, ev.set).start()
+    t0 = time.perf_counter()
+    an = bot(kind, game, time_limit=5.0).analyze(s, stop=ev)
+    assert time.perf_counter() - t0 < 1.0
+    assert an.iterations > 0 and an.best_action in s.legal_actions()
+
+
+def test_clock_starts_at_entry():
+    """Setup is paid from the budget: a search handed an already running clock keeps it."""
+    b = Budget(time_limit=0.2).check()
+    b.begin()
+    start = b.start
+    time.sleep(0.01)
+    b.begin()
+    assert b.start == start
+    b.reserve(1.0)       # capped at a tenth of the limit
+    assert b.deadline == pytest.approx(start + 0.18)
+
+
+def test_threads_need_the_compiled_search():
+    game = ChanceNimGame(roll=False, heap=9)
+    b = bot("mcts", game, iterations=10, threads=2)
+    with pytest.raises(ValueError, match="threads=2 needs the compiled search"):
+        b.analyze(game.new_initial_state())
+    with pytest.raises(ValueError, match="bad threads"):
+        bot("mcts", game, iterations=10, threads=0)
+
+
+def test_ismcts_same_information_state_same_answer():
+    """No peeking with the new root control and caps: Kuhn states that differ only in the
+    opponent's card give the same analysis for the same seed."""
+    game = KuhnGame()
+    a, b = game.new_initial_state(), game.new_initial_state()
+    a.apply_action(2 + 2)   # seat 0: K
+    a.apply_action(2 + 0)   # seat 1: J
+    b.apply_action(2 + 2)
+    b.apply_action(2 + 1)   # seat 1: Q
+    assert a.information_state_string(0) == b.information_state_string(0)
+    ra = bot("ismcts", game, seed=5, iterations=300, max_nodes=30).analyze(a, root_moves=[0, 1])
+    rb = bot("ismcts", game, seed=5, iterations=300, max_nodes=30).analyze(b, root_moves=[0, 1])
+    assert numbers(ra) == numbers(rb)
+
+
+class _Leaf:
+    children: dict = {}
+
+
+def test_free_later_frees_off_the_callers_path():
+    """A tree handed to ``free_later`` is dismantled on the reaper thread."""
+    root = Node(0, 2)
+    cur = root
+    for _ in range(2000):
+        nxt = Node(0, 2)
+        cur.children[random.random()] = nxt
+        cur = nxt
+    leaf = _Leaf()
+    cur.children[0] = leaf
+    ref = weakref.ref(leaf)
+    free_later(root)
+    del root, cur, nxt, leaf
+    for _ in range(200):
+        if ref() is None:
+            break
+        time.sleep(0.01)
+    assert ref() is None
