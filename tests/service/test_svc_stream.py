@@ -21,7 +21,7 @@ def test_analyze_partials_then_final(client, name):
     pos = client.position(name, 0, history=state.history())
     msgs = list(client.analyze(position=pos, bot={"kind": "ismcts", "iterations": 40, "seed": 1},
                                report_every_iterations=10, timeout=30))
-    assert len(msgs) >= 3
+    assert len(msgs) >= 2  # partials coalesce (newest wins) when they come faster than sent
     assert all(not m.final for m in msgs[:-1]) and msgs[-1].final
     assert msgs[-1].stop_reason == "budget" and msgs[-1].iterations == 40
     its = [m.iterations for m in msgs]
