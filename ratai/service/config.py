@@ -47,6 +47,8 @@ class Limits:
         report_every: default iterations between partial ``Analyze`` messages.
         deadline_margin_s: seconds kept free before a client's deadline for the answer to
             travel back (at most 20% of the time left).
+        min_report_interval_s: least seconds between two partial ``Analyze`` messages
+            (whatever the client asks; partials in between are coalesced, the newest wins).
     """
 
     max_iterations: int = 200_000
@@ -64,6 +66,7 @@ class Limits:
     server_only_params: tuple[str, ...] = ("data_path", "simultaneous")
     report_every: int = 1000
     deadline_margin_s: float = 0.1
+    min_report_interval_s: float = 0.02
 
 
 @dataclass

@@ -17,8 +17,9 @@ called there). ``await pool.run(job, client)`` waits for a worker without holdin
   ``DEADLINE_EXCEEDED`` without running). A worker still busy ``overrun_grace_s`` after that
   limit is killed and replaced, so no bot kind can keep a worker longer.
 - **Cancel**: cancelling the awaiting task (the client cancelled or disconnected) tells the
-  worker to stop; a worker that has not stopped ``cancel_grace_s`` (50 ms) later is killed and
-  replaced. The slot is free once the worker has stopped or been killed.
+  worker to stop; a worker that has not stopped ``cancel_grace_s`` (30 ms) later is killed and
+  replaced by a spare process that is already running (then a new spare starts), so the
+  slot is usable again at once.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class _Entry:
     id: int = 0
     worker: Any = None
     started: float = 0.0
+    cancelled_at: float | None = None
     timers: list = field(default_factory=list)
 
 
@@ -197,7 +199,7 @@ class SearchPool:
     """
 
     def __init__(self, workers: int, max_queue: int, max_queue_per_client: int | None = None,
-                 cancel_grace_s: float = 0.05, overrun_grace_s: float = 0.25):
+                 cancel_grace_s: float = 0.03, overrun_grace_s: float = 0.25):
         self.workers = max(0, int(workers))
         self.max_queue = max(0, int(max_queue))
         self.max_queue_per_client = (max(1, self.max_queue // 4) if max_queue_per_client is None
@@ -218,6 +220,9 @@ class SearchPool:
         self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="ratai-search") \
             if not self.workers else None
         self.kills = 0             # workers killed (cancel or overrun), for tests and logs
+        #: seconds from the last cancel to its worker being free again (tests, logs)
+        self.last_cancel_free_s: float | None = None
+        self._spare: Any = None    # a started process that replaces a killed worker at once
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -225,6 +230,8 @@ class SearchPool:
         self.loop = loop
         for i in range(self.size):
             self._pool.append(self._new_worker(i))
+        if self.workers:
+            self._spare = self._new_worker(-1)
 
     def _new_worker(self, index: int) -> Any:
         return _ProcWorker(self, index) if self.workers else _ThreadWorker(self, index)
@@ -232,14 +239,16 @@ class SearchPool:
     async def warm(self, timeout: float = 120.0) -> None:
         """Wait until every worker process has started and imported the engines."""
         end = time.monotonic() + timeout
-        while not all(w.ready for w in self._pool):
+        while not all(w.ready for w in self._pool) or (
+                self._spare is not None and not self._spare.ready):
             if time.monotonic() > end:
                 raise RuntimeError("search workers did not start")
             await asyncio.sleep(0.01)
 
     def pids(self) -> list[int]:
-        """Process ids of the live workers (empty with ``workers=0``)."""
-        return [w.pid for w in self._pool if self.workers and not w.dead]
+        """Process ids of the live workers and the spare (empty with ``workers=0``)."""
+        spare = [self._spare] if self._spare is not None else []
+        return [w.pid for w in self._pool + spare if self.workers and not w.dead]
 
     def busy(self) -> int:
         """Searches running or queued (thread-safe snapshot)."""
@@ -257,6 +266,8 @@ class SearchPool:
             self._finish(e, exc=Unavailable("the server is shutting down"))
         for w in self._pool:
             w.kill()
+        if self._spare is not None:
+            self._spare.kill()
         if self._threads is not None:
             self._threads.shutdown(wait=False, cancel_futures=True)
 
@@ -367,6 +378,7 @@ class SearchPool:
             return
         w = e.worker
         w.cancel(e)
+        e.cancelled_at = time.monotonic()
         e.timers.append(self.loop.call_later(self.cancel_grace_s, self._linger, e))
 
     def _linger(self, e: _Entry) -> None:
@@ -387,6 +399,8 @@ class SearchPool:
                                 "pid": w.pid, "kind": e.job.bot.kind}))
         self._running.pop(e.id, None)
         w.entry = None
+        if e.cancelled_at is not None:
+            self.last_cancel_free_s = time.monotonic() - e.cancelled_at
         if self.workers:
             w.kill()
             self._replace(w)
@@ -398,7 +412,16 @@ class SearchPool:
         if self._closed:
             return
         i = self._pool.index(w) if w in self._pool else None
-        if i is not None:
+        if i is None:
+            if w is self._spare:
+                self._spare = self._new_worker(-1)
+            return
+        spare = self._spare
+        if spare is not None and not spare.dead:
+            spare.index = w.index
+            self._pool[i] = spare
+            self._spare = self._new_worker(-1)
+        else:
             self._pool[i] = self._new_worker(w.index)
 
     def _finish(self, e: _Entry, result: Any = None, exc: BaseException | None = None) -> None:
@@ -431,6 +454,8 @@ class SearchPool:
             return  # a search we already killed or gave up on
         del self._running[e.id]
         w.entry = None
+        if e.cancelled_at is not None:
+            self.last_cancel_free_s = time.monotonic() - e.cancelled_at
         dt = time.monotonic() - e.started
         self._ewma = 0.8 * self._ewma + 0.2 * dt
         if kind == "done":

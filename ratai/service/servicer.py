@@ -270,7 +270,8 @@ class RatAIServicer(pb_grpc.RatAIServicer):
                 raise InvalidArgument("report_every_iterations and report_interval_ms must be "
                                       ">= 0")
             every = request.report_every_iterations or every
-            interval = request.report_interval_ms / 1000.0
+            interval = max(request.report_interval_ms / 1000.0,
+                           self.limits.min_report_interval_s)
         job = SearchJob(game.name, json.loads(json.dumps(game.params)), state.serialize(), seat,
                         bot, self.limits.max_seconds, every, interval, progress, untrusted)
         return job, client
@@ -309,6 +310,7 @@ class RatAIServicer(pb_grpc.RatAIServicer):
 
         task = asyncio.ensure_future(self._run(request, context, info, True, on_progress))
         sent = 0
+        gap = max(request.report_interval_ms / 1000.0, self.limits.min_report_interval_s)
         try:
             while True:
                 if latest[0] is None and not task.done():
@@ -319,7 +321,11 @@ class RatAIServicer(pb_grpc.RatAIServicer):
                 a, latest[0] = latest[0], None
                 if a is not None:
                     sent += 1
+                    sent_at = time.monotonic()
                     yield analysis_pb(a, final=False)  # waits for flow control
+                    pause = sent_at + gap - time.monotonic()
+                    if pause > 0 and not task.done():
+                        await asyncio.wait((task,), timeout=pause)
                     continue
                 if task.done():
                     break
