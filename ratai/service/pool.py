@@ -64,6 +64,9 @@ class _Entry:
     worker: Any = None
     started: float = 0.0
     cancelled_at: float | None = None
+    arrival: float | None = None
+    enqueued: float = 0.0
+    intended_end: float = 0.0
     timers: list = field(default_factory=list)
 
 
@@ -162,7 +165,8 @@ class _ThreadWorker:
 
         def work() -> None:
             try:
-                msg = ("done", eid, run_search(entry.job, lambda: eid in self._stop, put))
+                msg = ("done", eid, run_search(entry.job, lambda: eid in self._stop, put),
+                       time.monotonic())
             except ValueError as exc:
                 msg = ("error", eid, "ValueError", str(exc))
             except Exception as exc:  # noqa: BLE001
@@ -216,6 +220,10 @@ class SearchPool:
         self._ids = itertools.count(1)
         self._running: dict[int, _Entry] = {}
         self._ewma = 0.2           # seconds per search, for retry-after estimates
+        #: seconds, per bot kind, by which a time-bound search is told to stop early so that
+        #: its answer arrives on time: learnt from how late the last answers were (the
+        #: search's own overshoot, freeing its tree, pickling, the way back)
+        self._reserve: dict[str, float] = collections.defaultdict(lambda: 0.002)
         self._closed = False
         self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="ratai-search") \
             if not self.workers else None
@@ -281,11 +289,13 @@ class SearchPool:
     async def run(self, job: SearchJob, client: str, *, deadline: float | None = None,
                   max_seconds: float = 30.0, margin: float = 0.0,
                   on_progress: Callable[[Any], None] | None = None,
-                  wait: bool = False) -> SearchResult:
+                  wait: bool = False, arrival: float | None = None) -> SearchResult:
         """Run ``job`` for ``client``; ``on_progress(analysis)`` gets its partials (on the loop).
 
         ``deadline`` is an absolute ``time.monotonic()`` by which the answer is due (the
-        search gets ``margin`` seconds less); ``max_seconds`` the server's cap.
+        search gets ``margin`` seconds less); ``max_seconds`` the server's cap; ``arrival``
+        the ``time.monotonic()`` at which the request arrived (its handling before the search
+        counts against the budget; the time spent queued does not).
 
         Raises:
             ResourceExhausted: the queue (or the client's share of it) is full; the error's
@@ -298,7 +308,7 @@ class SearchPool:
             raise Unavailable("the server is shutting down")
         fut = self.loop.create_future()
         e = _Entry(job, client, deadline, max_seconds, margin, fut, on_progress, wait,
-                   next(self._ids))
+                   next(self._ids), arrival=arrival, enqueued=time.monotonic())
         idle = any(w.ready and w.entry is None and not w.dead for w in self._pool)
         if not wait and not (idle and not self._queues):
             mine = self._queues.get(client)
@@ -355,7 +365,11 @@ class SearchPool:
             return False
         from dataclasses import replace
 
-        e.job = replace(e.job, time_limit=tl)
+        # the parse before (arrival..enqueue) and the delivery after count against the budget
+        before = max(0.0, e.enqueued - e.arrival) if e.arrival is not None else 0.0
+        e.intended_end = now + tl - before
+        stop_at = e.intended_end - self._reserve[e.job.bot.kind]
+        e.job = replace(e.job, time_limit=tl, stop_at=stop_at)
         e.worker, e.started = w, now
         self._running[e.id] = e
         w.start(e)
@@ -459,7 +473,13 @@ class SearchPool:
         dt = time.monotonic() - e.started
         self._ewma = 0.8 * self._ewma + 0.2 * dt
         if kind == "done":
-            self._finish(e, msg[2])
+            res = msg[2]
+            if e.job.bot.iterations is None and res.stop_reason != "cancelled":
+                # a time-bound search: aim its answer 1 ms (the reply) before the budget ends
+                late = time.monotonic() - (e.intended_end - 0.001)
+                k = e.job.bot.kind
+                self._reserve[k] = min(0.03, max(0.0, self._reserve[k] + 0.3 * late))
+            self._finish(e, res)
         elif msg[2] == "ValueError":
             self._finish(e, exc=InvalidArgument(msg[3]))
         else:

@@ -273,7 +273,8 @@ class RatAIServicer(pb_grpc.RatAIServicer):
             interval = max(request.report_interval_ms / 1000.0,
                            self.limits.min_report_interval_s)
         job = SearchJob(game.name, json.loads(json.dumps(game.params)), state.serialize(), seat,
-                        bot, self.limits.max_seconds, every, interval, progress, untrusted)
+                        bot, time_limit=self.limits.max_seconds, report_every=every,
+                        report_interval_s=interval, progress=progress, untrusted=untrusted)
         return job, client
 
     def _deadline(self, context) -> tuple[float | None, float]:
@@ -284,12 +285,13 @@ class RatAIServicer(pb_grpc.RatAIServicer):
                 min(self.limits.deadline_margin_s, max(0.0, remaining) * 0.2))
 
     async def _run(self, request, context, info, progress: bool, on_progress=None):
+        arrival = time.monotonic()
         deadline, margin = self._deadline(context)
         job, client = await self._io(self._job, request, info, progress)
         client = client or "peer:" + peer_host(context.peer())
         return await self.pool.run(job, client, deadline=deadline,
                                    max_seconds=self.limits.max_seconds, margin=margin,
-                                   on_progress=on_progress)
+                                   on_progress=on_progress, arrival=arrival)
 
     @_rpc
     async def SuggestMove(self, request, context, info):

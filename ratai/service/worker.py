@@ -45,6 +45,9 @@ class SearchJob:
         bot: kind, budget and options (already checked by ``catalog.check_bot``).
         time_limit: seconds the search may run, set by the pool when the job starts:
             ``min(bot.time_limit, server max_seconds, client deadline - margin)``.
+        stop_at: the absolute ``time.monotonic()`` by which the search must have returned
+            (set with ``time_limit``; it already excludes the request's parsing before and
+            the answer's delivery after, so a hint's total latency matches its budget).
         report_every: iterations between progress reports (only when ``progress``).
         report_interval_s: least seconds between two progress messages (0: every report).
         progress: whether partial analyses are wanted at all (else none is ever built).
@@ -63,6 +66,7 @@ class SearchJob:
     report_interval_s: float = 0.0
     progress: bool = False
     untrusted: bool = False
+    stop_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -127,7 +131,10 @@ def run_search(job: SearchJob, stop: Callable[[], bool],
 
         kw = dict(bot.options)
         # the clock of the search starts after the set-up above
-        time_limit = max(0.001, job.time_limit - (time.perf_counter() - t0))
+        if job.stop_at is not None:  # CLOCK_MONOTONIC is one clock for every process
+            time_limit = max(0.001, job.stop_at - time.monotonic())
+        else:
+            time_limit = max(0.001, job.time_limit - (time.perf_counter() - t0))
         if issubclass(BOT_KINDS[bot.kind], SearchBot):
             every = max(1, int(job.report_every)) if job.progress else NO_REPORTS
             kw.update(on_progress=on_progress, progress_every=every)
@@ -208,7 +215,7 @@ def worker_main(fd: int, ppid: int) -> None:
         try:
             res = run_search(job, lambda: job_id in cancelled,
                              lambda a, i=job_id: send(("progress", i, a)))
-            send(("done", job_id, res))
+            send(("done", job_id, res, time.monotonic()))
         except ValueError as exc:
             send(("error", job_id, "ValueError", str(exc)))
         except Exception as exc:  # noqa: BLE001 - reported to the server, which logs it
