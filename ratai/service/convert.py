@@ -13,8 +13,9 @@ from .catalog import BotConfig
 from .errors import InvalidArgument
 from .sessions import HumanSpec
 
-__all__ = ["struct_to_dict", "check_text", "check_number", "check_json_tree", "to_value", "to_struct", "bot_from_pb", "seat_from_pb",
-           "game_type_pb", "view_pb", "event_pb", "analysis_pb"]
+__all__ = ["struct_to_dict", "check_text", "check_number", "check_json_tree", "to_value",
+           "to_struct", "bot_from_pb", "seat_from_pb", "game_type_pb", "view_pb", "event_pb",
+           "analysis_pb"]
 
 
 #: Input limits of Struct fields (params, bot options) and observation JSON.

@@ -543,7 +543,7 @@ class SessionManager:
                 if s.state is st and not s.closed:
                     try:
                         await asyncio.wait_for(ev.wait(), 30.0)
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         pass
         finally:
             s.waiters.discard(key)

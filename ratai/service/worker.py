@@ -213,7 +213,7 @@ def worker_main(fd: int, ppid: int) -> None:
     while True:
         _, job_id, job = jobs.get()
         try:
-            res = run_search(job, lambda: job_id in cancelled,
+            res = run_search(job, lambda i=job_id: i in cancelled,
                              lambda a, i=job_id: send(("progress", i, a)))
             send(("done", job_id, res, time.monotonic()))
         except ValueError as exc:
