@@ -66,7 +66,7 @@ class Limits:
     server_only_params: tuple[str, ...] = ("data_path", "simultaneous")
     report_every: int = 1000
     deadline_margin_s: float = 0.1
-    min_report_interval_s: float = 0.02
+    min_report_interval_s: float = 0.1
 
 
 @dataclass

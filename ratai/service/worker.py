@@ -33,6 +33,23 @@ __all__ = ["SearchJob", "SearchResult", "run_search", "effective_time_limit", "N
 #: ``progress_every`` given to a search whose partial results nobody reads (no reports built).
 NO_REPORTS = 2**31 - 1
 
+#: Iterations per second seen per ``(game, kind)`` in this process, so that a search reports
+#: (builds a labelled partial analysis) only about once per report interval.
+_RATES: dict[tuple[str, str], float] = {}
+
+
+def report_every(job: SearchJob) -> int:
+    """Iterations between two progress reports of ``job``: the client's ``report_every``,
+    raised to what the search does in ``report_interval_s`` (from earlier searches of the
+    same game and kind), so no report is built that would not be sent."""
+    if not job.progress:
+        return NO_REPORTS
+    every = max(1, int(job.report_every))
+    rate = _RATES.get((job.game, job.bot.kind))
+    if rate and job.report_interval_s > 0:
+        every = max(every, int(rate * job.report_interval_s))
+    return min(every, NO_REPORTS)
+
 
 @dataclass(frozen=True)
 class SearchJob:
@@ -48,7 +65,8 @@ class SearchJob:
         stop_at: the absolute ``time.monotonic()`` by which the search must have returned
             (set with ``time_limit``; it already excludes the request's parsing before and
             the answer's delivery after, so a hint's total latency matches its budget).
-        report_every: iterations between progress reports (only when ``progress``).
+        report_every: iterations between progress reports (only when ``progress``; raised
+            by :func:`report_every` so that reports are built only about once per interval).
         report_interval_s: least seconds between two progress messages (0: every report).
         progress: whether partial analyses are wanted at all (else none is ever built).
         untrusted: the position came from a client's serialized state or observation; an
@@ -136,8 +154,7 @@ def run_search(job: SearchJob, stop: Callable[[], bool],
         else:
             time_limit = max(0.001, job.time_limit - (time.perf_counter() - t0))
         if issubclass(BOT_KINDS[bot.kind], SearchBot):
-            every = max(1, int(job.report_every)) if job.progress else NO_REPORTS
-            kw.update(on_progress=on_progress, progress_every=every)
+            kw.update(on_progress=on_progress, progress_every=report_every(job))
             b = make_bot(bot.kind, game, job.seat, iterations=bot.iterations,
                          time_limit=time_limit, max_depth=bot.max_depth, seed=bot.seed, **kw)
         else:
@@ -145,6 +162,10 @@ def run_search(job: SearchJob, stop: Callable[[], bool],
                          time_limit=time_limit, max_depth=bot.max_depth, seed=bot.seed, **kw)
         start = time.perf_counter()
         analysis = b.analyze(state)
+        if analysis.elapsed_s > 0.05 and analysis.iterations > 0:
+            key = (job.game, bot.kind)
+            rate = analysis.iterations / analysis.elapsed_s
+            _RATES[key] = rate if key not in _RATES else 0.5 * _RATES[key] + 0.5 * rate
         if stopped[0] or stop():
             return SearchResult(analysis, "cancelled")
         cut = bot.time_limit is None or job.time_limit < bot.time_limit - 1e-9
