@@ -329,3 +329,37 @@ def test_server_log_names_worker_pids(tmp_path):
         proc.terminate()
         proc.wait(20)
     threading.Event().wait(0.2)
+
+
+@pytest.mark.parametrize("name", ["rat_trap", "rats_to_riches"])
+def test_bot_seat_with_one_legal_action_skips_the_search(name):
+    """Hosted bot seats play a forced move (one legal action) without a search: the pool is
+    asked exactly once per bot decision with more than one legal action."""
+    game = load_game(name)
+    with running_server(workers=0) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        calls = []
+        orig = srv.pool.run
+
+        async def counting(job, client, **kw):
+            calls.append(job.seat)
+            return await orig(job, client, **kw)
+
+        srv.pool.run = counting
+        n = game.num_players()
+        gid = c.create_game(name, [{"kind": "random"}] * n, seed=5).game_id
+        end = time.monotonic() + 60
+        while not c.get_state(gid).is_terminal:
+            assert time.monotonic() < end
+            time.sleep(0.02)
+        state, forced, choices = game.new_initial_state(), 0, 0
+        for a in srv.store.actions(gid):
+            cp = state.current_player()
+            if cp >= 0:
+                if len(state.legal_actions(cp)) == 1:
+                    forced += 1
+                else:
+                    choices += 1
+            state.apply_action(a)
+        assert len(calls) == choices
+        if forced == 0:
+            pytest.skip(f"no forced move in this {name} game")
