@@ -4,8 +4,9 @@
 ``ratai_pb2_grpc.py`` next to this file. The generated stub imports ``ratai.v1.ratai_pb2``
 (the proto's package path), which is rewritten to a relative import, and the messages'
 module name to ``ratai.service.ratai_pb2``, so the modules live in ``ratai.service`` and nothing
-refers to a ``ratai.v1`` module (which a regular install of ``ratai`` would shadow). ``tests/service/test_svc_codegen.py`` checks that the committed modules are
-current (same descriptor as a fresh compile of the ``.proto``).
+refers to a ``ratai.v1`` module (which a regular install of ``ratai`` would shadow).
+``tests/service/test_svc_codegen.py`` checks that the committed modules are current (same
+descriptor as a fresh compile of the ``.proto``).
 """
 
 from __future__ import annotations

@@ -126,8 +126,8 @@ class _ProcWorker:
 
     def start(self, entry: _Entry) -> None:
         self.entry = entry
-        if not self.send(("job", entry.id, entry.job)):
-            self.kill()
+        if not self.send(("job", entry.id, entry.job)):  # the process is gone
+            self.pool.loop.call_soon(self.pool._died, self)
 
     def cancel(self, entry: _Entry) -> None:
         self.send(("cancel", entry.id))
@@ -231,6 +231,7 @@ class SearchPool:
         #: seconds from the last cancel to its worker being free again (tests, logs)
         self.last_cancel_free_s: float | None = None
         self._spare: Any = None    # a started process that replaces a killed worker at once
+        self._start_failures = 0
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -488,9 +489,17 @@ class SearchPool:
         self._pump()
 
     def _died(self, w: Any) -> None:
+        if w.dead and w.entry is None and w not in self._pool and w is not self._spare:
+            return  # already handled
         e = w.entry
         was_killed = w.dead
         w.dead = True
+        if not w.ready and not was_killed:
+            self._start_failures += 1
+            if self._start_failures > 5:
+                log.error(json.dumps({"event": "search_worker_start_failed", "pid": w.pid,
+                                      "note": "not restarting; check the server's python"}))
+                return
         w.entry = None
         if e is not None and self._running.get(e.id) is e:
             del self._running[e.id]

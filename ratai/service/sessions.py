@@ -429,18 +429,22 @@ class SessionManager:
         loop = asyncio.get_running_loop()
         try:
             while True:
-                with s.cond:
-                    st = s.state
-                    cp = st.current_player()
-                    if s.closed or cp < 0 or s.seats[cp].bot is None:
-                        s.driving = False
-                        return
-                    mv = st.move_number()
-                    legal = st.legal_actions(cp)
-                    job = None
-                    if len(legal) != 1:
-                        job = SearchJob(s.game.name, json.loads(json.dumps(s.game.params)),
-                                        st.serialize(), cp, s.seats[cp].bot)
+                # a snapshot without the lock (a state is swapped whole, never changed in
+                # place), so the loop never waits for another thread's event-log write
+                st = s.state
+                cp = st.current_player()
+                if s.closed or cp < 0 or s.seats[cp].bot is None:
+                    with s.cond:
+                        if s.state is st:
+                            s.driving = False
+                            return
+                    continue
+                mv = st.move_number()
+                legal = st.legal_actions(cp)
+                job = None
+                if len(legal) != 1:
+                    job = SearchJob(s.game.name, json.loads(json.dumps(s.game.params)),
+                                    st.serialize(), cp, s.seats[cp].bot)
                 action = int(legal[0]) if job is None else None
                 if job is not None:
                     try:

@@ -18,7 +18,6 @@ import sys
 import threading
 import time
 
-import grpc
 import pytest
 from conftest import running_server
 from svc_helpers import random_position
