@@ -2,9 +2,11 @@
 
 ``python -m ratai.service._codegen`` writes ``ratai_pb2.py``, ``ratai_pb2.pyi`` and
 ``ratai_pb2_grpc.py`` next to this file. The generated stub imports ``ratai.v1.ratai_pb2``
-(the proto's package path), which is rewritten to a relative import so the modules live in
-``ratai.service``. ``tests/service/test_svc_codegen.py`` checks that the committed modules are
-current (same descriptor as a fresh compile of the ``.proto``).
+(the proto's package path), which is rewritten to a relative import, and the messages'
+module name to ``ratai.service.ratai_pb2``, so the modules live in ``ratai.service`` and nothing
+refers to a ``ratai.v1`` module (which a regular install of ``ratai`` would shadow).
+``tests/service/test_svc_codegen.py`` checks that the committed modules are current (same
+descriptor as a fresh compile of the ``.proto``).
 """
 
 from __future__ import annotations
@@ -64,6 +66,9 @@ def generate(out_dir: pathlib.Path = HERE) -> None:
         for name in ("ratai_pb2.py", "ratai_pb2.pyi", "ratai_pb2_grpc.py"):
             text = (gen / name).read_text()
             text = text.replace("from ratai.v1 import ratai_pb2 as", "from . import ratai_pb2 as")
+            # the messages' __module__ (pickling, repr) names the real module, not ratai.v1
+            text = text.replace("'ratai.v1.ratai_pb2'", "'ratai.service.ratai_pb2'")
+            text = text.replace("ratai/v1/ratai_pb2_grpc.py", "ratai/service/ratai_pb2_grpc.py")
             (out_dir / name).write_text("# ruff: noqa\n" + text)
 
 

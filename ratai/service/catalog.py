@@ -19,7 +19,8 @@ from ratai.engines.api import canonical_json
 from .config import Limits
 from .errors import InvalidArgument, NotFound, ResourceExhausted
 
-__all__ = ["BotConfig", "list_games", "make_game", "check_bot", "player_range"]
+__all__ = ["BotConfig", "list_games", "make_game", "check_bot", "check_option", "player_range",
+           "BOT_OPTION_RANGES", "MAX_DEPTH"]
 
 
 def player_range(cls: type[Game]) -> tuple[int, int]:
@@ -88,8 +89,11 @@ def make_game(name: str, params: Mapping[str, Any] | None, limits: Limits) -> Ga
         raise InvalidArgument(f"game is required; known games: {registered_games()}")
     try:
         cls = game_class(name)
-    except UnknownGameError as exc:
-        raise NotFound(str(exc)) from None
+    except UnknownGameError:
+        from .errors import quote
+
+        raise NotFound(f"unknown game {quote(name, 100)}; known games: "
+                       f"{registered_games()}") from None
     params = dict(params or {})
     refused = sorted(set(params) & set(limits.server_only_params))
     if refused:
@@ -129,11 +133,81 @@ class BotConfig:
 #: Options a client may not pass (the service owns progress reporting).
 _RESERVED_OPTIONS = ("on_progress", "progress_every", "skip_forced")
 
+#: Largest ``max_depth`` (plies) a request may give.
+MAX_DEPTH = 64
+
+#: The bot options the service accepts, each with its allowed values: ``(int, lo, hi)``,
+#: ``(float, lo, hi)`` (finite), ``(bool,)``, or a tuple of choices; ``None`` is allowed
+#: where the bot's default is ``None``. Other options are refused (``INVALID_ARGUMENT``).
+BOT_OPTION_RANGES: dict[str, tuple] = {
+    "exploration": (float, 0.0, 100.0),
+    "rollout": ("random", "heuristic"),
+    "rollout_cutoff": (int, 1, 10_000, None),
+    "rollout_epsilon": (float, 0.0, 1.0),
+    "chance_key": ("infostate", "action"),
+    "search_backend": ("auto", "python", "cython"),
+    "determinize": (bool,),
+    "determinizations": (int, 1, 256),
+    "mode": ("maxn", "paranoid"),
+    "max_chance_outcomes": (int, 1, 1000, None),
+    "transposition_table": (bool,),
+    "chance_samples": (int, 1, 256),
+    "joint_samples": (int, 1, 256),
+    "max_evals": (int, 1, 100_000),
+}
+
+#: Per-kind tighter caps (the heuristic bot has no clock: its work is bounded by these).
+_KIND_RANGES: dict[tuple[str, str], tuple] = {
+    ("heuristic", "determinizations"): (int, 1, 64),
+    ("heuristic", "chance_samples"): (int, 1, 64),
+    ("heuristic", "max_evals"): (int, 1, 10_000),
+}
+
+
+def check_option(kind: str, name: str, value: Any) -> Any:
+    """``value`` if allowed for option ``name`` (see :data:`BOT_OPTION_RANGES`).
+
+    Raises:
+        InvalidArgument: an option the service does not offer, or a value out of range
+            (the message names ``bot.options.<name>`` and the allowed values).
+    """
+    from .errors import quote
+
+    spec = _KIND_RANGES.get((kind, name), BOT_OPTION_RANGES.get(name))
+    where = f"bot.options.{name[:40]}"
+    if spec is None:
+        raise InvalidArgument(f"{where}: not an option this server accepts (allowed: "
+                              f"{sorted(BOT_OPTION_RANGES)})")
+    if value is None and spec[-1] is None and len(spec) == 4:
+        return None
+    t = spec[0]
+    if t is bool:
+        if not isinstance(value, bool):
+            raise InvalidArgument(f"{where}: {quote(value, 40)} is not allowed (true or false)")
+        return value
+    if t is int or t is float:
+        lo, hi = spec[1], spec[2]
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and \
+            math.isfinite(value) and lo <= value <= hi and \
+            (t is float or float(value).is_integer())
+        if not ok:
+            kind_s = "an integer" if t is int else "a finite number"
+            raise InvalidArgument(f"{where}: {quote(value, 40)} is not allowed ({kind_s} in "
+                                  f"{lo}..{hi})")
+        return int(value) if t is int else float(value)
+    if value not in spec:
+        raise InvalidArgument(f"{where}: {quote(value, 40)} is not allowed (one of "
+                              f"{list(spec)})")
+    return value
+
 
 def check_bot(game: Game, seat: int, bot: BotConfig, limits: Limits) -> BotConfig:
     """Validate ``bot`` for ``seat`` of ``game`` against the server's limits.
 
     Fills a default budget (``limits.default_iterations``) for a search kind given none.
+    Every option is checked against :data:`BOT_OPTION_RANGES`; ``max_depth`` is at most
+    :data:`MAX_DEPTH`. The search's wall-clock time is capped later, when it starts
+    (``worker.effective_time_limit``).
 
     Raises:
         InvalidArgument: unknown kind (the message lists the kinds), a bad option or budget,
@@ -143,7 +217,12 @@ def check_bot(game: Game, seat: int, bot: BotConfig, limits: Limits) -> BotConfi
     from ratai.bots import BOT_KINDS, SearchBot, make_bot
 
     if bot.kind not in BOT_KINDS:
-        raise InvalidArgument(f"unknown bot kind {bot.kind!r}; known kinds: {sorted(BOT_KINDS)}")
+        from .errors import quote
+
+        raise InvalidArgument(f"unknown bot kind {quote(bot.kind, 40)}; known kinds: "
+                              f"{sorted(BOT_KINDS)}")
+    if bot.max_depth is not None and not 1 <= bot.max_depth <= MAX_DEPTH:
+        raise InvalidArgument(f"bot.max_depth {bot.max_depth} is not allowed (1..{MAX_DEPTH})")
     if bot.iterations is not None and bot.iterations > limits.max_iterations:
         raise ResourceExhausted(f"iterations {bot.iterations} over the server's limit "
                                 f"{limits.max_iterations}")
@@ -153,6 +232,8 @@ def check_bot(game: Game, seat: int, bot: BotConfig, limits: Limits) -> BotConfi
     reserved = sorted(set(bot.options) & set(_RESERVED_OPTIONS))
     if reserved:
         raise InvalidArgument(f"bot option(s) {reserved} are set by the service")
+    options = {k: check_option(bot.kind, k, v) for k, v in bot.options.items()}
+    bot = BotConfig(bot.kind, bot.iterations, bot.time_limit, bot.max_depth, bot.seed, options)
     if issubclass(BOT_KINDS[bot.kind], SearchBot) and bot.iterations is None \
             and bot.time_limit is None and bot.max_depth is None:
         bot = BotConfig(bot.kind, limits.default_iterations, None, None, bot.seed,

@@ -7,22 +7,110 @@ import math
 from typing import Any
 
 from google.protobuf import struct_pb2
-from google.protobuf.json_format import MessageToDict
 
 from . import ratai_pb2 as pb
 from .catalog import BotConfig
 from .errors import InvalidArgument
 from .sessions import HumanSpec
 
-__all__ = ["struct_to_dict", "to_value", "to_struct", "bot_from_pb", "seat_from_pb",
-           "game_type_pb", "view_pb", "event_pb", "analysis_pb"]
+__all__ = ["struct_to_dict", "check_text", "check_number", "check_json_tree", "to_value",
+           "to_struct", "bot_from_pb", "seat_from_pb", "game_type_pb", "view_pb", "event_pb",
+           "analysis_pb"]
 
 
-def struct_to_dict(s: struct_pb2.Struct | None) -> dict:
-    """A Struct as a plain dict (numbers are floats; ``catalog.make_game`` makes ints)."""
+#: Input limits of Struct fields (params, bot options) and observation JSON.
+MAX_DEPTH = 32
+MAX_ITEMS = 10_000
+MAX_STRING = 10_000
+MAX_NUMBER = 2.0**53
+
+
+def struct_to_dict(s: struct_pb2.Struct | None, name: str = "params") -> dict:
+    """A Struct as a plain dict, checked (numbers are floats; ``catalog`` makes ints).
+
+    Raises:
+        InvalidArgument: a NaN or infinite number, a number beyond ±2**53, a string over
+            ``MAX_STRING`` characters, more than ``MAX_ITEMS`` entries, nesting deeper than
+            ``MAX_DEPTH``; the message names the field (e.g. ``bot.options.exploration``).
+    """
     if s is None:
         return {}
-    return MessageToDict(s)
+    return _struct(s, name, 0)
+
+
+def _struct(s: struct_pb2.Struct, path: str, depth: int) -> dict:
+    if depth > MAX_DEPTH:
+        raise InvalidArgument(f"{path}: nested deeper than {MAX_DEPTH} levels")
+    if len(s.fields) > MAX_ITEMS:
+        raise InvalidArgument(f"{path}: more than {MAX_ITEMS} entries")
+    out = {}
+    for key, v in s.fields.items():
+        check_text(f"{path} key", key, 200)
+        out[key] = _value(v, f"{path}.{key}" if len(key) <= 40 else f"{path}.{key[:40]}...",
+                          depth + 1)
+    return out
+
+
+def _value(v: struct_pb2.Value, path: str, depth: int):
+    kind = v.WhichOneof("kind")
+    if kind == "number_value":
+        return check_number(path, v.number_value)
+    if kind == "string_value":
+        return check_text(path, v.string_value, MAX_STRING)
+    if kind == "bool_value":
+        return v.bool_value
+    if kind == "struct_value":
+        return _struct(v.struct_value, path, depth)
+    if kind == "list_value":
+        if depth > MAX_DEPTH:
+            raise InvalidArgument(f"{path}: nested deeper than {MAX_DEPTH} levels")
+        items = v.list_value.values
+        if len(items) > MAX_ITEMS:
+            raise InvalidArgument(f"{path}: more than {MAX_ITEMS} entries")
+        return [_value(x, f"{path}[{i}]", depth + 1) for i, x in enumerate(items)]
+    return None
+
+
+def check_number(path: str, x: float) -> float:
+    """``x`` if finite and within ±2**53, else ``InvalidArgument`` naming ``path``."""
+    if not math.isfinite(x):
+        raise InvalidArgument(f"{path}: {x!r} is not allowed (a finite number is)")
+    if abs(x) > MAX_NUMBER:
+        raise InvalidArgument(f"{path}: {x:.6g} is too large (allowed within ±2**53)")
+    return x
+
+
+def check_text(path: str, text: str, limit: int) -> str:
+    """``text`` if at most ``limit`` characters, else ``InvalidArgument`` naming ``path``."""
+    if len(text) > limit:
+        raise InvalidArgument(f"{path}: {len(text)} characters, more than the {limit} allowed")
+    return text
+
+
+def check_json_tree(obj, path: str, depth: int = 0):
+    """Walk parsed JSON: the same limits as :func:`struct_to_dict` (ints within ±2**53)."""
+    stack = [(obj, path, depth)]
+    while stack:
+        x, where, d = stack.pop()
+        if d > MAX_DEPTH:
+            raise InvalidArgument(f"{where}: nested deeper than {MAX_DEPTH} levels")
+        if isinstance(x, dict):
+            if len(x) > MAX_ITEMS:
+                raise InvalidArgument(f"{where}: more than {MAX_ITEMS} entries")
+            for k, v in x.items():
+                check_text(f"{where} key", k, 200)
+                stack.append((v, f"{where}.{k[:40]}", d + 1))
+        elif isinstance(x, list):
+            if len(x) > MAX_ITEMS:
+                raise InvalidArgument(f"{where}: more than {MAX_ITEMS} entries")
+            stack.extend((v, f"{where}[{i}]", d + 1) for i, v in enumerate(x))
+        elif isinstance(x, bool) or x is None:
+            pass
+        elif isinstance(x, int | float):
+            check_number(where, float(x) if abs(x) < 1e300 else math.inf)
+        elif isinstance(x, str):
+            check_text(where, x, MAX_STRING)
+    return obj
 
 
 def to_value(v: Any) -> struct_pb2.Value:
@@ -49,7 +137,7 @@ def to_struct(d: dict | None) -> struct_pb2.Struct:
 
 def _finite(x: float, name: str) -> float:
     if not math.isfinite(x) or x < 0:
-        raise InvalidArgument(f"bad {name} {x!r}: allowed a finite number >= 0")
+        raise InvalidArgument(f"{name}: {x!r} is not allowed (a finite number >= 0 is)")
     return x
 
 
@@ -59,8 +147,9 @@ def bot_from_pb(b: pb.BotSpec, default_kind: str) -> BotConfig:
         raise InvalidArgument(f"bad iterations {b.iterations}: allowed >= 0 (0: not set)")
     if b.max_depth < 0:
         raise InvalidArgument(f"bad max_depth {b.max_depth}: allowed >= 0 (0: not set)")
-    tl = _finite(b.time_limit_s, "time_limit_s")
-    options = struct_to_dict(b.options) if b.HasField("options") else {}
+    tl = _finite(b.time_limit_s, "bot.time_limit_s")
+    check_text("bot.kind", b.kind, 40)
+    options = struct_to_dict(b.options, "bot.options") if b.HasField("options") else {}
     for k, v in list(options.items()):
         if isinstance(v, float) and v.is_integer():  # JSON numbers: ints where integral
             options[k] = int(v)
@@ -72,7 +161,8 @@ def bot_from_pb(b: pb.BotSpec, default_kind: str) -> BotConfig:
 def seat_from_pb(s: pb.SeatSpec, i: int, default_kind: str) -> HumanSpec | BotConfig:
     which = s.WhichOneof("player")
     if which == "human":
-        return HumanSpec(s.human.display_name)
+        return HumanSpec(check_text(f"seats[{i}].human.display_name", s.human.display_name,
+                                    200))
     if which == "bot":
         return bot_from_pb(s.bot, default_kind)
     raise InvalidArgument(f"seats[{i}]: set human or bot")
@@ -103,7 +193,8 @@ def view_pb(d: dict) -> pb.GameView:
         if obs is not None else "",
         legal_actions=[pb.LegalAction(action=a, label=label) for a, label in d["legal_actions"]],
         scores=d["scores"], returns=d["returns"],
-        seats=[pb.SeatInfo(seat=i, kind=k, display_name=n) for i, k, n in d["seats"]])
+        seats=[pb.SeatInfo(seat=i, kind=k, display_name=n) for i, k, n in d["seats"]],
+        text=d.get("text", ""))
     if obs is not None:
         out.observation.CopyFrom(to_struct(obs))
     return out
@@ -117,6 +208,11 @@ def event_pb(d: dict) -> pb.GameEvent:
         returns=d.get("returns", []))
 
 
+def _pv(steps) -> list[pb.PVStep]:
+    return [pb.PVStep(player=int(p.player), action=int(p.action), label=p.label)
+            for p in steps or ()]
+
+
 def analysis_pb(a: Any, *, final: bool, stop_reason: str = "") -> pb.Analysis:
     """A ``ratai.search.Analysis`` as a message."""
     best_label = next((m.label for m in a.moves if m.action == a.best_action), "")
@@ -124,8 +220,11 @@ def analysis_pb(a: Any, *, final: bool, stop_reason: str = "") -> pb.Analysis:
     return pb.Analysis(
         best_action=int(a.best_action), best_label=best_label,
         moves=[pb.MoveStat(action=int(m.action), label=m.label, visits=int(m.visits),
-                           value=float(m.value), prior=float(m.prior)) for m in a.moves],
-        pv=[pb.PVStep(player=int(p.player), action=int(p.action), label=p.label) for p in a.pv],
+                           value=float(m.value), prior=float(m.prior),
+                           pv=_pv(getattr(m, "pv", ())),
+                           values=[float(v) for v in getattr(m, "values", ()) or ()])
+               for m in a.moves],
+        pv=_pv(a.pv),
         iterations=int(a.iterations), nodes=int(a.nodes), max_depth=int(a.max_depth),
         elapsed_s=float(a.elapsed_s), seat=int(a.player), kind=a.kind,
         seed=seed if seed is not None and 0 <= seed < 2**64 else 0,

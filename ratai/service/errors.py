@@ -10,7 +10,27 @@ from __future__ import annotations
 __all__ = [
     "ServiceError", "NotFound", "InvalidArgument", "FailedPrecondition", "PermissionDenied",
     "ResourceExhausted", "Aborted", "Unauthenticated", "Unavailable", "Internal",
+    "DeadlineExceeded", "quote", "clip",
 ]
+
+#: Characters of client input quoted in an error message (gRPC's status has a size limit).
+QUOTE_CHARS = 200
+#: Characters of an error message sent to the client.
+MESSAGE_CHARS = 2000
+
+
+def quote(value: object, limit: int = QUOTE_CHARS) -> str:
+    """``repr(value)`` cut to about ``limit`` characters (``...`` and the full length after)."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def clip(message: str, limit: int = MESSAGE_CHARS) -> str:
+    """An error message cut to ``limit`` characters."""
+    return message if len(message) <= limit else message[:limit] + " ... (message cut)"
+
 
 
 class ServiceError(Exception):
@@ -44,9 +64,21 @@ class PermissionDenied(ServiceError):
 
 
 class ResourceExhausted(ServiceError):
-    """A budget over the server's limits, a full search queue, too many hosted games."""
+    """A budget over the server's limits, a full search queue, too many hosted games or
+    watch streams. ``retry_after_ms`` (or None) is sent as trailing metadata
+    ``retry-after-ms`` and ``grpc-retry-pushback-ms``."""
 
     code = "RESOURCE_EXHAUSTED"
+
+    def __init__(self, message: str, retry_after_ms: int | None = None):
+        super().__init__(message)
+        self.retry_after_ms = retry_after_ms
+
+
+class DeadlineExceeded(ServiceError):
+    """The client's deadline passed before the search could run, or a search overran."""
+
+    code = "DEADLINE_EXCEEDED"
 
 
 class Aborted(ServiceError):
@@ -62,7 +94,8 @@ class Unauthenticated(ServiceError):
 
 
 class Unavailable(ServiceError):
-    """A search worker died or the server is shutting down; retrying may succeed."""
+    """A search worker died, the event log cannot be written, or the server is shutting
+    down; retrying may succeed."""
 
     code = "UNAVAILABLE"
 

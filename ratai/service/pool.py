@@ -1,341 +1,510 @@
-"""Searches off the gRPC threads: a process pool with a bounded queue and cancellation.
+"""Searches off the event loop: worker processes, a bounded fair queue, deadlines and cancel.
 
-Each search is a :class:`SearchJob` (plain data: game name, params, serialized state, seat,
-bot config, an absolute deadline). It runs in a worker process (``spawn``), so a slow search
-never holds the GIL of the server. The pool has ``workers + max_queue`` slots; a request
-that finds none free gets :class:`ResourceExhausted` (bot seats of hosted games wait instead).
+:class:`SearchPool` lives on the server's asyncio loop (every method but :meth:`busy` must be
+called there). ``await pool.run(job, client)`` waits for a worker without holding a thread.
 
-Cancellation and progress cross the process boundary through two objects created with the
-pool and inherited by the workers: a shared byte array of cancel flags (one per slot) that the
-search polls from its ``on_progress`` callback, and a queue of partial analyses that a
-dispatcher thread routes to the waiting request.
+- **Workers**: ``workers`` processes (``python -m ratai.service.worker``), or, with
+  ``workers=0``, as many threads as cores in the server process (the compiled searches
+  release the GIL; a thread cannot be killed, so there cancel relies on the bot's own checks).
+- **Queue**: at most ``max_queue`` searches wait for a worker; a client (a seat token or a
+  peer address) may hold at most ``max_queue_per_client`` of those places. Past either,
+  :class:`ResourceExhausted` with ``retry_after_ms`` (an estimate from the recent search
+  durations). Free workers take the waiting searches round-robin by client, so one client
+  cannot starve another. Hosted bot seats (``wait=True``) always queue (their number is
+  bounded by ``max_games``).
+- **Time**: a search starts with ``time_limit = min(bot.time_limit, max_seconds, client
+  deadline - margin)`` (a search whose deadline passed while queued is answered
+  ``DEADLINE_EXCEEDED`` without running). A worker still busy ``overrun_grace_s`` after that
+  limit is killed and replaced, so no bot kind can keep a worker longer.
+- **Cancel**: cancelling the awaiting task (the client cancelled or disconnected) tells the
+  worker to stop; a worker that has not stopped ``cancel_grace_s`` (30 ms) later is killed and
+  replaced by a spare process that is already running (then a new spare starts), so the
+  slot is usable again at once.
 """
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import itertools
 import json
 import logging
 import math
-import multiprocessing as mp
-import queue
+import os
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import CancelledError, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
-from .catalog import BotConfig
-from .errors import InvalidArgument, ResourceExhausted, Unavailable
+from .errors import DeadlineExceeded, InvalidArgument, ResourceExhausted, Unavailable
+from .worker import SearchJob, SearchResult, effective_time_limit, run_search
 
-__all__ = ["SearchJob", "SearchResult", "SearchPool", "SearchHandle", "run_search"]
+__all__ = ["SearchJob", "SearchResult", "SearchPool"]
 
 log = logging.getLogger("ratai.service")
 
 
-@dataclass(frozen=True)
-class SearchJob:
-    """One search: what to search and how.
-
-    Attributes:
-        game, params: the game (``load_game(game, **params)``).
-        state: ``State.serialize()`` bytes of the position (already validated).
-        seat: the seat to advise (it is that seat's turn).
-        bot: kind, budget and options.
-        deadline: absolute ``time.time()`` by which the search must have returned (None: only
-            the bot's budget and ``max_seconds``).
-        max_seconds: the server's cap on the search's wall-clock time.
-        report_every: iterations between progress callbacks (search kinds only).
-        report_interval_s: least seconds between two progress messages (0: every callback).
-        progress: whether partial analyses are wanted at all.
-        untrusted: the position came from a client's serialized state or observation; an
-            engine error while searching it is the input's fault (``ValueError`` ->
-            ``INVALID_ARGUMENT``), not a server bug.
-    """
-
-    game: str
-    params: dict
-    state: bytes
-    seat: int
-    bot: BotConfig
-    deadline: float | None = None
-    max_seconds: float = 30.0
-    report_every: int = 100
-    report_interval_s: float = 0.0
-    progress: bool = False
-    untrusted: bool = False
+@dataclass(eq=False)
+class _Entry:
+    job: SearchJob
+    client: str
+    deadline: float | None            # absolute time.monotonic(), or None
+    max_seconds: float
+    margin: float
+    future: asyncio.Future
+    on_progress: Callable[[Any], None] | None
+    wait: bool
+    id: int = 0
+    worker: Any = None
+    started: float = 0.0
+    cancelled_at: float | None = None
+    arrival: float | None = None
+    enqueued: float = 0.0
+    intended_end: float = 0.0
+    timers: list = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class SearchResult:
-    """The final analysis and why the search stopped (``budget``, ``deadline``, ``cancelled``)."""
+class _ProcWorker:
+    """One search process and the thread that reads its socket."""
 
-    analysis: Any
-    stop_reason: str
+    def __init__(self, pool: SearchPool, index: int):
+        self.pool, self.index = pool, index
+        parent, child = socket.socketpair()
+        from multiprocessing.connection import Connection
 
+        self.conn = Connection(os.dup(parent.fileno()))
+        parent.close()
+        cfd = child.fileno()
+        env = dict(os.environ)
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "ratai.service.worker", str(cfd), str(os.getpid())],
+            pass_fds=(cfd,), stdin=subprocess.DEVNULL, env=env)
+        child.close()
+        self.pid = self.proc.pid
+        self.ready = False
+        self.entry: _Entry | None = None
+        self.dead = False
+        self._send_lock = threading.Lock()
+        self._thread = threading.Thread(target=self._read, name=f"ratai-worker-{index}",
+                                        daemon=True)
+        self._thread.start()
 
-# ----------------------------------------------------------------------------- worker side
-_worker_flags: Any = None
-_worker_queue: Any = None
-
-
-def _init_worker(flags: Any, progress_queue: Any) -> None:
-    global _worker_flags, _worker_queue
-    _worker_flags, _worker_queue = flags, progress_queue
-
-
-def _ping() -> bool:
-    import ratai.bots  # noqa: F401  (warm the imports)
-
-    return True
-
-
-def _worker_entry(job: SearchJob, slot: int, job_id: int) -> SearchResult:
-    return run_search(job, slot, job_id, _worker_flags, _worker_queue.put)
-
-
-#: Sent as ``(job_id, END_OF_PROGRESS)`` after a job's last partial analysis.
-END_OF_PROGRESS = None
-
-
-def run_search(job: SearchJob, slot: int, job_id: int, flags: Any,
-               put: Callable[[tuple], None] | None) -> SearchResult:
-    """Run ``job`` here (a worker process or thread) and return its result.
-
-    ``flags[slot]`` set to 1 stops the search at its next progress check; partial analyses
-    are sent as ``put((job_id, analysis))``, and for a job that wants progress the stream
-    always ends with ``put((job_id, END_OF_PROGRESS))`` on the same queue, so the receiver
-    knows it has every partial before it sends the final analysis.
-
-    Raises:
-        ValueError: a bad bot option or a position the bot rejects (the message says why).
-    """
-    try:
-        return _run_search(job, slot, job_id, flags, put)
-    finally:
-        if job.progress and put is not None:
-            put((job_id, END_OF_PROGRESS))
-
-
-def _run_search(job: SearchJob, slot: int, job_id: int, flags: Any,
-                put: Callable[[tuple], None] | None) -> SearchResult:
-    from ratai.bots import BOT_KINDS, SearchBot, make_bot
-    from ratai.service.catalog import _cached_game
-
-    try:
-        if flags[slot]:
-            raise _Cancelled
-        game = _cached_game(job.game, json.dumps(job.params, sort_keys=True,
-                                                 separators=(",", ":")))
-        state = game.deserialize_state(job.state)
-        bot = job.bot
-        cap = job.max_seconds
-        by_deadline = False
-        if job.deadline is not None:
-            left = job.deadline - time.time()
-            if left < cap:
-                cap, by_deadline = max(left, 0.001), True
-        time_limit = min(bot.time_limit, cap) if bot.time_limit is not None else cap
-        by_deadline = by_deadline and (bot.time_limit is None or cap < bot.time_limit)
-        stopped = {"cancelled": False}
-        last = [-math.inf]
-
-        def on_progress(analysis: Any) -> bool:
-            if flags[slot]:
-                stopped["cancelled"] = True
-                return False
-            now = time.perf_counter()
-            if job.progress and put is not None and now - last[0] >= job.report_interval_s:
-                last[0] = now
-                put((job_id, analysis))
-            return True
-
-        kw = dict(bot.options)
-        if issubclass(BOT_KINDS[bot.kind], SearchBot):
-            kw.update(on_progress=on_progress, progress_every=max(1, int(job.report_every)))
-        b = make_bot(bot.kind, game, job.seat, iterations=bot.iterations,
-                     time_limit=time_limit, max_depth=bot.max_depth, seed=bot.seed, **kw)
-        t0 = time.perf_counter()
-        analysis = b.analyze(state)
-        if stopped["cancelled"]:
-            reason = "cancelled"
-        elif by_deadline and time.perf_counter() - t0 >= time_limit * 0.95 and (
-                bot.iterations is None or analysis.iterations < bot.iterations):
-            reason = "deadline"
-        else:
-            reason = "budget"
-        return SearchResult(analysis, reason)
-    except _Cancelled:
-        return SearchResult(None, "cancelled")
-    except (ValueError, TypeError, KeyError) as exc:
-        raise ValueError(f"{type(exc).__name__}: {exc}") from None
-    except Exception as exc:
-        if job.untrusted:
-            raise ValueError(f"the engine could not search this position "
-                             f"({type(exc).__name__}: {exc}); check the observation or "
-                             f"serialized state") from None
-        raise
-
-
-class _Cancelled(Exception):
-    pass
-
-
-# ----------------------------------------------------------------------------- server side
-class SearchHandle:
-    """A submitted search: wait for it, or cancel it (idempotent, thread-safe)."""
-
-    def __init__(self, pool: SearchPool, slot: int, job_id: int, future: Future):
-        self._pool, self.slot, self.job_id, self.future = pool, slot, job_id, future
-
-    def cancel(self) -> None:
-        """Ask the search to stop; it returns its best move so far (or nothing if not started)."""
-        if not self.future.done():
-            self._pool._flags[self.slot] = 1
-
-    def result(self, timeout: float | None = None) -> SearchResult:
-        """The result (raises ``InvalidArgument`` / ``Unavailable`` for failed searches)."""
+    def _read(self) -> None:
+        loop = self.pool.loop
+        while True:
+            try:
+                msg = self.conn.recv()
+            except (EOFError, OSError):
+                break
+            except Exception:  # noqa: BLE001 - an unpicklable answer: treat as a crash
+                log.exception("bad message from search worker %s", self.pid)
+                break
+            try:
+                loop.call_soon_threadsafe(self.pool._message, self, msg)
+            except RuntimeError:  # the loop is closed
+                return
         try:
-            return self.future.result(timeout)
-        except ValueError as exc:
-            raise InvalidArgument(str(exc)) from None
-        except BrokenProcessPool:
-            self._pool._repair()
-            raise Unavailable("a search worker died; retry") from None
-        except CancelledError:
-            raise Unavailable("the server is shutting down") from None
+            loop.call_soon_threadsafe(self.pool._died, self)
+        except RuntimeError:
+            pass
+
+    def send(self, msg: tuple) -> bool:
+        try:
+            with self._send_lock:
+                self.conn.send(msg)
+            return True
+        except (OSError, ValueError):
+            return False
+
+    def start(self, entry: _Entry) -> None:
+        self.entry = entry
+        if not self.send(("job", entry.id, entry.job)):  # the process is gone
+            self.pool.loop.call_soon(self.pool._died, self)
+
+    def cancel(self, entry: _Entry) -> None:
+        self.send(("cancel", entry.id))
+
+    def kill(self) -> None:
+        if self.dead:
+            return
+        self.dead = True
+        try:
+            self.proc.send_signal(signal.SIGKILL)
+        except (ProcessLookupError, OSError):
+            pass
+        try:
+            self.conn.close()
+        except OSError:
+            pass
+        threading.Thread(target=self.proc.wait, daemon=True).start()  # reap it
+
+
+class _ThreadWorker:
+    """A search thread in the server process (``workers=0``)."""
+
+    def __init__(self, pool: SearchPool, index: int):
+        self.pool, self.index = pool, index
+        self.ready, self.dead, self.entry, self.pid = True, False, None, os.getpid()
+        self._stop: set[int] = set()
+
+    def start(self, entry: _Entry) -> None:
+        self.entry = entry
+        loop, pool = self.pool.loop, self.pool
+        eid = entry.id
+
+        def put(a: Any) -> None:
+            loop.call_soon_threadsafe(pool._message, self, ("progress", eid, a))
+
+        def work() -> None:
+            try:
+                msg = ("done", eid, run_search(entry.job, lambda: eid in self._stop, put),
+                       time.monotonic())
+            except ValueError as exc:
+                msg = ("error", eid, "ValueError", str(exc))
+            except Exception as exc:  # noqa: BLE001
+                log.exception("search failed")
+                msg = ("error", eid, type(exc).__name__, str(exc)[:2000])
+            self._stop.discard(eid)
+            try:
+                loop.call_soon_threadsafe(pool._message, self, msg)
+            except RuntimeError:
+                pass
+
+        pool._threads.submit(work)
+
+    def cancel(self, entry: _Entry) -> None:
+        self._stop.add(entry.id)
+
+    def kill(self) -> None:  # a thread cannot be killed; it stops at its next check
+        if self.entry is not None:
+            self._stop.add(self.entry.id)
 
 
 class SearchPool:
-    """``workers`` search processes (0: threads in this process) and ``max_queue`` waiting slots.
+    """Search workers with a bounded, fair queue (see the module docstring).
 
-    Raises (from :meth:`submit`): ``ResourceExhausted`` when all slots are taken.
+    Args:
+        workers: worker processes (0: threads, as many as cores).
+        max_queue: searches that may wait for a worker (per server).
+        max_queue_per_client: of those, the most one client may hold (default
+            ``max(1, max_queue // 4)``).
+        cancel_grace_s: how long a cancelled search may take to stop before its worker is
+            killed (seconds).
+        overrun_grace_s: how long past its time limit a search may run before its worker is
+            killed (seconds; plus 10% of the limit).
     """
 
-    def __init__(self, workers: int, max_queue: int):
+    def __init__(self, workers: int, max_queue: int, max_queue_per_client: int | None = None,
+                 cancel_grace_s: float = 0.03, overrun_grace_s: float = 0.25):
         self.workers = max(0, int(workers))
-        self.capacity = max(1, self.workers) + max(0, int(max_queue))
-        self._free = list(range(self.capacity))
-        self._cond = threading.Condition()
+        self.max_queue = max(0, int(max_queue))
+        self.max_queue_per_client = (max(1, self.max_queue // 4) if max_queue_per_client is None
+                                     else max(1, int(max_queue_per_client)))
+        self.cancel_grace_s = float(cancel_grace_s)
+        self.overrun_grace_s = float(overrun_grace_s)
+        self.size = self.workers or (os.cpu_count() or 1)
+        self.capacity = self.size + self.max_queue
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._pool: list[Any] = []
+        self._queues: collections.OrderedDict[str, collections.deque] = \
+            collections.OrderedDict()
+        self._waiting = 0          # entries queued that count against max_queue
         self._ids = itertools.count(1)
-        self._routes: dict[int, Callable[[Any], None]] = {}
+        self._running: dict[int, _Entry] = {}
+        self._ewma = 0.2           # seconds per search, for retry-after estimates
+        #: seconds, per bot kind, by which a time-bound search is told to stop early so that
+        #: its answer arrives on time: learnt from how late the last answers were (the
+        #: search's own overshoot, freeing its tree, pickling, the way back)
+        self._reserve: dict[str, float] = collections.defaultdict(lambda: 0.002)
         self._closed = False
-        if self.workers:
-            self._ctx = mp.get_context("spawn")
-            self._flags = self._ctx.RawArray("b", self.capacity)
-            self._queue = self._ctx.Queue()
-        else:
-            self._flags = bytearray(self.capacity)
-            self._queue = queue.Queue()
-        self._executor = self._new_executor()
-        self._dispatcher = threading.Thread(target=self._dispatch, name="ratai-progress",
-                                            daemon=True)
-        self._dispatcher.start()
+        self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="ratai-search") \
+            if not self.workers else None
+        self.kills = 0             # workers killed (cancel or overrun), for tests and logs
+        #: seconds from the last cancel to its worker being free again (tests, logs)
+        self.last_cancel_free_s: float | None = None
+        self._spare: Any = None    # a started process that replaces a killed worker at once
+        self._start_failures = 0
 
-    def _new_executor(self):
+    # ------------------------------------------------------------------ lifecycle
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start the workers (call on the loop's thread, which must outlive them)."""
+        self.loop = loop
+        for i in range(self.size):
+            self._pool.append(self._new_worker(i))
         if self.workers:
-            return ProcessPoolExecutor(self.workers, mp_context=self._ctx,
-                                       initializer=_init_worker,
-                                       initargs=(self._flags, self._queue))
-        return ThreadPoolExecutor(2, thread_name_prefix="ratai-search")
+            self._spare = self._new_worker(-1)
 
-    def _repair(self) -> None:
-        with self._cond:
-            if self.workers and getattr(self._executor, "_broken", False):
-                log.warning(json.dumps({"event": "search_pool_repair"}))
-                self._executor = self._new_executor()
+    def _new_worker(self, index: int) -> Any:
+        return _ProcWorker(self, index) if self.workers else _ThreadWorker(self, index)
 
-    def warm(self) -> None:
-        """Start the worker processes now (so the first request does not pay for it)."""
-        if self.workers:
-            futures = [self._executor.submit(_ping) for _ in range(self.workers)]
-            for f in futures:
-                f.result()
+    async def warm(self, timeout: float = 120.0) -> None:
+        """Wait until every worker process has started and imported the engines."""
+        end = time.monotonic() + timeout
+        while not all(w.ready for w in self._pool) or (
+                self._spare is not None and not self._spare.ready):
+            if time.monotonic() > end:
+                raise RuntimeError("search workers did not start")
+            await asyncio.sleep(0.01)
+
+    def pids(self) -> list[int]:
+        """Process ids of the live workers and the spare (empty with ``workers=0``)."""
+        spare = [self._spare] if self._spare is not None else []
+        return [w.pid for w in self._pool + spare if self.workers and not w.dead]
 
     def busy(self) -> int:
-        """Slots taken (running plus queued searches)."""
-        with self._cond:
-            return self.capacity - len(self._free)
+        """Searches running or queued (thread-safe snapshot)."""
+        return len(self._running) + sum(len(q) for q in list(self._queues.values()))
 
-    def submit(self, job: SearchJob, on_progress: Callable[[Any], None] | None = None,
-               *, block: bool = False) -> SearchHandle:
-        """Queue ``job``; ``on_progress(analysis)`` receives its partial analyses.
+    async def shutdown(self) -> None:
+        """Refuse new searches, fail the queued and running ones, stop the workers."""
+        self._closed = True
+        for q in self._queues.values():
+            for e in q:
+                self._finish(e, exc=Unavailable("the server is shutting down"))
+        self._queues.clear()
+        self._waiting = 0
+        for e in list(self._running.values()):
+            self._finish(e, exc=Unavailable("the server is shutting down"))
+        for w in self._pool:
+            w.kill()
+        if self._spare is not None:
+            self._spare.kill()
+        if self._threads is not None:
+            self._threads.shutdown(wait=False, cancel_futures=True)
 
-        With ``block`` (bot seats) wait for a free slot instead of failing.
+    # ------------------------------------------------------------------ requests
+    def retry_after_ms(self) -> int:
+        """An estimate of when a place may be free (milliseconds, 50..60000)."""
+        queued = sum(len(q) for q in self._queues.values())
+        est = self._ewma * (queued / max(1, self.size) + 1.0)
+        return int(min(60_000, max(50, math.ceil(est * 1000))))
+
+    async def run(self, job: SearchJob, client: str, *, deadline: float | None = None,
+                  max_seconds: float = 30.0, margin: float = 0.0,
+                  on_progress: Callable[[Any], None] | None = None,
+                  wait: bool = False, arrival: float | None = None) -> SearchResult:
+        """Run ``job`` for ``client``; ``on_progress(analysis)`` gets its partials (on the loop).
+
+        ``deadline`` is an absolute ``time.monotonic()`` by which the answer is due (the
+        search gets ``margin`` seconds less); ``max_seconds`` the server's cap; ``arrival``
+        the ``time.monotonic()`` at which the request arrived (its handling before the search
+        counts against the budget; the time spent queued does not).
 
         Raises:
-            ResourceExhausted: no free slot and not ``block``.
-            Unavailable: the pool is shut down.
+            ResourceExhausted: the queue (or the client's share of it) is full; the error's
+                ``retry_after_ms`` says when to retry.
+            DeadlineExceeded: the deadline passed before a worker was free.
+            InvalidArgument: the search rejected its input. Unavailable: shutting down, or
+                the worker died (retry).
         """
-        with self._cond:
-            while not self._free and block and not self._closed:
-                self._cond.wait(1.0)
-            if self._closed:
-                raise Unavailable("the server is shutting down")
-            if not self._free:
+        if self._closed:
+            raise Unavailable("the server is shutting down")
+        fut = self.loop.create_future()
+        e = _Entry(job, client, deadline, max_seconds, margin, fut, on_progress, wait,
+                   next(self._ids), arrival=arrival, enqueued=time.monotonic())
+        idle = any(w.ready and w.entry is None and not w.dead for w in self._pool)
+        if not wait and not (idle and not self._queues):
+            mine = self._queues.get(client)
+            if mine is not None and sum(not x.wait for x in mine) >= self.max_queue_per_client:
                 raise ResourceExhausted(
-                    f"search queue full ({self.capacity} searches running or queued); retry later")
-            slot = self._free.pop()
-            job_id = next(self._ids)
-            self._flags[slot] = 0
-            if on_progress is not None:
-                self._routes[job_id] = on_progress
+                    f"this client already has {self.max_queue_per_client} searches queued "
+                    f"(its share of the queue); retry later",
+                    retry_after_ms=self.retry_after_ms())
+            if self._waiting >= self.max_queue:
+                raise ResourceExhausted(
+                    f"search queue full ({self.max_queue} searches queued, {self.size} "
+                    f"running); retry later", retry_after_ms=self.retry_after_ms())
+        self._queues.setdefault(client, collections.deque()).append(e)
+        if not wait:
+            self._waiting += 1
+        self._pump()
         try:
-            if self.workers:
-                try:
-                    future = self._executor.submit(_worker_entry, job, slot, job_id)
-                except BrokenProcessPool:
-                    self._repair()
-                    future = self._executor.submit(_worker_entry, job, slot, job_id)
-            else:
-                future = self._executor.submit(run_search, job, slot, job_id, self._flags,
-                                               self._queue.put)
-        except BaseException:
-            self._release(slot, job_id)
+            return await asyncio.shield(fut)
+        except asyncio.CancelledError:
+            self._cancel(e)
             raise
-        future.add_done_callback(lambda f: self._release(slot, job_id, f, job.progress))
-        return SearchHandle(self, slot, job_id, future)
 
-    def _release(self, slot: int, job_id: int, future: Future, progress: bool) -> None:
-        with self._cond:
-            # a progress route lives until its END_OF_PROGRESS marker (partials may still be
-            # in the queue); a job that died before sending it ends its route here
-            ended = not progress or future.cancelled() or future.exception() is not None
-            route = self._routes.pop(job_id, None) if ended else None
-            self._free.append(slot)
-            self._cond.notify()
-        if route is not None and progress:
-            route(END_OF_PROGRESS)
-
-    def _dispatch(self) -> None:
-        while True:
-            try:
-                item = self._queue.get()
-            except (EOFError, OSError):
+    # ------------------------------------------------------------------ scheduling
+    def _pump(self) -> None:
+        for w in self._pool:
+            if not self._queues:
                 return
-            if item is None:
-                return
-            job_id, analysis = item
-            with self._cond:
-                route = (self._routes.pop(job_id, None) if analysis is END_OF_PROGRESS
-                         else self._routes.get(job_id))
-            if route is not None:
-                try:
-                    route(analysis)
-                except Exception:  # a consumer's error must not kill the dispatcher
-                    log.exception("progress route failed")
+            if not (w.ready and w.entry is None and not w.dead):
+                continue
+            e = self._next()
+            while e is not None and not self._dispatch(w, e):
+                e = self._next()
 
-    def shutdown(self) -> None:
-        """Stop accepting, cancel running searches, stop the workers."""
-        with self._cond:
-            self._closed = True
-            for s in range(self.capacity):
-                self._flags[s] = 1
-            self._cond.notify_all()
-        self._executor.shutdown(wait=True, cancel_futures=True)
-        self._queue.put(None)
-        self._dispatcher.join(timeout=5)
+    def _next(self) -> _Entry | None:
+        while self._queues:
+            client, q = next(iter(self._queues.items()))
+            e = q.popleft()
+            if q:
+                self._queues.move_to_end(client)  # round-robin between clients
+            else:
+                del self._queues[client]
+            if not e.wait:
+                self._waiting -= 1
+            if not e.future.done():
+                return e
+        return None
+
+    def _dispatch(self, w: Any, e: _Entry) -> bool:
+        now = time.monotonic()
+        tl, _ = effective_time_limit(e.job.bot, e.max_seconds, e.deadline, e.margin, now)
+        if tl <= 0.001:
+            self._finish(e, exc=DeadlineExceeded(
+                "the deadline passed while the search waited for a worker"))
+            return False
+        from dataclasses import replace
+
+        # the parse before (arrival..enqueue) and the delivery after count against the budget
+        before = max(0.0, e.enqueued - e.arrival) if e.arrival is not None else 0.0
+        e.intended_end = now + tl - before
+        stop_at = e.intended_end - self._reserve[e.job.bot.kind]
+        e.job = replace(e.job, time_limit=tl, stop_at=stop_at)
+        e.worker, e.started = w, now
+        self._running[e.id] = e
+        w.start(e)
+        grace = self.overrun_grace_s + 0.1 * tl
+        e.timers.append(self.loop.call_later(tl + grace, self._overrun, e))
+        return True
+
+    def _cancel(self, e: _Entry) -> None:
+        """The awaiting task was cancelled: unqueue, or stop the worker (kill if it lingers)."""
+        if not e.future.done():
+            e.future.cancel()
+        if e.id not in self._running:
+            q = self._queues.get(e.client)
+            if q is not None and e in q:
+                q.remove(e)
+                if not e.wait:
+                    self._waiting -= 1
+                if not q:
+                    del self._queues[e.client]
+            return
+        w = e.worker
+        w.cancel(e)
+        e.cancelled_at = time.monotonic()
+        e.timers.append(self.loop.call_later(self.cancel_grace_s, self._linger, e))
+
+    def _linger(self, e: _Entry) -> None:
+        if self._running.get(e.id) is e:
+            self._kill(e, "cancel")
+
+    def _overrun(self, e: _Entry) -> None:
+        if self._running.get(e.id) is e:
+            self._kill(e, "overrun")
+            self._finish(e, exc=DeadlineExceeded(
+                f"the {e.job.bot.kind} search overran its {e.job.time_limit:.3f} s limit and "
+                f"was stopped"))
+
+    def _kill(self, e: _Entry, why: str) -> None:
+        w = e.worker
+        self.kills += 1
+        log.warning(json.dumps({"event": "search_worker_killed", "reason": why,
+                                "pid": w.pid, "kind": e.job.bot.kind}))
+        self._running.pop(e.id, None)
+        w.entry = None
+        if e.cancelled_at is not None:
+            self.last_cancel_free_s = time.monotonic() - e.cancelled_at
         if self.workers:
-            self._queue.close()
+            w.kill()
+            self._replace(w)
+        else:
+            w.kill()
+        self._pump()
+
+    def _replace(self, w: Any) -> None:
+        if self._closed:
+            return
+        i = self._pool.index(w) if w in self._pool else None
+        if i is None:
+            if w is self._spare:
+                self._spare = self._new_worker(-1)
+            return
+        spare = self._spare
+        if spare is not None and not spare.dead:
+            spare.index = w.index
+            self._pool[i] = spare
+            self._spare = self._new_worker(-1)
+        else:
+            self._pool[i] = self._new_worker(w.index)
+
+    def _finish(self, e: _Entry, result: Any = None, exc: BaseException | None = None) -> None:
+        for t in e.timers:
+            t.cancel()
+        e.timers.clear()
+        if e.future.done():
+            return
+        if exc is not None:
+            e.future.set_exception(exc)
+        else:
+            e.future.set_result(result)
+
+    # ------------------------------------------------------------------ worker messages
+    def _message(self, w: Any, msg: tuple) -> None:
+        kind = msg[0]
+        if kind == "ready":
+            w.ready = True
+            self._pump()
+            return
+        e = self._running.get(msg[1])
+        if kind == "progress":
+            if e is not None and e.on_progress is not None and not e.future.done():
+                try:
+                    e.on_progress(msg[2])
+                except Exception:  # noqa: BLE001 - a consumer's error must not stop the pool
+                    log.exception("progress consumer failed")
+            return
+        if e is None or e.worker is not w:
+            return  # a search we already killed or gave up on
+        del self._running[e.id]
+        w.entry = None
+        if e.cancelled_at is not None:
+            self.last_cancel_free_s = time.monotonic() - e.cancelled_at
+        dt = time.monotonic() - e.started
+        self._ewma = 0.8 * self._ewma + 0.2 * dt
+        if kind == "done":
+            res = msg[2]
+            if e.job.bot.iterations is None and res.stop_reason != "cancelled":
+                # a time-bound search: aim its answer 1 ms (the reply) before the budget ends
+                late = time.monotonic() - (e.intended_end - 0.001)
+                k = e.job.bot.kind
+                self._reserve[k] = min(0.03, max(0.0, self._reserve[k] + 0.3 * late))
+            self._finish(e, res)
+        elif msg[2] == "ValueError":
+            self._finish(e, exc=InvalidArgument(msg[3]))
+        else:
+            log.error(json.dumps({"event": "search_failed", "error": f"{msg[2]}: {msg[3]}"}))
+            self._finish(e, exc=RuntimeError(f"{msg[2]}: {msg[3]}"))
+        self._pump()
+
+    def _died(self, w: Any) -> None:
+        if w.dead and w.entry is None and w not in self._pool and w is not self._spare:
+            return  # already handled
+        e = w.entry
+        was_killed = w.dead
+        w.dead = True
+        if not w.ready and not was_killed:
+            self._start_failures += 1
+            if self._start_failures > 5:
+                log.error(json.dumps({"event": "search_worker_start_failed", "pid": w.pid,
+                                      "note": "not restarting; check the server's python"}))
+                return
+        w.entry = None
+        if e is not None and self._running.get(e.id) is e:
+            del self._running[e.id]
+            self._finish(e, exc=Unavailable("a search worker died; retry"))
+        if not was_killed and not self._closed:
+            log.warning(json.dumps({"event": "search_worker_died", "pid": w.pid}))
+            self._replace(w)
+        self._pump()

@@ -23,7 +23,7 @@ from ratai.engines.api import TERMINAL
 
 from .errors import FailedPrecondition, InvalidArgument
 
-__all__ = ["position_state", "check_turn", "reference_game"]
+__all__ = ["position_state", "check_turn", "reference_game", "parse_observation"]
 
 
 def _seed_of(data: bytes) -> int:
@@ -46,6 +46,8 @@ def _from_observation(game: Game, seat: int, obs: Any) -> State:
         return game.state_from_observation(seat, obs, seed)
     except ValueError as exc:
         raise InvalidArgument(f"malformed observation: {exc}") from None
+    except RecursionError:
+        raise InvalidArgument("malformed observation: nested too deeply") from None
     except Exception as exc:  # engines validate with ValueError; anything else is malformed too
         raise InvalidArgument(f"malformed observation ({type(exc).__name__}: {exc})") from None
 
@@ -90,11 +92,30 @@ def position_state(game: Game, seat: Any, *, history: Sequence[int] | None = Non
         except Exception as exc:
             raise InvalidArgument(f"malformed serialized_state: {exc}") from None
         return _from_observation(game, seat, obs)
+    return _from_observation(game, seat, parse_observation(observation_json))
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not allowed (finite numbers only)")
+
+
+def parse_observation(text: str) -> Any:
+    """Parse client observation JSON with the service's input limits.
+
+    Raises:
+        InvalidArgument: not JSON, ``NaN``/``Infinity``, nesting deeper than
+            ``convert.MAX_DEPTH``, a number beyond ±2**53, an over-long string (the message
+            names the JSON path, e.g. ``observation_json.players[2].cash``).
+    """
+    from .convert import check_json_tree
+
     try:
-        obs = json.loads(observation_json)
+        obs = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise InvalidArgument("observation_json: nested too deeply") from None
     except (ValueError, TypeError) as exc:
-        raise InvalidArgument(f"observation_json is not JSON: {exc}") from None
-    return _from_observation(game, seat, obs)
+        raise InvalidArgument(f"observation_json is not valid JSON: {str(exc)[:200]}") from None
+    return check_json_tree(obs, "observation_json")
 
 
 def reference_game(game: Game) -> Game:

@@ -155,7 +155,7 @@ class SeatInfo(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., kind: _Optional[str] = ..., display_name: _Optional[str] = ...) -> None: ...
 
 class GameView(_message.Message):
-    __slots__ = ("game_id", "game", "params", "seat", "move_number", "current_player", "is_terminal", "your_turn", "observation_json", "observation", "legal_actions", "scores", "returns", "seats")
+    __slots__ = ("game_id", "game", "params", "seat", "move_number", "current_player", "is_terminal", "your_turn", "observation_json", "observation", "legal_actions", "scores", "returns", "seats", "text")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     PARAMS_FIELD_NUMBER: _ClassVar[int]
@@ -170,6 +170,7 @@ class GameView(_message.Message):
     SCORES_FIELD_NUMBER: _ClassVar[int]
     RETURNS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game: str
     params: _struct_pb2.Struct
@@ -184,7 +185,8 @@ class GameView(_message.Message):
     scores: _containers.RepeatedScalarFieldContainer[float]
     returns: _containers.RepeatedScalarFieldContainer[float]
     seats: _containers.RepeatedCompositeFieldContainer[SeatInfo]
-    def __init__(self, game_id: _Optional[str] = ..., game: _Optional[str] = ..., params: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seat: _Optional[int] = ..., move_number: _Optional[int] = ..., current_player: _Optional[int] = ..., is_terminal: _Optional[bool] = ..., your_turn: _Optional[bool] = ..., observation_json: _Optional[str] = ..., observation: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., scores: _Optional[_Iterable[float]] = ..., returns: _Optional[_Iterable[float]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ...) -> None: ...
+    text: str
+    def __init__(self, game_id: _Optional[str] = ..., game: _Optional[str] = ..., params: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seat: _Optional[int] = ..., move_number: _Optional[int] = ..., current_player: _Optional[int] = ..., is_terminal: _Optional[bool] = ..., your_turn: _Optional[bool] = ..., observation_json: _Optional[str] = ..., observation: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., scores: _Optional[_Iterable[float]] = ..., returns: _Optional[_Iterable[float]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., text: _Optional[str] = ...) -> None: ...
 
 class ApplyActionRequest(_message.Message):
     __slots__ = ("game_id", "seat_token", "action", "action_label", "expected_move_number")
@@ -305,18 +307,22 @@ class AnalyzeRequest(_message.Message):
     def __init__(self, hosted: _Optional[_Union[HostedSeat, _Mapping]] = ..., position: _Optional[_Union[Position, _Mapping]] = ..., bot: _Optional[_Union[BotSpec, _Mapping]] = ..., report_every_iterations: _Optional[int] = ..., report_interval_ms: _Optional[int] = ...) -> None: ...
 
 class MoveStat(_message.Message):
-    __slots__ = ("action", "label", "visits", "value", "prior")
+    __slots__ = ("action", "label", "visits", "value", "prior", "pv", "values")
     ACTION_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
     VISITS_FIELD_NUMBER: _ClassVar[int]
     VALUE_FIELD_NUMBER: _ClassVar[int]
     PRIOR_FIELD_NUMBER: _ClassVar[int]
+    PV_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
     action: int
     label: str
     visits: int
     value: float
     prior: float
-    def __init__(self, action: _Optional[int] = ..., label: _Optional[str] = ..., visits: _Optional[int] = ..., value: _Optional[float] = ..., prior: _Optional[float] = ...) -> None: ...
+    pv: _containers.RepeatedCompositeFieldContainer[PVStep]
+    values: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, action: _Optional[int] = ..., label: _Optional[str] = ..., visits: _Optional[int] = ..., value: _Optional[float] = ..., prior: _Optional[float] = ..., pv: _Optional[_Iterable[_Union[PVStep, _Mapping]]] = ..., values: _Optional[_Iterable[float]] = ...) -> None: ...
 
 class PVStep(_message.Message):
     __slots__ = ("player", "action", "label")

@@ -1,21 +1,22 @@
-"""Build, start and stop the gRPC server; the ``serve(argv)`` entry point.
+"""Build, start and stop the grpc.aio server; the ``serve(argv)`` entry point.
 
 ``python server.py --port 50051 [--db PATH] [--workers N]`` and ``ratai serve`` both call
-:func:`serve`. :class:`RatAIServer` is the in-process handle that tests and embedders use.
+:func:`serve` (options: :mod:`ratai.service.config`). :class:`RatAIServer` is the in-process
+handle that tests and embedders use: it runs one asyncio event loop on its own thread, which
+serves every RPC (no thread per call or stream) and owns the search workers.
 """
 
 from __future__ import annotations
 
-import argparse
+import asyncio
+import hmac
 import json
 import logging
-import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Sequence
-from concurrent import futures
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -23,7 +24,7 @@ from grpc_reflection.v1alpha import reflection
 
 from . import ratai_pb2 as pb
 from . import ratai_pb2_grpc as pb_grpc
-from .config import Limits, ServerConfig, default_db_path
+from .config import ServerConfig, check_config, default_db_path, parse_args
 from .pool import SearchPool
 from .servicer import RatAIServicer
 from .sessions import SessionManager
@@ -37,38 +38,40 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RatAI"].full_name
 _HEALTH_PREFIX = "/grpc.health.v1.Health/"
 
 
-class ApiKeyInterceptor(grpc.ServerInterceptor):
+class ApiKeyInterceptor(grpc.aio.ServerInterceptor):
     """Rejects calls without the API key (``UNAUTHENTICATED``); health checks stay open.
 
     The key travels as metadata ``x-api-key: <key>`` or ``authorization: Bearer <key>``.
     """
 
     def __init__(self, key: str):
-        import hmac
-
         self._key = key.encode()
-        self._eq = hmac.compare_digest
 
-        def deny(request, context):
-            context.abort(grpc.StatusCode.UNAUTHENTICATED,
-                          "missing or wrong API key (metadata x-api-key)")
+        async def deny(request, context):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                                "missing or wrong API key (metadata x-api-key)")
+
+        async def deny_stream(request, context):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                                "missing or wrong API key (metadata x-api-key)")
+            yield  # pragma: no cover - makes this an async generator
 
         self._deny_unary = grpc.unary_unary_rpc_method_handler(deny)
-        self._deny_stream = grpc.unary_stream_rpc_method_handler(deny)
+        self._deny_stream = grpc.unary_stream_rpc_method_handler(deny_stream)
 
-    def intercept_service(self, continuation, handler_call_details):
+    async def intercept_service(self, continuation, handler_call_details):
         method = handler_call_details.method
         if method.startswith(_HEALTH_PREFIX):
-            return continuation(handler_call_details)
+            return await continuation(handler_call_details)
         given = b""
         for key, value in handler_call_details.invocation_metadata or ():
             if key == "x-api-key":
                 given = value.encode() if isinstance(value, str) else value
             elif key == "authorization" and str(value).startswith("Bearer "):
                 given = str(value)[7:].encode()
-        if self._eq(given, self._key):
-            return continuation(handler_call_details)
-        handler = continuation(handler_call_details)
+        if hmac.compare_digest(given, self._key):
+            return await continuation(handler_call_details)
+        handler = await continuation(handler_call_details)
         if handler is not None and handler.response_streaming:
             return self._deny_stream
         return self._deny_unary
@@ -80,55 +83,121 @@ class RatAIServer:
     ``stop`` is an orderly in-process shutdown: RPCs are cancelled, searches stopped, the
     event log closed; every acknowledged action is already on disk, so a new server on the
     same database continues the games.
+
+    Raises (from the constructor): ``store.StoreLocked`` when another server holds the
+    event log; ``config.ConfigError`` for unsafe or bad settings.
     """
 
     def __init__(self, config: ServerConfig):
-        self.config = config
+        self.config = check_config(config)
         limits = config.limits
-        db = config.db or default_db_path()
+        db = config.db or default_db_path(config.port)
         self.store = Store(db)
-        self.pool = SearchPool(limits.workers, limits.max_queue)
+        self.pool = SearchPool(limits.workers, limits.max_queue,
+                               limits.max_queue_per_client or None)
         self.manager = SessionManager(self.store, self.pool, limits)
-        interceptors = [ApiKeyInterceptor(config.api_key)] if config.api_key else []
+        self.servicer = RatAIServicer(self.manager, self.pool, limits)
+        self.port: int | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._grpc: grpc.aio.Server | None = None
+        self._health: health.aio.HealthServicer | None = None
+        self._done: asyncio.Event | None = None
+        self._stopped = threading.Event()
+
+    # ------------------------------------------------------------------ on the loop
+    async def _build(self, warm: bool) -> int:
+        cfg, limits = self.config, self.config.limits
+        interceptors = [ApiKeyInterceptor(cfg.api_key)] if cfg.api_key else []
         opts = [("grpc.max_receive_message_length", limits.max_message_bytes),
                 ("grpc.max_send_message_length", limits.max_message_bytes),
                 ("grpc.so_reuseport", 0)]
-        self.grpc = grpc.server(futures.ThreadPoolExecutor(config.grpc_threads,
-                                                           thread_name_prefix="ratai-rpc"),
-                                interceptors=interceptors, options=opts,
-                                maximum_concurrent_rpcs=config.grpc_threads * 4)
-        self.servicer = RatAIServicer(self.manager, self.pool, limits)
-        pb_grpc.add_RatAIServicer_to_server(self.servicer, self.grpc)
-        self.health = health.HealthServicer()
-        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
+        self._grpc = grpc.aio.server(interceptors=interceptors, options=opts)
+        pb_grpc.add_RatAIServicer_to_server(self.servicer, self._grpc)
+        self._health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, self._grpc)
         reflection.enable_server_reflection(
             (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-             reflection.SERVICE_NAME), self.grpc)
-        self.port: int | None = None
-        self._stopped = threading.Event()
-
-    def start(self, warm: bool = True) -> int:
-        """Reload unfinished games, bind, start serving; returns the bound port."""
-        cfg = self.config
+             reflection.SERVICE_NAME), self._grpc)
         address = f"{cfg.host}:{cfg.port}"
-        if cfg.tls_cert or cfg.tls_key:
-            if not (cfg.tls_cert and cfg.tls_key):
-                raise ValueError("give both --tls-cert and --tls-key")
+        if cfg.tls_cert:
             with open(cfg.tls_key, "rb") as k, open(cfg.tls_cert, "rb") as c:
                 creds = grpc.ssl_server_credentials([(k.read(), c.read())])
-            self.port = self.grpc.add_secure_port(address, creds)
+            port = self._grpc.add_secure_port(address, creds)
         else:
-            self.port = self.grpc.add_insecure_port(address)
+            port = self._grpc.add_insecure_port(address)
+        if not port and cfg.port:
+            raise OSError(f"could not bind {address}")
+        self.pool.start(asyncio.get_running_loop())
+        self.manager.bind(asyncio.get_running_loop())
         if warm:
-            self.pool.warm()
-        restored = self.manager.restore()
-        self.grpc.start()
+            await self.pool.warm()
+        restored = await asyncio.get_running_loop().run_in_executor(self.manager.io,
+                                                                   self.manager.restore)
+        await self._grpc.start()
         for name in ("", SERVICE_NAME):
-            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        log.info(json.dumps({"event": "serving", "address": f"{cfg.host}:{self.port}",
+            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        log.info(json.dumps({"event": "serving", "address": f"{cfg.host}:{port}",
                              "tls": bool(cfg.tls_cert), "api_key": bool(cfg.api_key),
                              "db": self.store.path, "workers": self.pool.workers,
-                             "restored_games": restored}))
+                             "worker_pids": self.pool.pids(), "restored_games": restored}))
+        return port
+
+    async def _shutdown(self, grace: float | None) -> None:
+        if self._health is not None:
+            await self._health.enter_graceful_shutdown()
+        self.manager.close(wait=False)
+        await self.pool.shutdown()
+        if self._grpc is not None:
+            await self._grpc.stop(grace)
+
+    def _run_loop(self, warm: bool, started: threading.Event, box: list) -> None:
+        loop = asyncio.new_event_loop()
+        self.loop = loop
+        asyncio.set_event_loop(loop)
+
+        async def main():
+            self._done = asyncio.Event()
+            try:
+                box.append(await self._build(warm))
+            except BaseException as exc:  # noqa: BLE001 - handed to start()
+                box.append(exc)
+                started.set()
+                await self._shutdown(0)
+                return
+            started.set()
+            await self._done.wait()
+
+        try:
+            loop.run_until_complete(main())
+        finally:
+            try:
+                pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+                for t in pending:
+                    t.cancel()
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            finally:
+                loop.close()
+
+    # ------------------------------------------------------------------ public
+    def start(self, warm: bool = True) -> int:
+        """Reload unfinished games, bind, start serving; returns the bound port.
+
+        Raises:
+            OSError: the address cannot be bound. RuntimeError: the workers did not start.
+        """
+        started, box = threading.Event(), []
+        self._thread = threading.Thread(target=self._run_loop, args=(warm, started, box),
+                                        name="ratai-loop", daemon=True)
+        self._thread.start()
+        started.wait()
+        if isinstance(box[0], BaseException):
+            self._thread.join(10)
+            self.manager.close(wait=True)
+            self.store.close()
+            self._stopped.set()
+            raise box[0]
+        self.port = box[0]
         return self.port
 
     def stop(self, grace: float | None = 1.0) -> None:
@@ -136,16 +205,22 @@ class RatAIServer:
         if self._stopped.is_set():
             return
         self._stopped.set()
-        self.health.enter_graceful_shutdown()
-        self.manager.close(wait=False)
-        event = self.grpc.stop(grace)
-        self.pool.shutdown()
+        loop = self.loop
+        if loop is not None and not loop.is_closed() and self._thread.is_alive():
+            fut = asyncio.run_coroutine_threadsafe(self._shutdown(grace), loop)
+            try:
+                fut.result((grace or 0) + 10)
+            except Exception:  # noqa: BLE001
+                log.exception("shutdown failed")
+            loop.call_soon_threadsafe(self._done.set)
+            self._thread.join(10)
         self.manager.close(wait=True)
-        event.wait(5)
         self.store.close()
 
     def wait(self) -> None:
-        self.grpc.wait_for_termination()
+        """Block until the server stops."""
+        if self._thread is not None:
+            self._thread.join()
 
     def __enter__(self) -> RatAIServer:
         self.start()
@@ -170,59 +245,28 @@ class _JsonFormatter(logging.Formatter):
         return json.dumps(doc, default=str)
 
 
-def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
-    """Command-line flags -> :class:`ServerConfig`."""
-    d = Limits()
-    ap = argparse.ArgumentParser(prog="ratai serve", description="Run the ratai gRPC service.")
-    ap.add_argument("--host", default="127.0.0.1",
-                    help="bind address (default 127.0.0.1: loopback only)")
-    ap.add_argument("--port", type=int, default=50051)
-    ap.add_argument("--db", default=None,
-                    help=f"SQLite event log (default {default_db_path()}; ':memory:' keeps "
-                         f"nothing)")
-    ap.add_argument("--workers", type=int, default=d.workers,
-                    help="search processes (default: cores; 0 = threads in this process)")
-    ap.add_argument("--max-queue", type=int, default=d.max_queue)
-    ap.add_argument("--max-iterations", type=int, default=d.max_iterations)
-    ap.add_argument("--max-seconds", type=float, default=d.max_seconds)
-    ap.add_argument("--max-games", type=int, default=d.max_games)
-    ap.add_argument("--idle-expiry", type=float, default=d.idle_expiry_s, help="seconds")
-    ap.add_argument("--max-message-bytes", type=int, default=d.max_message_bytes)
-    ap.add_argument("--default-kind", default=d.default_kind)
-    ap.add_argument("--default-iterations", type=int, default=d.default_iterations)
-    ap.add_argument("--tls-cert", default=None)
-    ap.add_argument("--tls-key", default=None)
-    ap.add_argument("--api-key", default=os.environ.get("RATAI_API_KEY"),
-                    help="require this key (default: $RATAI_API_KEY; unset = no key)")
-    ap.add_argument("--grpc-threads", type=int, default=32)
-    ap.add_argument("--log-level", default="INFO")
-    a = ap.parse_args(argv)
-    limits = Limits(max_iterations=a.max_iterations, max_seconds=a.max_seconds,
-                    workers=a.workers, max_queue=a.max_queue, max_games=a.max_games,
-                    idle_expiry_s=a.idle_expiry, max_message_bytes=a.max_message_bytes,
-                    default_kind=a.default_kind, default_iterations=a.default_iterations)
-    cfg = ServerConfig(host=a.host, port=a.port, db=a.db or default_db_path(),
-                       tls_cert=a.tls_cert, tls_key=a.tls_key, api_key=a.api_key or None,
-                       grpc_threads=a.grpc_threads, limits=limits)
-    cfg.log_level = a.log_level  # type: ignore[attr-defined]
-    return cfg
-
-
 def serve(argv: Sequence[str] | None = None) -> int:
-    """Run the server until SIGINT/SIGTERM (the ``ratai serve`` command). Returns 0."""
+    """Run the server until SIGINT/SIGTERM (the ``ratai serve`` command).
+
+    Returns 0 after a clean stop, 2 (one line on stderr) when it cannot start: a bad option,
+    the event log held by another server (named, with its pid), an address in use.
+    """
     cfg = parse_args(argv)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_JsonFormatter())
     root = logging.getLogger("ratai")
     root.addHandler(handler)
-    root.setLevel(getattr(cfg, "log_level", "INFO").upper())
-    server = RatAIServer(cfg)
+    root.setLevel(cfg.log_level.upper())
+    try:
+        server = RatAIServer(cfg)
+    except (OSError, RuntimeError, ValueError) as exc:  # StoreLocked, ConfigError, bad path
+        print(f"ratai serve: error: {exc}", file=sys.stderr)
+        return 2
     try:
         server.start()
     except (OSError, RuntimeError, ValueError) as exc:
-        log.error(json.dumps({"event": "start_failed", "error": str(exc)}))
-        server.stop(0)
-        return 1
+        print(f"ratai serve: error: {exc}", file=sys.stderr)
+        return 2
     done = threading.Event()
 
     def on_signal(signum, frame):

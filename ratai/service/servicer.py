@@ -1,18 +1,24 @@
-"""The ``ratai.v1.RatAI`` servicer: protobuf <-> domain conversion only.
+"""The ``ratai.v1.RatAI`` servicer (grpc.aio): protobuf <-> domain conversion, admission.
 
-Every method goes through :func:`_rpc`, the one place where domain errors become gRPC status
-codes and where the structured request log line is written (method, game, seat, status,
-duration). The domain logic lives in :mod:`catalog`, :mod:`positions`, :mod:`sessions` and
-:mod:`pool`.
+Every method is a coroutine on the server's one event loop and goes through :func:`_rpc`, the
+one place where domain errors become gRPC status codes (messages cut to
+``errors.MESSAGE_CHARS``; ``RESOURCE_EXHAUSTED`` carries ``retry-after-ms`` trailing metadata)
+and where the structured request log line is written (method, game, seat, status, duration).
+Short blocking work (event-log writes, history replays, views) runs on the manager's small
+``io`` thread pool; searches wait in :class:`SearchPool` without a thread; ``WatchGame``
+streams wait on an ``asyncio.Event``. The domain logic lives in :mod:`catalog`,
+:mod:`positions`, :mod:`sessions` and :mod:`pool`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import hashlib
 import json
 import logging
-import queue
 import time
+from collections import Counter
 from collections.abc import Callable
 
 import grpc
@@ -24,23 +30,31 @@ from .config import Limits
 from .convert import (
     analysis_pb,
     bot_from_pb,
+    check_text,
     event_pb,
     game_type_pb,
     seat_from_pb,
     struct_to_dict,
     view_pb,
 )
-from .errors import Internal, InvalidArgument, ServiceError
-from .pool import END_OF_PROGRESS, SearchJob, SearchPool
+from .errors import Internal, InvalidArgument, ResourceExhausted, ServiceError, clip
+from .pool import SearchJob, SearchPool
 from .positions import check_turn, position_state
 from .sessions import SessionManager
 
-__all__ = ["RatAIServicer"]
+__all__ = ["RatAIServicer", "peer_host"]
 
 log = logging.getLogger("ratai.service")
 
-#: Seconds kept free before a client's deadline for the answer to travel back.
-_DEADLINE_MARGIN = 0.15
+
+def peer_host(peer: str) -> str:
+    """``ipv4:127.0.0.1:5000`` -> ``127.0.0.1``; ``ipv6:[::1]:5000`` -> ``::1``."""
+    kind, _, rest = (peer or "").partition(":")
+    if kind == "ipv6" and rest.startswith("["):
+        return rest[1:rest.find("]")]
+    if kind in ("ipv4", "ipv6"):
+        return rest.rsplit(":", 1)[0]
+    return peer or "unknown"
 
 
 def _log_line(info: dict, status: str, t0: float) -> None:
@@ -48,49 +62,56 @@ def _log_line(info: dict, status: str, t0: float) -> None:
     log.info(json.dumps(info, default=str))
 
 
-def _abort(context: grpc.ServicerContext, exc: ServiceError) -> None:
-    context.abort(getattr(grpc.StatusCode, exc.code), str(exc))
+async def _abort(context: grpc.aio.ServicerContext, exc: ServiceError) -> None:
+    meta: tuple = ()
+    ms = getattr(exc, "retry_after_ms", None)
+    if ms is not None:
+        meta = (("retry-after-ms", str(int(ms))), ("grpc-retry-pushback-ms", str(int(ms))))
+    await context.abort(getattr(grpc.StatusCode, exc.code), clip(str(exc)), meta)
 
 
 def _rpc(fn: Callable) -> Callable:
     """Map errors to status codes and log one line per request (unary and streaming)."""
     name = fn.__name__
 
-    def start(context: grpc.ServicerContext) -> dict:
+    def start(context) -> dict:
         return {"method": name, "peer": context.peer(), "game": None, "game_id": None,
                 "seat": None}
 
-    def fail(context, info, t0, exc: BaseException) -> None:
+    async def fail(context, info, t0, exc: BaseException) -> None:
         if isinstance(exc, ServiceError):
             _log_line(info | {"error": str(exc)[:300]}, exc.code, t0)
-            _abort(context, exc)
-        log.exception("unexpected error in %s", name)
+            await _abort(context, exc)
+        log.error("unexpected error in %s", name, exc_info=exc)
         _log_line(info, "INTERNAL", t0)
-        _abort(context, Internal(f"internal error ({type(exc).__name__}); see server log"))
+        await _abort(context, Internal(f"internal error ({type(exc).__name__}); see server "
+                                       f"log"))
 
     if name in ("WatchGame", "Analyze"):
         @functools.wraps(fn)
-        def stream(self, request, context):
+        async def stream(self, request, context):
             t0, info = time.perf_counter(), start(context)
             try:
-                yield from fn(self, request, context, info)
+                async for msg in fn(self, request, context, info):
+                    yield msg
+            except (asyncio.CancelledError, grpc.aio.AbortError):
+                _log_line(info, "CANCELLED", t0)
+                raise
             except Exception as exc:  # noqa: BLE001 - one mapping for everything
-                if context.code() is not None and not isinstance(exc, ServiceError):
-                    raise
-                fail(context, info, t0, exc)
+                await fail(context, info, t0, exc)
                 return
-            _log_line(info, "OK" if context.is_active() else "CANCELLED", t0)
+            _log_line(info, "OK", t0)
         return stream
 
     @functools.wraps(fn)
-    def unary(self, request, context):
+    async def unary(self, request, context):
         t0, info = time.perf_counter(), start(context)
         try:
-            out = fn(self, request, context, info)
+            out = await fn(self, request, context, info)
+        except (asyncio.CancelledError, grpc.aio.AbortError):
+            raise
         except Exception as exc:  # noqa: BLE001
-            if context.code() is not None and not isinstance(exc, ServiceError):
-                raise
-            fail(context, info, t0, exc)
+            await fail(context, info, t0, exc)
         _log_line(info, "OK", t0)
         return out
     return unary
@@ -101,45 +122,72 @@ class RatAIServicer(pb_grpc.RatAIServicer):
 
     def __init__(self, manager: SessionManager, pool: SearchPool, limits: Limits):
         self.manager, self.pool, self.limits = manager, pool, limits
+        self._games: pb.ListGamesResponse | None = None
+        self._watch_peer: Counter[str] = Counter()
+        self._watch_total = 0
+
+    async def _io(self, fn: Callable, *args, **kw):
+        """Run a short blocking domain call on the io threads."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.manager.io, functools.partial(fn, *args, **kw))
 
     # ------------------------------------------------------------------ catalogue
     @_rpc
-    def ListGames(self, request, context, info):
-        return pb.ListGamesResponse(games=[game_type_pb(d) for d in list_games(self.limits)])
+    async def ListGames(self, request, context, info):
+        if self._games is None:
+            games = await self._io(list_games, self.limits)
+            self._games = pb.ListGamesResponse(games=[game_type_pb(d) for d in games])
+        return self._games
 
     # ------------------------------------------------------------------ hosted games
     @_rpc
-    def CreateGame(self, request, context, info):
+    async def CreateGame(self, request, context, info):
+        check_text("game", request.game, 100)
         info["game"] = request.game
         seats = [seat_from_pb(s, i, self.limits.default_kind)
                  for i, s in enumerate(request.seats)]
+        params = struct_to_dict(request.params, "params")
         seed = request.seed if request.HasField("seed") else None
-        s, tokens = self.manager.create(request.game, struct_to_dict(request.params), seats,
-                                        seed)
+
+        def create():
+            s, tokens = self.manager.create(request.game, params, seats, seed)
+            return s, tokens, self.manager.view(s, None)
+
+        s, tokens, view = await self._io(create)
         info["game_id"] = s.id
         return pb.CreateGameResponse(
             game_id=s.id, seat_tokens=[pb.SeatToken(seat=i, token=t) for i, t in tokens],
-            view=view_pb(self.manager.view(s, None)))
+            view=view_pb(view))
 
     @_rpc
-    def GetState(self, request, context, info):
+    async def GetState(self, request, context, info):
+        check_text("game_id", request.game_id, 100)
+        check_text("seat_token", request.seat_token, 200)
         info["game_id"] = request.game_id
-        s = self.manager.get(request.game_id)
-        info["game"] = s.game.name
-        seat = self.manager.seat_of(s, request.seat_token, required=False)
-        info["seat"] = seat
-        return view_pb(self.manager.view(s, seat))
+
+        def get():
+            s = self.manager.get(request.game_id)
+            info["game"] = s.game.name
+            seat = self.manager.seat_of(s, request.seat_token, required=False)
+            info["seat"] = seat
+            return self.manager.view(s, seat)
+
+        return view_pb(await self._io(get))
 
     @_rpc
-    def ApplyAction(self, request, context, info):
+    async def ApplyAction(self, request, context, info):
+        check_text("game_id", request.game_id, 100)
+        check_text("seat_token", request.seat_token, 200)
         info["game_id"] = request.game_id
         which = request.WhichOneof("move")
         if which is None:
             raise InvalidArgument("give action or action_label")
+        if which == "action_label":
+            check_text("action_label", request.action_label, 200)
         expected = (request.expected_move_number
                     if request.HasField("expected_move_number") else None)
-        view, at, dup = self.manager.apply(
-            request.game_id, request.seat_token,
+        view, at, dup = await self._io(
+            self.manager.apply, request.game_id, request.seat_token,
             action=request.action if which == "action" else None,
             label=request.action_label if which == "action_label" else None,
             expected=expected)
@@ -147,27 +195,58 @@ class RatAIServicer(pb_grpc.RatAIServicer):
         return pb.ApplyActionResponse(view=view_pb(view), applied_at=at, duplicate=dup)
 
     @_rpc
-    def WatchGame(self, request, context, info):
+    async def WatchGame(self, request, context, info):
+        check_text("game_id", request.game_id, 100)
+        check_text("seat_token", request.seat_token, 200)
         info["game_id"] = request.game_id
         if request.since_move_number < 0:
             raise InvalidArgument("since_move_number must be >= 0")
-        events = self.manager.watch(request.game_id, request.seat_token,
-                                    request.since_move_number, context.is_active)
-        for event in events:
-            yield event_pb(event)
+        peer = peer_host(context.peer())
+        lim = self.limits
+        if self._watch_peer[peer] >= lim.max_watch_per_peer:
+            raise ResourceExhausted(f"this peer has {lim.max_watch_per_peer} WatchGame streams "
+                                    f"open (the server's limit per peer); close one first",
+                                    retry_after_ms=1000)
+        if self._watch_total >= lim.max_watch:
+            raise ResourceExhausted(f"the server has {lim.max_watch} WatchGame streams open "
+                                    f"(its limit); retry later", retry_after_ms=1000)
+        self._watch_peer[peer] += 1
+        self._watch_total += 1
+        try:
+            async for event in self.manager.watch(request.game_id, request.seat_token,
+                                                  request.since_move_number):
+                yield event_pb(event)
+        finally:
+            self._watch_total -= 1
+            self._watch_peer[peer] -= 1
+            if self._watch_peer[peer] <= 0:
+                del self._watch_peer[peer]
+
+    def open_watches(self) -> int:
+        """Open ``WatchGame`` streams."""
+        return self._watch_total
 
     # ------------------------------------------------------------------ hints
-    def _job(self, request, context, info, progress: bool = False) -> SearchJob:
-        """Resolve the target and bot of a SuggestMove/Analyze request into a search job."""
+    def _job(self, request, info, progress: bool = False) -> tuple[SearchJob, str]:
+        """Resolve the target and bot of a SuggestMove/Analyze request (blocking; io thread).
+
+        Returns the job and the client key its queue place is charged to (the seat token's
+        digest for a hosted seat, else the peer address).
+        """
         which = request.WhichOneof("target")
+        client = None
         if which == "hosted":
+            check_text("hosted.game_id", request.hosted.game_id, 100)
+            check_text("hosted.seat_token", request.hosted.seat_token, 200)
             info["game_id"] = request.hosted.game_id
             game, state, seat = self.manager.hint_state(request.hosted.game_id,
                                                         request.hosted.seat_token)
             untrusted = False
+            client = "seat:" + hashlib.sha256(request.hosted.seat_token.encode()).hexdigest()[:16]
         elif which == "position":
             p = request.position
-            game = make_game(p.game, struct_to_dict(p.params), self.limits)
+            check_text("position.game", p.game, 100)
+            game = make_game(p.game, struct_to_dict(p.params, "position.params"), self.limits)
             form = p.WhichOneof("state")
             state = position_state(
                 game, p.seat,
@@ -184,10 +263,6 @@ class RatAIServicer(pb_grpc.RatAIServicer):
             else BotConfig(self.limits.default_kind)
         bot = check_bot(game, seat, bot, self.limits)
         info["kind"] = bot.kind
-        remaining = context.time_remaining()
-        deadline = None
-        if remaining is not None and remaining < 1e9:
-            deadline = time.time() + remaining - min(_DEADLINE_MARGIN, remaining * 0.2)
         every = self.limits.report_every
         interval = 0.0
         if progress:
@@ -195,48 +270,72 @@ class RatAIServicer(pb_grpc.RatAIServicer):
                 raise InvalidArgument("report_every_iterations and report_interval_ms must be "
                                       ">= 0")
             every = request.report_every_iterations or every
-            interval = request.report_interval_ms / 1000.0
-        return SearchJob(game.name, json.loads(json.dumps(game.params)), state.serialize(), seat,
-                         bot, deadline, self.limits.max_seconds, every, interval, progress,
-                         untrusted)
+            interval = max(request.report_interval_ms / 1000.0,
+                           self.limits.min_report_interval_s)
+        job = SearchJob(game.name, json.loads(json.dumps(game.params)), state.serialize(), seat,
+                        bot, time_limit=self.limits.max_seconds, report_every=every,
+                        report_interval_s=interval, progress=progress, untrusted=untrusted)
+        return job, client
+
+    def _deadline(self, context) -> tuple[float | None, float]:
+        remaining = context.time_remaining()
+        if remaining is None or remaining > 1e9:
+            return None, 0.0
+        return (time.monotonic() + remaining,
+                min(self.limits.deadline_margin_s, max(0.0, remaining) * 0.2))
+
+    async def _run(self, request, context, info, progress: bool, on_progress=None):
+        arrival = time.monotonic()
+        deadline, margin = self._deadline(context)
+        job, client = await self._io(self._job, request, info, progress)
+        client = client or "peer:" + peer_host(context.peer())
+        return await self.pool.run(job, client, deadline=deadline,
+                                   max_seconds=self.limits.max_seconds, margin=margin,
+                                   on_progress=on_progress, arrival=arrival)
 
     @_rpc
-    def SuggestMove(self, request, context, info):
-        job = self._job(request, context, info)
-        handle = self.pool.submit(job)
-        context.add_callback(handle.cancel)
-        res = handle.result()
+    async def SuggestMove(self, request, context, info):
+        res = await self._run(request, context, info, False)
         info["stop"] = res.stop_reason
         if res.analysis is None:
             raise InvalidArgument("the search was cancelled before it started")
         return analysis_pb(res.analysis, final=True, stop_reason=res.stop_reason)
 
     @_rpc
-    def Analyze(self, request, context, info):
-        job = self._job(request, context, info, progress=True)
-        partials: queue.Queue = queue.Queue()
-        handle = self.pool.submit(job, on_progress=partials.put)
-        context.add_callback(handle.cancel)
+    async def Analyze(self, request, context, info):
+        latest: list = [None]
+        fresh = asyncio.Event()
+
+        def on_progress(a) -> None:  # newest wins: a slow reader gets coalesced partials
+            latest[0] = a
+            fresh.set()
+
+        task = asyncio.ensure_future(self._run(request, context, info, True, on_progress))
         sent = 0
+        gap = max(request.report_interval_ms / 1000.0, self.limits.min_report_interval_s)
         try:
-            while True:  # every partial, in order, until the worker's end marker
-                try:
-                    a = partials.get(timeout=0.05)
-                except queue.Empty:
-                    if not context.is_active():
-                        handle.cancel()
-                        return
+            while True:
+                if latest[0] is None and not task.done():
+                    waiter = asyncio.ensure_future(fresh.wait())
+                    await asyncio.wait((task, waiter), return_when=asyncio.FIRST_COMPLETED)
+                    waiter.cancel()
+                fresh.clear()
+                a, latest[0] = latest[0], None
+                if a is not None:
+                    sent += 1
+                    sent_at = time.monotonic()
+                    yield analysis_pb(a, final=False)  # waits for flow control
+                    pause = sent_at + gap - time.monotonic()
+                    if pause > 0 and not task.done():
+                        await asyncio.wait((task,), timeout=pause)
                     continue
-                if a is END_OF_PROGRESS:
+                if task.done():
                     break
-                sent += 1
-                yield analysis_pb(a, final=False)
-            res = handle.result()
+            res = task.result()
         finally:
-            if not handle.future.done():
-                handle.cancel()
+            if not task.done():
+                task.cancel()
         info.update(partials=sent, stop=res.stop_reason)
         if res.analysis is None:
             return
         yield analysis_pb(res.analysis, final=True, stop_reason=res.stop_reason)
-

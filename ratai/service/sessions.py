@@ -5,7 +5,8 @@ token, or bots), and its event list (one :class:`Event` per applied action, with
 as every seat and a spectator perceives it, from ``State.describe_action``). The
 :class:`SessionManager` owns the sessions, writes every action to the :class:`Store` before it
 changes a session, resolves chance nodes with the game's seeded RNG, and runs bot seats'
-searches on the :class:`SearchPool` from background driver threads.
+searches on the :class:`SearchPool` from driver tasks on the server's asyncio loop (a bot
+seat with one legal action plays it without a search).
 
 Invariants: a failed call changes nothing (actions are applied to a clone, persisted, then
 swapped in); a seat's view is computed from ``observation(seat)`` only; a spectator sees only
@@ -14,6 +15,7 @@ swapped in); a seat's view is computed from ``observation(seat)`` only; a specta
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -21,7 +23,7 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -40,10 +42,12 @@ from .errors import (
     PermissionDenied,
     ResourceExhausted,
     ServiceError,
+    Unavailable,
+    quote,
 )
 from .pool import SearchJob, SearchPool
 from .positions import check_turn
-from .store import Store
+from .store import Store, StoreError
 
 __all__ = ["Seat", "Event", "Session", "SessionManager", "HumanSpec"]
 
@@ -102,6 +106,16 @@ class Session:
     last_used: float = field(default_factory=time.monotonic)
     driving: bool = False
     closed: bool = False
+    #: ``(loop, asyncio.Event)`` of the watch streams waiting for the next event
+    waiters: set = field(default_factory=set)
+
+    def notify(self) -> None:
+        """Wake the watch streams (callable from any thread)."""
+        for loop, ev in list(self.waiters):
+            try:
+                loop.call_soon_threadsafe(ev.set)
+            except RuntimeError:  # that loop is closed
+                self.waiters.discard((loop, ev))
 
 
 def _digest(token: str) -> str:
@@ -141,12 +155,19 @@ class SessionManager:
         self.store, self.pool, self.limits = store, pool, limits
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
-        self._drivers = ThreadPoolExecutor(max(2, pool.capacity), thread_name_prefix="ratai-bot")
+        #: threads for the short blocking calls (event-log writes, views) of the servicer
+        self.io = ThreadPoolExecutor(8, thread_name_prefix="ratai-io")
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._tasks: set[asyncio.Task] = set()
         self._stop = threading.Event()
         self._reaper = threading.Thread(target=self._reap, name="ratai-expiry", daemon=True)
         self._reaper.start()
 
     # ------------------------------------------------------------------ lifecycle
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The loop that runs the bot seats' driver tasks (before :meth:`restore`)."""
+        self.loop = loop
+
     def restore(self) -> int:
         """Reload every unfinished game from the store by replay; bots continue. Returns count."""
         count = 0
@@ -186,7 +207,12 @@ class SessionManager:
             with s.cond:
                 s.closed = True
                 s.cond.notify_all()
-        self._drivers.shutdown(wait=wait, cancel_futures=True)
+            s.notify()
+        if self.loop is not None and not self.loop.is_closed():
+            for task in list(self._tasks):
+                self.loop.call_soon_threadsafe(task.cancel)
+        if wait:
+            self.io.shutdown(wait=True, cancel_futures=True)
 
     def __len__(self) -> int:
         with self._lock:
@@ -228,8 +254,11 @@ class SessionManager:
         self._make_room()
         gid = secrets.token_hex(8)
         s = Session(gid, game, seed, built, game.new_initial_state())
-        self.store.create(gid, game.name, json.loads(json.dumps(game.params)), seed,
-                          [x.to_json() for x in built])
+        try:
+            self.store.create(gid, game.name, json.loads(json.dumps(game.params)), seed,
+                              [x.to_json() for x in built])
+        except StoreError as exc:
+            raise Unavailable(f"the game was not created: {exc}") from None
         with self._lock:
             self._sessions[gid] = s
         with s.cond:
@@ -250,6 +279,7 @@ class SessionManager:
         with oldest.cond:
             oldest.closed = True
             oldest.cond.notify_all()
+        oldest.notify()
 
     # ------------------------------------------------------------------ lookup
     def get(self, game_id: str) -> Session:
@@ -257,7 +287,7 @@ class SessionManager:
         with self._lock:
             s = self._sessions.get(game_id) if isinstance(game_id, str) else None
         if s is None:
-            raise NotFound(f"no hosted game {game_id!r} (unknown or expired)")
+            raise NotFound(f"no hosted game {quote(game_id)} (unknown or expired)")
         s.last_used = time.monotonic()
         return s
 
@@ -279,6 +309,14 @@ class SessionManager:
                 return seat.index
         raise PermissionDenied(f"the seat token is not valid for game {s.id!r}")
 
+    @staticmethod
+    def _render(st: State, seat: int) -> str:
+        try:
+            return str(st.render(seat))
+        except Exception:  # noqa: BLE001 - a renderer's bug must not break the view
+            log.exception("render failed")
+            return ""
+
     # ------------------------------------------------------------------ views
     def view(self, s: Session, seat: int | None) -> dict:
         """What ``seat`` (None: a spectator) may know now, as a plain dict."""
@@ -296,6 +334,7 @@ class SessionManager:
                 "scores": list(st.scores()) if cp == TERMINAL else [],
                 "returns": list(st.returns()) if cp == TERMINAL else [],
                 "seats": [(x.index, x.kind, x.display_name) for x in s.seats],
+                "text": self._render(st, seat) if seat is not None else "",
             }
         if s.state.current_player() >= 0:
             self._schedule(s)  # self-healing: a bot turn without a driver gets one
@@ -348,10 +387,14 @@ class SessionManager:
         labels, own = _labels(st, s.game.num_players(), action)
         new = st.clone()
         new.apply_action(action)
-        self.store.append(s.id, st.move_number(), actor, action, finished=new.is_terminal())
-        s.state = new
+        try:
+            self.store.append(s.id, st.move_number(), actor, action, finished=new.is_terminal())
+        except StoreError as exc:
+            raise Unavailable(f"the move was not applied: {exc}") from None
         s.events.append(Event(st.move_number(), actor, action, labels, own))
+        s.state = new
         s.cond.notify_all()
+        s.notify()
 
     def _resolve_chance(self, s: Session) -> None:
         while s.state.current_player() == CHANCE and not s.closed:
@@ -360,54 +403,97 @@ class SessionManager:
 
     # ------------------------------------------------------------------ bot seats
     def _schedule(self, s: Session) -> None:
+        """Start a driver task for the bot seat to move, if none runs (any thread)."""
         with s.cond:
             cp = s.state.current_player()
-            if s.closed or s.driving or cp < 0 or s.seats[cp].bot is None:
+            if s.closed or s.driving or cp < 0 or s.seats[cp].bot is None or self.loop is None:
                 return
             s.driving = True
         try:
-            self._drivers.submit(self._drive, s)
-        except RuntimeError:  # shutting down
+            self.loop.call_soon_threadsafe(self._spawn, s)
+        except RuntimeError:  # the loop is closed: shutting down
             with s.cond:
                 s.driving = False
 
-    def _drive(self, s: Session) -> None:
+    def _spawn(self, s: Session) -> None:
+        task = self.loop.create_task(self._drive(s))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _drive(self, s: Session) -> None:
+        """Play the bot seats' turns of ``s`` until a human seat is to move or the game ends.
+
+        A seat with one legal action plays it without a search. A move the event log cannot
+        record is retried (every second) rather than lost or played out of order.
+        """
+        loop = asyncio.get_running_loop()
         try:
             while True:
-                with s.cond:
-                    st = s.state
-                    cp = st.current_player()
-                    if s.closed or cp < 0 or s.seats[cp].bot is None:
-                        s.driving = False
-                        return
-                    mv = st.move_number()
+                # a snapshot without the lock (a state is swapped whole, never changed in
+                # place), so the loop never waits for another thread's event-log write
+                st = s.state
+                cp = st.current_player()
+                if s.closed or cp < 0 or s.seats[cp].bot is None:
+                    with s.cond:
+                        if s.state is st:
+                            s.driving = False
+                            return
+                    continue
+                mv = st.move_number()
+                legal = st.legal_actions(cp)
+                job = None
+                if len(legal) != 1:
                     job = SearchJob(s.game.name, json.loads(json.dumps(s.game.params)),
-                                    st.serialize(), cp, s.seats[cp].bot,
-                                    max_seconds=self.limits.max_seconds)
-                action = None
+                                    st.serialize(), cp, s.seats[cp].bot)
+                action = int(legal[0]) if job is None else None
+                if job is not None:
+                    try:
+                        res = await self.pool.run(job, f"game:{s.id}", wait=True,
+                                                  max_seconds=self.limits.max_seconds)
+                        if res.analysis is not None:
+                            action = int(res.analysis.best_action)
+                    except ServiceError as exc:
+                        log.warning(json.dumps({"event": "bot_search_failed", "game_id": s.id,
+                                                "seat": cp, "error": str(exc)[:300]}))
+                        if isinstance(exc, Unavailable) and self.pool._closed:
+                            with s.cond:
+                                s.driving = False
+                            return
                 try:
-                    res = self.pool.submit(job, block=True).result()
-                    if res.analysis is not None:
-                        action = int(res.analysis.best_action)
-                except ServiceError as exc:
-                    log.warning(json.dumps({"event": "bot_search_failed", "game_id": s.id,
-                                            "seat": cp, "error": str(exc)}))
-                with s.cond:
-                    if s.closed:
-                        s.driving = False
-                        return
-                    if s.state.move_number() != mv:
-                        continue
-                    legal = s.state.legal_actions(cp)
-                    if action not in legal:  # a failed search: play on rather than stall
-                        rng = np.random.default_rng([s.seed % _SEED_MOD, mv, 1])
-                        action = int(legal[int(rng.integers(len(legal)))])
-                    self._apply(s, action, cp)
-                    self._resolve_chance(s)
+                    again = await loop.run_in_executor(self.io, self._bot_move, s, cp, mv,
+                                                       action)
+                except Unavailable as exc:
+                    log.error(json.dumps({"event": "bot_move_not_recorded", "game_id": s.id,
+                                          "seat": cp, "error": str(exc)[:300]}))
+                    await asyncio.sleep(1.0)
+                    continue
+                if not again:
+                    return
+        except asyncio.CancelledError:
+            with s.cond:
+                s.driving = False
+            raise
         except Exception:
             log.exception("bot driver failed for game %s", s.id)
             with s.cond:
                 s.driving = False
+
+    def _bot_move(self, s: Session, cp: int, mv: int, action: int | None) -> bool:
+        """Apply the bot's ``action`` at move ``mv`` (a seeded random legal one if the search
+        failed); False when the driver should stop."""
+        with s.cond:
+            if s.closed:
+                s.driving = False
+                return False
+            if s.state.move_number() != mv:
+                return True
+            legal = s.state.legal_actions(cp)
+            if action not in legal:  # a failed search: play on rather than stall
+                rng = np.random.default_rng([s.seed % _SEED_MOD, mv, 1])
+                action = int(legal[int(rng.integers(len(legal)))])
+            self._apply(s, action, cp)
+            self._resolve_chance(s)
+            return True
 
     # ------------------------------------------------------------------ hints
     def hint_state(self, game_id: str, token: str) -> tuple[Game, State, int]:
@@ -419,45 +505,52 @@ class SessionManager:
             return s.game, s.state.clone(), seat
 
     # ------------------------------------------------------------------ watching
-    def watch(self, game_id: str, token: str, since: int = 0,
-              is_active: Callable[[], bool] = lambda: True) -> Iterator[dict]:
+    async def watch(self, game_id: str, token: str, since: int = 0) -> AsyncIterator[dict]:
         """Events of the game as the token's seat (or a spectator) perceives them.
 
         Yields dicts ``{"kind": "MOVE"|"TURN"|"GAME_OVER", ...}`` until the game is over (after
-        the ``GAME_OVER`` event), the session closes or ``is_active()`` turns false.
+        the ``GAME_OVER`` event) or the session closes. Waiting holds no thread: the stream
+        sleeps on an ``asyncio.Event`` that :meth:`Session.notify` sets.
         """
         s = self.get(game_id)
         seat = self.seat_of(s, token, required=False)
         viewer = s.game.num_players() if seat is None else seat
         i = max(0, int(since))
         first = True
-        while is_active():
-            with s.cond:
-                while (len(s.events) <= i and not first and not s.closed
-                       and s.state.current_player() != TERMINAL and is_active()):
-                    s.cond.wait(0.25)
-                new = s.events[i:]
-                cp = s.state.current_player()
-                mv = s.state.move_number()
-                scores = list(s.state.scores()) if cp == TERMINAL else []
-                returns = list(s.state.returns()) if cp == TERMINAL else []
+        ev = asyncio.Event()
+        key = (asyncio.get_running_loop(), ev)
+        s.waiters.add(key)
+        try:
+            while True:
+                ev.clear()
+                st = s.state          # swapped whole, never changed in place: no lock needed
+                mv = st.move_number()
+                new = s.events[i:mv]  # events[k] is the action applied at move k
+                cp = st.current_player()
                 closed = s.closed
-            s.last_used = time.monotonic()
-            for e in new:
-                yield {"kind": "MOVE", "move_number": e.move_number, "player": e.actor,
-                       "label": e.labels[viewer],
-                       "action": e.action if seat is not None and e.actor == seat else -1}
-            i += len(new)
-            if cp == TERMINAL:
-                yield {"kind": "GAME_OVER", "move_number": mv, "player": TERMINAL,
-                       "scores": scores, "returns": returns}
-                return
-            if new or first:
-                yield {"kind": "TURN", "move_number": mv, "player": cp,
-                       "your_turn": seat is not None and cp == seat}
-            first = False
-            if closed:
-                return
+                s.last_used = time.monotonic()
+                for e in new:
+                    yield {"kind": "MOVE", "move_number": e.move_number, "player": e.actor,
+                           "label": e.labels[viewer],
+                           "action": e.action if seat is not None and e.actor == seat else -1}
+                i += len(new)
+                if cp == TERMINAL:
+                    yield {"kind": "GAME_OVER", "move_number": mv, "player": TERMINAL,
+                           "scores": list(st.scores()), "returns": list(st.returns())}
+                    return
+                if new or first:
+                    yield {"kind": "TURN", "move_number": mv, "player": cp,
+                           "your_turn": seat is not None and cp == seat}
+                first = False
+                if closed:
+                    return
+                if s.state is st and not s.closed:
+                    try:
+                        await asyncio.wait_for(ev.wait(), 30.0)
+                    except TimeoutError:
+                        pass
+        finally:
+            s.waiters.discard(key)
 
     # ------------------------------------------------------------------ expiry
     def expire_idle(self, now: float | None = None) -> list[str]:
@@ -473,7 +566,11 @@ class SessionManager:
                 s.closed = True
                 s.cond.notify_all()
                 if not s.state.is_terminal():
-                    self.store.set_status(s.id, "expired")
+                    try:
+                        self.store.set_status(s.id, "expired")
+                    except StoreError:
+                        log.exception("could not mark game %s expired", s.id)
+            s.notify()
         return [s.id for s in old]
 
     def _reap(self) -> None:

@@ -3,12 +3,18 @@
 One row per game (game type, params, chance seed, seats with hashed tokens, status) and one
 row per applied action (decisions and chance outcomes, in order). A game is rebuilt by
 replaying its actions (``Game.state_from_history``). Every write is committed before the
-service answers, so nothing acknowledged is lost. Seat tokens are stored only as SHA-256
-digests.
+service answers, so nothing acknowledged is lost; a write that fails (a read-only or full
+database) raises :class:`StoreError` and the service refuses the move. Seat tokens are stored
+only as SHA-256 digests.
+
+One server per file: :class:`Store` holds an exclusive ``flock`` on ``<path>.lock`` (which
+records the holder's pid) for as long as it is open; a second one raises :class:`StoreLocked`
+naming the file and that pid.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -16,7 +22,47 @@ import threading
 import time
 from dataclasses import dataclass
 
-__all__ = ["Store", "GameRecord"]
+__all__ = ["Store", "GameRecord", "StoreError", "StoreLocked"]
+
+
+class StoreError(Exception):
+    """A write to the event log failed (read-only, full or broken database)."""
+
+
+class StoreLocked(RuntimeError):
+    """Another server holds the event log."""
+
+
+def _lock(path: str):
+    """Open ``path + '.lock'`` and hold an exclusive lock on it; returns the file object."""
+    lock_path = path + ".lock"
+    f = open(lock_path, "a+")  # noqa: SIM115 - held for the store's lifetime
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        return f
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.seek(0)
+        holder = f.read().strip() or "unknown"
+        f.close()
+        raise StoreLocked(f"the event log {path} is in use by another ratai server (pid "
+                          f"{holder}); stop it or give --db another file") from None
+    f.seek(0)
+    f.truncate()
+    f.write(str(os.getpid()))
+    f.flush()
+    return f
+
+
+@contextlib.contextmanager
+def _writing(what: str):
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise StoreError(f"the event log could not record {what} ({exc}); nothing was "
+                         f"recorded") from None
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -59,8 +105,11 @@ class Store:
 
     def __init__(self, path: str):
         self.path = path
+        self._lockfile = None
         if path != ":memory:":
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            path = self.path = os.path.abspath(path)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            self._lockfile = _lock(path)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         with self._lock:
@@ -71,7 +120,7 @@ class Store:
 
     def create(self, game_id: str, game: str, params: dict, seed: int, seats: list) -> None:
         now = time.time()
-        with self._lock:
+        with self._lock, _writing("the new game"):
             self._db.execute("INSERT INTO games VALUES (?,?,?,?,?,?,?,?)",
                              (game_id, game, json.dumps(params), str(seed), json.dumps(seats),
                               "active", now, now))
@@ -80,7 +129,7 @@ class Store:
                finished: bool = False) -> None:
         """Record one action (and the game's end) in one transaction."""
         now = time.time()
-        with self._lock:
+        with self._lock, _writing("the move"):
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.execute("INSERT INTO events VALUES (?,?,?,?,?)",
@@ -89,11 +138,12 @@ class Store:
                                  (now, "finished" if finished else "active", game_id))
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise
 
     def set_status(self, game_id: str, status: str) -> None:
-        with self._lock:
+        with self._lock, _writing("the game's status"):
             self._db.execute("UPDATE games SET status=?, updated=? WHERE id=?",
                              (status, time.time(), game_id))
 
@@ -120,3 +170,6 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._lockfile is not None:
+                self._lockfile.close()  # releases the flock
+                self._lockfile = None

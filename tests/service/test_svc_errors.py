@@ -127,18 +127,24 @@ def test_resource_exhausted_budget_over_limit(client):
 
 
 def test_resource_exhausted_queue_full_and_game_limit():
-    """workers=0 (threads), queue 0: one search at a time; the second is refused."""
+    """workers=0 (threads, one per core), queue 0: a search past the threads is refused with
+    a retry-after hint in the trailing metadata."""
     with running_server(workers=0, max_queue=0, max_games=1, max_seconds=20) as srv, \
             Client(f"127.0.0.1:{srv.port}") as c:
         state = random_position(load_game("rat_trap"), seat_wanted=0, seed=1)
         pos = c.position("rat_trap", 0, history=state.history())
-        stream = c.analyze(position=pos, bot={"kind": "ismcts", "time_limit": 15},
-                           report_every_iterations=1)
-        first = next(stream)
-        assert not first.final
-        code, msg = code_of(c.suggest_move, position=pos, bot={"kind": "random"})
-        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "queue" in msg
-        stream.cancel()
+        streams = [c.analyze(position=pos, bot={"kind": "ismcts", "time_limit": 15},
+                             report_every_iterations=1) for _ in range(srv.pool.size)]
+        for stream in streams:
+            assert not next(stream).final
+        with pytest.raises(grpc.RpcError) as info:
+            c.suggest_move(position=pos, bot={"kind": "random"})
+        err = info.value
+        assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "queue" in err.details()
+        meta = dict(err.trailing_metadata())
+        assert int(meta["retry-after-ms"]) >= 50 and meta["grpc-retry-pushback-ms"]
+        for stream in streams:
+            stream.cancel()
         end = time.monotonic() + 5
         while srv.pool.busy():
             assert time.monotonic() < end, "cancel did not free the worker"

@@ -1,0 +1,365 @@
+"""Service v2 limits (issue 15): no thread per stream, watch caps, a fair bounded queue,
+cancel that frees a worker at once for every kind, input hygiene, safe defaults, the lock."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import grpc
+import pytest
+from conftest import running_server
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from svc_helpers import random_position
+
+from ratai.client import Client
+from ratai.engines import load_game
+from ratai.service import ratai_pb2 as pb
+from ratai.service.config import ConfigError, ServerConfig, check_config, parse_args
+from ratai.service.store import Store, StoreLocked
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _err(call, *a, **kw) -> grpc.RpcError:
+    with pytest.raises(grpc.RpcError) as info:
+        call(*a, **kw)
+    return info.value
+
+
+def _health_ms(port: int, n: int = 30) -> list[float]:
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+        stub = health_pb2_grpc.HealthStub(ch)
+        stub.Check(health_pb2.HealthCheckRequest(), timeout=5)
+        out = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            stub.Check(health_pb2.HealthCheckRequest(), timeout=5)
+            out.append((time.perf_counter() - t0) * 1000)
+    return sorted(out)
+
+
+def test_idle_watchers_hold_no_thread_and_are_capped_per_peer(client, server):
+    """Finding 1: 120 idle spectator streams (more than the old 32 threads); health and
+    ListGames still answer at once; past the per-peer cap RESOURCE_EXHAUSTED."""
+    created = client.create_game("rat_trap", ["human"] * 3, seed=4)
+    streams = [client.watch_game(created.game_id) for _ in range(120)]
+    try:
+        for s in streams[:5]:
+            assert next(s).kind in (pb.GameEvent.MOVE, pb.GameEvent.TURN)
+        deadline = time.monotonic() + 10
+        while server.servicer.open_watches() < 120:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        ms = _health_ms(server.port)
+        assert ms[len(ms) // 2] < 50, ms
+        t0 = time.perf_counter()
+        client.list_games(timeout=5)
+        assert time.perf_counter() - t0 < 1.0
+    finally:
+        for s in streams:
+            s.cancel()
+    with running_server(workers=0, max_watch_per_peer=3) as srv, \
+            Client(f"127.0.0.1:{srv.port}") as c:
+        gid = c.create_game("rat_trap", ["human"] * 3).game_id
+        open_ = [c.watch_game(gid) for _ in range(3)]
+        for s in open_:
+            next(s)
+        err = _err(lambda: next(c.watch_game(gid)))
+        assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "per peer" in err.details()
+        open_[0].cancel()
+        end = time.monotonic() + 5
+        while srv.servicer.open_watches() > 2:
+            assert time.monotonic() < end
+            time.sleep(0.01)
+        assert next(c.watch_game(gid)).kind in (pb.GameEvent.MOVE, pb.GameEvent.TURN)
+
+
+def test_fair_share_per_client():
+    """A client (here: a peer address) holds at most max_queue_per_client queue places;
+    another client (a hosted seat's token) still gets one."""
+    with running_server(workers=0, max_queue=4, max_queue_per_client=1, max_seconds=20) as srv, \
+            Client(f"127.0.0.1:{srv.port}") as c:
+        state = random_position(load_game("rat_trap"), seat_wanted=0, seed=1)
+        pos = c.position("rat_trap", 0, history=state.history())
+        long = {"kind": "ismcts", "time_limit": 15}
+        running = [c.analyze(position=pos, bot=long, report_every_iterations=1)
+                   for _ in range(srv.pool.size)]
+        for s in running:
+            next(s)
+        queued = c.stub.SuggestMove.future(pb.SuggestMoveRequest(
+            position=pos, bot=pb.BotSpec(kind="random")), timeout=30)
+        end = time.monotonic() + 5
+        while srv.pool.busy() < srv.pool.size + 1:
+            assert time.monotonic() < end
+            time.sleep(0.01)
+        err = _err(c.suggest_move, position=pos, bot={"kind": "random"})
+        assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "share" in err.details()
+        assert int(dict(err.trailing_metadata())["retry-after-ms"]) >= 50
+        created = c.create_game("rat_trap", ["human", "random", "random"], seed=6)
+        tok = created.seat_tokens[0].token
+        view = c.get_state(created.game_id, tok)
+        while not view.your_turn:
+            time.sleep(0.01)
+            view = c.get_state(created.game_id, tok)
+        other = c.stub.SuggestMove.future(pb.SuggestMoveRequest(
+            hosted=pb.HostedSeat(game_id=created.game_id, seat_token=tok),
+            bot=pb.BotSpec(kind="random")), timeout=30)
+        for s in running:
+            s.cancel()
+        assert queued.result().final and other.result().final
+
+
+@pytest.mark.parametrize("kind,options", [
+    ("ismcts", {}), ("pimc", {"determinizations": 64}), ("expectimax", {}),
+    ("heuristic", {"determinizations": 64, "chance_samples": 64}), ("mcts", {"determinize": True}),
+])
+def test_cancel_frees_the_worker_within_50_ms(kind, options):
+    """Findings 3 and 6: for every kind, a cancelled search's worker is free (stopped, or
+    killed and replaced by the running spare) within 50 ms of the server seeing the cancel."""
+    with running_server(workers=1, max_seconds=20) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        state = random_position(load_game("ratapolis"), seat_wanted=0, seed=3)
+        pos = c.position("ratapolis", 0, history=state.history())
+        fut = c.stub.SuggestMove.future(pb.SuggestMoveRequest(
+            position=pos, bot=pb.BotSpec(kind=kind, time_limit_s=15,
+                                         options=_struct(options))), timeout=30)
+        end = time.monotonic() + 10
+        while not srv.pool._running:
+            assert time.monotonic() < end and not fut.done(), fut.exception() if fut.done() \
+                else "search did not start"
+            time.sleep(0.005)
+        time.sleep(0.2)
+        fut.cancel()
+        while srv.pool._running:
+            assert time.monotonic() < end + 5, "worker still busy after cancel"
+            time.sleep(0.002)
+        assert srv.pool.last_cancel_free_s is not None and srv.pool.last_cancel_free_s <= 0.05
+        t0 = time.monotonic()  # the next search runs at once (a spare took the killed one's place)
+        a = c.suggest_move(position=pos, bot={"kind": "random"}, timeout=10)
+        assert a.final and time.monotonic() - t0 < 0.5
+
+
+def _struct(d):
+    from google.protobuf import struct_pb2
+
+    s = struct_pb2.Struct()
+    s.update(d)
+    return s
+
+
+def test_bad_numbers_and_sizes_are_invalid_argument_naming_the_field(client):
+    """Finding 4 and 7: NaN/Infinity/huge values, a 4,300-digit label, deep nesting, a huge
+    game id: precise codes, the field named, at most ~200 characters of the input quoted."""
+    state = random_position(load_game("rat_trap"), seat_wanted=0, seed=3)
+    hist = state.history()
+    cases = [
+        (dict(params={"num_players": float("nan")}), "params.num_players"),
+        (dict(bot={"kind": "ismcts", "iterations": 10, "options": {"exploration": float("inf")}}),
+         "bot.options.exploration"),
+        (dict(bot={"kind": "heuristic", "options": {"determinizations": 1e300}}),
+         "bot.options.determinizations"),
+        (dict(bot={"kind": "pimc", "iterations": 10, "options": {"determinizations": 1e6}}),
+         "bot.options.determinizations"),
+        (dict(bot={"kind": "ismcts", "iterations": 10, "options": {"on_purpose": 1}}),
+         "bot.options.on_purpose"),
+        (dict(bot={"kind": "ismcts", "time_limit": float("nan")}), "time_limit_s"),
+    ]
+    for kw, field in cases:
+        pos = client.position("rat_trap", 0, history=hist, params=kw.get("params"))
+        err = _err(client.suggest_move, position=pos, bot=kw.get("bot", {"kind": "random"}))
+        assert err.code() == grpc.StatusCode.INVALID_ARGUMENT, (kw, err.details())
+        assert field in err.details(), (field, err.details())
+    deep = "[" * 100_000 + "]" * 100_000
+    for text, what in ((deep, "nested"), ('{"x": NaN}', "NaN"), ('{"x": 1e999}', "observation")):
+        req = pb.SuggestMoveRequest(position=pb.Position(game="rat_trap", seat=0,
+                                                         observation_json=text))
+        err = _err(client.stub.SuggestMove, req, timeout=10)
+        assert err.code() == grpc.StatusCode.INVALID_ARGUMENT and what in err.details()
+    created = client.create_game("rat_trap", ["human"] * 3, seed=2)
+    tok = {t.seat: t.token for t in created.seat_tokens}
+    view = client.get_state(created.game_id, tok[0])
+    seat = view.current_player
+    err = _err(client.apply_action, created.game_id, tok[seat], "7" * 4300)
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT and "action_label" in err.details()
+    assert client.get_state(created.game_id, tok[0]).move_number == view.move_number
+    err = _err(client.get_state, "é" * 3000)
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT and len(err.details()) < 300
+    err = _err(client.get_state, "é" * 90)
+    assert err.code() == grpc.StatusCode.NOT_FOUND and len(err.details()) < 300
+    err = _err(client.create_game, "x" * 90, ["human"])
+    assert err.code() == grpc.StatusCode.NOT_FOUND and len(err.details()) < 600
+
+
+def test_safe_defaults_and_port_range(tmp_path):
+    """Finding 10: a non-loopback bind needs TLS or an API key (or --insecure); --port is
+    0..65535; every refusal is one line with exit code 2."""
+    with pytest.raises(ConfigError, match="loopback"):
+        check_config(ServerConfig(host="0.0.0.0"))
+    check_config(ServerConfig(host="0.0.0.0", api_key="k"))
+    check_config(ServerConfig(host="0.0.0.0", insecure=True))
+    check_config(ServerConfig(host="::1"))
+    assert parse_args(["--port", "0", "--db", ":memory:"]).port == 0
+    for argv, word in ((["--port", "99999"], "--port"), (["--host", "0.0.0.0"], "loopback"),
+                       (["--max-seconds", "nan"], "--max-seconds"),
+                       (["--workers", "-2"], "--workers")):
+        proc = subprocess.run([sys.executable, str(ROOT / "server.py"), *argv, "--db",
+                               str(tmp_path / "x.sqlite3")], capture_output=True, text=True,
+                              timeout=60)
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2 and len(lines) == 1 and word in lines[0], proc.stderr
+
+
+def test_one_server_per_event_log(tmp_path):
+    """Finding 8: the second server on one database refuses to start, naming the file and
+    the holder's pid (one line, exit code 2)."""
+    db = str(tmp_path / "games.sqlite3")
+    first = Store(db)
+    try:
+        with pytest.raises(StoreLocked, match=r"pid \d+"):
+            Store(db)
+        proc = subprocess.run([sys.executable, str(ROOT / "server.py"), "--port", "0", "--db",
+                               db, "--workers", "0"], capture_output=True, text=True, timeout=60)
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+        assert db in lines[0] and "pid" in lines[0]
+    finally:
+        first.close()
+    Store(db).close()  # free again once the first closed
+
+
+@pytest.mark.parametrize("failure", ["read_only", "full"])
+def test_unwritable_event_log_refuses_the_move(tmp_path, failure):
+    """A read-only or full database: the move is refused (UNAVAILABLE, saying why), nothing is
+    acknowledged and the game is unchanged."""
+    with running_server(db=str(tmp_path / "g.sqlite3"), workers=0) as srv, \
+            Client(f"127.0.0.1:{srv.port}") as c:
+        created = c.create_game("rat_trap", ["human"] * 3, seed=8)
+        gid = created.game_id
+        tok = {t.seat: t.token for t in created.seat_tokens}
+        view = c.get_state(gid, tok[0])
+        seat = view.current_player
+        mine = c.get_state(gid, tok[seat])
+        db = srv.store._db
+        if failure == "read_only":
+            db.execute("PRAGMA query_only=ON")
+        else:
+            class Full:  # what SQLite raises on a full disk (SQLITE_FULL), on every write
+                def __getattr__(self, name):
+                    return getattr(db, name)
+
+                def execute(self, sql, *args):
+                    if sql.lstrip().upper().startswith(("INSERT", "UPDATE")):
+                        raise sqlite3.OperationalError("database or disk is full")
+                    return db.execute(sql, *args)
+
+            srv.store._db = Full()
+        before = srv.store.actions(gid)
+        err = _err(c.apply_action, gid, tok[seat], mine.legal_actions[0].action,
+                   expected_move_number=mine.move_number)
+        assert err.code() == grpc.StatusCode.UNAVAILABLE and "not applied" in err.details()
+        assert srv.store.actions(gid) == before
+        assert c.get_state(gid, tok[seat]).move_number == mine.move_number
+        if failure == "read_only":
+            db.execute("PRAGMA query_only=OFF")
+            r = c.apply_action(gid, tok[seat], mine.legal_actions[0].action,
+                               expected_move_number=mine.move_number)
+            assert r.applied_at == mine.move_number and not r.duplicate
+
+
+def test_view_has_text_and_labels_and_moves_have_pv(client, server):
+    """Issue 16 (service parts): GameView.text is the seat's rendering (from its observation
+    only); legal actions carry labels; MoveStat carries values per seat and its own pv."""
+    created = client.create_game("rat_trap", ["human"] * 3, seed=3)
+    tok = {t.seat: t.token for t in created.seat_tokens}
+    seat = client.get_state(created.game_id, tok[0]).current_player
+    mine = client.get_state(created.game_id, tok[seat])
+    state = load_game("rat_trap").state_from_history(server.store.actions(created.game_id))
+    assert mine.text and mine.text == state.render(seat)
+    assert mine.legal_actions and all(a.label for a in mine.legal_actions)
+    assert client.get_state(created.game_id).text == ""  # spectators get no seat view
+    a = client.suggest_move(game_id=created.game_id, seat_token=tok[seat],
+                            bot={"kind": "ismcts", "iterations": 200, "seed": 1})
+    assert all(len(m.values) in (0, 3) for m in a.moves)
+    for m in a.moves:
+        if m.pv:
+            assert m.pv[0].action == m.action
+
+
+def test_hint_time_overshoot_is_small(client):
+    """Finding 11: a 0.2 s hint answers within a few ms of its budget (idle server; the
+    issue's target 5 ms median is measured by bench/load.py, here a loose bound)."""
+    state = random_position(load_game("rat_trap"), seat_wanted=0, seed=5)
+    pos = client.position("rat_trap", 0, history=state.history())
+    over = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        client.suggest_move(position=pos, bot={"kind": "ismcts", "time_limit": 0.2}, timeout=10)
+        over.append(time.perf_counter() - t0 - 0.2)
+    over.sort()
+    assert over[2] < 0.03, over
+
+
+def test_analyze_slow_reader_gets_coalesced_partials(client, server):
+    """Finding 9: a reader that does not read gets the newest partial, not a backlog."""
+    state = random_position(load_game("rat_trap"), seat_wanted=0, seed=2)
+    pos = client.position("rat_trap", 0, history=state.history())
+    stream = client.analyze(position=pos, bot={"kind": "ismcts", "time_limit": 1.5},
+                            report_every_iterations=1)
+    first = next(stream)
+    time.sleep(1.6)   # the search finishes while nobody reads
+    rest = list(stream)
+    assert rest[-1].final and len(rest) <= 1.6 / 0.02 + 10, len(rest)
+    assert rest[-1].iterations > first.iterations
+
+
+def test_server_log_names_worker_pids(tmp_path):
+    """The serving line lists the worker pids (the fault tests check they die with it)."""
+    proc = subprocess.Popen([sys.executable, str(ROOT / "server.py"), "--port", "0", "--db",
+                             str(tmp_path / "g.sqlite3"), "--workers", "1"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = json.loads(proc.stderr.readline())
+        assert line["event"] == "serving" and len(line["worker_pids"]) == 2  # 1 + the spare
+    finally:
+        proc.terminate()
+        proc.wait(20)
+    threading.Event().wait(0.2)
+
+
+@pytest.mark.parametrize("name", ["rat_trap", "rats_to_riches"])
+def test_bot_seat_with_one_legal_action_skips_the_search(name):
+    """Hosted bot seats play a forced move (one legal action) without a search: the pool is
+    asked exactly once per bot decision with more than one legal action."""
+    game = load_game(name)
+    with running_server(workers=0) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        calls = []
+        orig = srv.pool.run
+
+        async def counting(job, client, **kw):
+            calls.append(job.seat)
+            return await orig(job, client, **kw)
+
+        srv.pool.run = counting
+        n = game.num_players()
+        gid = c.create_game(name, [{"kind": "random"}] * n, seed=5).game_id
+        end = time.monotonic() + 60
+        while not c.get_state(gid).is_terminal:
+            assert time.monotonic() < end
+            time.sleep(0.02)
+        state, forced, choices = game.new_initial_state(), 0, 0
+        for a in srv.store.actions(gid):
+            cp = state.current_player()
+            if cp >= 0:
+                if len(state.legal_actions(cp)) == 1:
+                    forced += 1
+                else:
+                    choices += 1
+            state.apply_action(a)
+        assert len(calls) == choices
+        if forced == 0:
+            pytest.skip(f"no forced move in this {name} game")
