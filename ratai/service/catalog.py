@@ -131,7 +131,7 @@ class BotConfig:
 
 
 #: Options a client may not pass (the service owns progress reporting).
-_RESERVED_OPTIONS = ("on_progress", "progress_every", "skip_forced")
+_RESERVED_OPTIONS = ("on_progress", "progress_every", "skip_forced", "stop")
 
 #: Largest ``max_depth`` (plies) a request may give.
 MAX_DEPTH = 64
@@ -156,7 +156,7 @@ BOT_OPTION_RANGES: dict[str, tuple] = {
     "max_evals": (int, 1, 100_000),
 }
 
-#: Per-kind tighter caps (the heuristic bot has no clock: its work is bounded by these).
+#: Per-kind tighter caps (bounds on the heuristic bot's work per decision, besides its clock).
 _KIND_RANGES: dict[tuple[str, str], tuple] = {
     ("heuristic", "determinizations"): (int, 1, 64),
     ("heuristic", "chance_samples"): (int, 1, 64),

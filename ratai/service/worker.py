@@ -31,7 +31,7 @@ from .catalog import BotConfig
 __all__ = ["SearchJob", "SearchResult", "run_search", "effective_time_limit", "NO_REPORTS"]
 
 #: ``progress_every`` given to a search whose partial results nobody reads (no reports built).
-NO_REPORTS = 2**31 - 1
+NO_REPORTS = 10**9  # the largest progress_every the bots accept
 
 #: Iterations per second seen per ``(game, kind)`` in this process, so that a search reports
 #: (builds a labelled partial analysis) only about once per report interval.

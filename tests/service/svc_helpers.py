@@ -17,8 +17,11 @@ def play_chance(state, rng: np.random.Generator):
     return state
 
 
-def random_position(game, seat_wanted=None, plies: int = 20, seed: int = 0):
-    """A state reached by ``plies`` random actions, stopped at a decision node."""
+def random_position(game, seat_wanted=None, plies: int = 20, seed: int = 0,
+                    choice: bool = True):
+    """A state reached by ``plies`` random actions, stopped at a decision node (of
+    ``seat_wanted`` if given) where, with ``choice``, the seat has at least two legal moves
+    (a bot with ``skip_forced`` answers a forced move without searching)."""
     rng = np.random.default_rng(seed)
     state = play_chance(game.new_initial_state(), rng)
     for _ in range(plies):
@@ -27,13 +30,15 @@ def random_position(game, seat_wanted=None, plies: int = 20, seed: int = 0):
         legal = state.legal_actions()
         state.apply_action(legal[rng.integers(len(legal))])
         play_chance(state, rng)
-    if seat_wanted is not None:
-        for _ in range(500):
-            if state.is_terminal() or state.current_player() == seat_wanted:
-                break
-            legal = state.legal_actions()
-            state.apply_action(legal[rng.integers(len(legal))])
-            play_chance(state, rng)
+    for _ in range(500):
+        if state.is_terminal():
+            break
+        if (seat_wanted is None or state.current_player() == seat_wanted) and (
+                not choice or len(state.legal_actions()) > 1):
+            break
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.integers(len(legal))])
+        play_chance(state, rng)
     return state
 
 
