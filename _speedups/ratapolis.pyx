@@ -12,9 +12,12 @@ Metro's empty areas (RP-5, recomputed when a tile is hunted), the Bus station's 
 the Cheese shop (RP-7) and the RP-8 tie-break. Rulings are cited in the reference where coded.
 
 Hot path (pure C, no Python objects): ``c_current_player``, ``c_legal_actions``,
-``c_chance_outcomes``, ``c_apply``, ``c_returns``, ``c_clone``, ``c_info_hash``. Rarely
-called methods (observation, labels, describe_action, render, serialization, determinization,
-the heuristic) convert the C state to the equivalent reference ``RatapolisState`` and run the
+``c_chance_outcomes``, ``c_apply``, ``c_returns``, ``c_clone``, ``c_info_hash``, and the
+search's determinization ``c_resample`` / ``c_resample_into`` (``rp_determinize``, the same
+posterior as the reference ``resample_from_infostate``, ``fast_c_resample = True``; checked
+in ``tests/speedups/test_cy_ratapolis_resample.py``). Rarely called methods (observation,
+labels, describe_action, render, serialization, ``resample_from_infostate`` itself, the
+heuristic) convert the C state to the equivalent reference ``RatapolisState`` and run the
 reference code, so their results are identical by construction.
 
 The joint-action view (``simultaneous=True``) is not compiled: a twin game with that
@@ -22,6 +25,8 @@ parameter makes reference states (``engines/ratapolis/rules.py``), so ``load_gam
 simultaneous=True)`` behaves exactly as ``backend="python"``.
 """
 
+from cpython.object cimport PyObject
+from cpython.ref cimport _Py_REFCNT
 from libc.string cimport memcpy, memset
 
 import numpy as np
@@ -30,7 +35,7 @@ from ratai.engines import api as _api
 from ratai.engines.ratapolis import rules as _R
 from ratai.engines.ratapolis import view as _V
 
-from .core cimport CyState, cy_fresh_history, cy_share_history
+from .core cimport CyState, cy_fresh_history, cy_share_history, ratai_splitmix64
 from .core import CyGame, check_bounds
 
 # ------------------------------------------------------------------------------ constants
@@ -805,6 +810,212 @@ cdef unsigned long long info_digest(const RPState* s, const RPConst* k, int p) n
     return h if h != 0 else 1
 
 
+# ====================================================================== determinization
+# The compiled twin of ``rules._sample_cards`` / ``rules._sample_plan`` (the search's
+# ``c_resample`` and ``c_resample_into``): a full state seat ``p`` cannot tell from the
+# source, drawn from the same distribution as the reference, reading only what
+# ``observation(p)`` holds.
+cdef inline int rs_below(unsigned long long* rng, int n) noexcept nogil:
+    """A uniform int in ``0..n-1`` (``n >= 1``; multiply-shift, bias below 2**-32 * n)."""
+    return <int>(((ratai_splitmix64(rng) >> 32) * <unsigned long long>n) >> 32)
+
+
+cdef inline int mask_select(rp_mask m, int j) noexcept nogil:
+    """The building id of the ``j``-th (0-based) set bit of ``m`` in increasing order."""
+    while j > 0:
+        m &= m - 1
+        j -= 1
+    return rp_ctz(m)
+
+
+cdef int rs_plan(RPState* d, const RPConst* k, int q, int count,
+                 unsigned long long* rng) noexcept nogil:
+    """Seat ``q``'s ``count`` committed cells into ``d.plans[q]`` (``rules._sample_plan``):
+    one cell uniform among the legal left cells; two cells uniform among the legal (left,
+    right) pairs, the left cell weighted by its number of right cells (counted once per
+    move destination where ``q`` has no rat, the only way the left cell changes them)."""
+    cdef int lefts[RP_MAXACT]
+    cdef int rights[RP_MAXACT]
+    cdef int per_dest[RP_MAXB + 1]
+    cdef int nl, nr, i, a, key, total = 0, pick, left
+    nl = cell_actions(d, k, q, 0, -1, lefts)
+    if count == 1:
+        d.plans[q][0] = lefts[rs_below(rng, nl)]
+        return 0
+    for i in range(RP_MAXB + 1):
+        per_dest[i] = -1
+    # first pass: total weight; second: the pick (weights from the cache)
+    for i in range(nl):
+        a = lefts[i]
+        key = RP_MAXB
+        if a >= k.MOVE:
+            key = (a - k.MOVE) % k.nb
+            if d.board[key][q] != 0:
+                key = RP_MAXB
+        if per_dest[key] < 0:
+            per_dest[key] = cell_actions(d, k, q, 1, a if key != RP_MAXB else -1, rights)
+        total += per_dest[key]
+    pick = rs_below(rng, total)
+    left = lefts[nl - 1]
+    for i in range(nl):
+        a = lefts[i]
+        key = RP_MAXB
+        if a >= k.MOVE:
+            key = (a - k.MOVE) % k.nb
+            if d.board[key][q] != 0:
+                key = RP_MAXB
+        if pick < per_dest[key]:
+            left = a
+            break
+        pick -= per_dest[key]
+    nr = cell_actions(d, k, q, 1, left, rights)
+    d.plans[q][0] = left
+    d.plans[q][1] = rights[rs_below(rng, nr)]
+    return 0
+
+
+cdef int rp_determinize(RPState* d, const RPState* src, const RPConst* k, int p,
+                        unsigned long long* rng) noexcept nogil:
+    """Write into ``d`` a determinization of ``src`` for seat ``p`` (``rules._rebuild``).
+
+    ``d`` starts as a copy of ``src``; every field ``p`` cannot see is then re-drawn from
+    public fields and ``p``'s own knowledge only (so equal information states give equal
+    samples for one stream): per deck epoch (the rounds before the reshuffle, then the
+    rounds from it) the unknown hands of each round get, in a uniform order, the round's
+    revealed cards (hunted, Radio-discarded, drawn) that ``p`` does not know to be
+    elsewhere, then uniform cards of the epoch's unused pool; what is left is the stack;
+    the discard follows. In planning, the other seats' committed cells are drawn as in
+    ``rs_plan``. Stale bytes that no observation shows are zeroed. Returns 0, or -1 for an
+    impossible view (the caller then runs the reference, which raises naming the field).
+    """
+    cdef int n = k.n, rnd, i, q, e, r0, r1, ns, nm, j, c, t, nfree
+    cdef rp_mask pool, used, must_all, free, known, must, gone_early
+    cdef rp_mask known_r[RP_MAXR]
+    cdef rp_mask must_r[RP_MAXR]
+    cdef int slots[RP_MAXP]
+    cdef bint seen
+    rp_copy(d, src)
+    rnd = d.round
+    # canonical stale bytes (none is read before being written again)
+    for i in range(d.ntp, RP_MAXPROP):
+        d.tp[i] = 0
+    for i in range(d.ntg, RP_MAXR):
+        d.tg[i] = 0
+    for i in range(d.nlooks, RP_MAXR):
+        d.looks[i][0] = 0
+        d.looks[i][1] = 0
+        d.looks[i][2] = 0
+    for q in range(RP_MAXP):
+        for i in range(2):
+            if q >= n or i >= d.nplans[q]:
+                d.plans[q][i] = 0
+    if not d.has_hotel:
+        d.hotel[0] = 0
+        d.hotel[1] = 0
+        d.hotel[2] = 0
+    # what p knows of each round's cards, and the revealed cards it cannot place
+    for i in range(rnd):
+        known = 0
+        for j in range(d.nfu[i]):
+            known |= bit(d.fu[i][j])
+        if d.hands[i][p] != NO:
+            known |= bit(d.hands[i][p])
+        for j in range(d.nlooks):
+            if d.looks[j][0] == i + 1 and d.looks[j][1] == p:
+                known |= bit(d.hands[i][d.looks[j][2]])
+        must = 0
+        if d.radio_disc[i] != NO:
+            must |= bit(d.radio_disc[i])
+        if d.hunted[i] != NO:
+            must |= bit(d.hunted[i])
+        if i == rnd - 1 and d.drawn != NO:
+            must |= bit(d.drawn)
+        known_r[i] = known
+        must_r[i] = must & ~known
+    gone_early = 0
+    for i in range(min(rnd, k.resh - 1)):
+        if d.hunted[i] != NO:
+            gone_early |= bit(d.hunted[i])
+    d.discard = 0
+    for e in range(2):
+        if e == 0:
+            r0 = 0
+            r1 = min(rnd, k.resh - 1)
+            pool = k.city
+        else:
+            if rnd < k.resh:
+                break
+            r0 = k.resh - 1
+            r1 = rnd
+            pool = k.city & ~gone_early
+        used = 0
+        must_all = 0
+        for i in range(r0, r1):
+            if used & known_r[i] or (used | must_all) & must_r[i]:
+                return -1
+            used |= known_r[i]
+            must_all |= must_r[i]
+        if (used & must_all) or ((used | must_all) & ~pool):
+            return -1
+        free = pool & ~used & ~must_all
+        nfree = rp_popcount(free)
+        for i in range(r0, r1):
+            ns = 0
+            for q in range(n):
+                if d.hands[i][q] == NO or q == p:
+                    continue
+                seen = False
+                for j in range(d.nlooks):
+                    if d.looks[j][0] == i + 1 and d.looks[j][1] == p and d.looks[j][2] == q:
+                        seen = True
+                if not seen:
+                    slots[ns] = q
+                    ns += 1
+            nm = rp_popcount(must_r[i])
+            if nm > ns:
+                return -1
+            for j in range(ns - 1, 0, -1):  # uniform order of the unknown hands
+                t = rs_below(rng, j + 1)
+                c = slots[j]
+                slots[j] = slots[t]
+                slots[t] = c
+            must = must_r[i]
+            for j in range(ns):
+                if must:
+                    c = rp_ctz(must)
+                    must &= must - 1
+                else:
+                    if nfree == 0:
+                        return -1
+                    c = mask_select(free, rs_below(rng, nfree))
+                    free &= ~bit(c)
+                    nfree -= 1
+                d.hands[i][slots[j]] = c
+        if e == 1 or rnd < k.resh:
+            d.stack = free
+            for i in range(r0, r1):
+                if d.hunted[i] != NO:
+                    d.discard |= round_mask(d, k, i) & ~bit(d.hunted[i])
+        elif free:
+            return -1
+    if d.phase == P_PLAN:
+        for q in range(n):
+            if q != p and d.nplans[q]:
+                rs_plan(d, k, q, d.nplans[q], rng)
+    return 0
+
+
+cdef unsigned long long _seed_of(object rng) except? 0:
+    """A 64-bit seed for ``rp_determinize``'s splitmix64 stream from the caller's ``rng``:
+    an int is the seed itself, a numpy ``Generator`` gives one raw draw, anything else goes
+    through ``make_rng``."""
+    if isinstance(rng, int):
+        return <unsigned long long>(rng & 0xFFFFFFFFFFFFFFFF)
+    if not isinstance(rng, np.random.Generator):
+        rng = _api.make_rng(rng)
+    return <unsigned long long>rng.bit_generator.random_raw()
+
+
 # ====================================================================== game constants
 cdef class _Consts:
     """The game's constants as a C struct (owned by the game, shared by its states)."""
@@ -987,8 +1198,49 @@ cdef class RatapolisState(CyState):
         cy_share_history(self, new)
         return new
 
+    #: The search may call ``c_resample`` per iteration: it is compiled (see rp_determinize).
+    fast_c_resample = True
+
+    cdef RatapolisState _determinized(self, int player, object rng, RatapolisState out,
+                                      unsigned long long* stream):
+        """``rp_determinize`` into ``out`` (None: a new state) drawing from ``stream`` (NULL:
+        a stream seeded from ``rng``); the reference ``_rebuild`` when the C path declines
+        (it raises for an impossible view)."""
+        cdef unsigned long long x
+        if stream == NULL:
+            x = _seed_of(rng)
+            stream = &x
+        if out is None:
+            out = RatapolisState.__new__(RatapolisState)
+            out.k = self.k
+            cy_fresh_history(self, out)
+        elif out._hist:
+            out._hist = []
+        out._hist_shared = False
+        if rp_determinize(&out.s, &self.s, self.k, player, stream) == 0:
+            return out
+        gen = np.random.default_rng(stream[0]) if isinstance(rng, int) else rng
+        return self._game.state_from_observation(player, self.observation(player), gen)
+
     cdef CyState c_resample(self, int player, object rng):
-        return self.resample_from_infostate(player, rng)
+        # A scratch state held by this root is reused when nobody else holds it (the
+        # search drops each iteration's determinization before drawing the next one).
+        # The C stream is seeded by one draw from a numpy Generator ``rng``; later calls with
+        # the same Generator continue that stream (a seeded search stays reproducible, and
+        # the ~1 us draw is not paid per iteration). An int ``rng`` is the seed itself.
+        cdef RatapolisState out = None
+        if self._scratch is not None and _Py_REFCNT(<PyObject*>self._scratch) == 1:
+            out = self._scratch
+        if rng is None or rng is not self._rs_rng:
+            self._rs_state = _seed_of(rng)
+            self._rs_rng = rng if isinstance(rng, np.random.Generator) else None
+        out = self._determinized(player, rng, out, &self._rs_state)
+        self._scratch = out
+        return out
+
+    cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil:
+        # rp_determinize declines (-1) only for a view no game reaches (the reference raises).
+        return rp_determinize(&(<RatapolisState>out).s, &self.s, self.k, player, rng)
 
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         # equal for equal observation(player) (tests/speedups/test_cy_ratapolis.py checks it)
@@ -1239,6 +1491,20 @@ cdef class RatapolisState(CyState):
 
     def hospital_destinations(self) -> list:
         return self.to_reference().hospital_destinations()
+
+    def resample_c(self, player, rng=None):
+        """The compiled determinization the search uses (``c_resample``), as a new state.
+
+        Same distribution as :meth:`resample_from_infostate` (the reference ``_rebuild``),
+        another random stream: ``rng`` is an int (the splitmix64 seed itself), a numpy
+        ``Generator`` (one 64-bit draw seeds the stream) or anything ``make_rng`` accepts.
+        Equal information states of seat ``player`` give equal samples for equal ``rng``.
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+        """
+        p = _api.check_player(player, self.k.n)
+        return self._determinized(p, rng, None, NULL)
 
     def __repr__(self):
         return f"<cython RatapolisState round {self.s.round} phase " \

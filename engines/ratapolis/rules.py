@@ -292,8 +292,10 @@ class RatapolisGame(Game):
         cards, the revealed hunted / Radio-discarded cards, which must have been in somebody's
         hand, and the seat's Archive looks), the stack's contents (drawn lazily later), and
         in planning the other seats' committed cells, uniformly among their legal plans
-        (a seat that committed only its left cell gets the left cell's marginal); their
-        uncommitted cells stay decision nodes.
+        (a seat that committed only its left cell: uniformly among its legal left cells);
+        their uncommitted cells stay decision nodes. This is the exact posterior when every
+        consistent history weighs the product of its chance probabilities (all deals and
+        draws are uniform, so every consistent card assignment is equally likely).
 
         Raises:
             ValueError: a malformed or impossible observation, naming the field.
@@ -1208,13 +1210,19 @@ def _rebuild(g: RatapolisGame, p: int, obs: Mapping[str, Any], rng: Any) -> Rata
 
 
 def _sample_plan(st: RatapolisState, s: int, count: int, rng: Any) -> list[int]:
-    """Seat ``s``'s committed cells, uniform among its legal plans (RP-2).
+    """Seat ``s``'s committed cells (RP-2), drawn from the exact posterior of the seat's view.
 
-    With both cells committed the pair is uniform over all legal (left, right) pairs; with
-    only the left cell committed it is drawn from that distribution's marginal.
+    Each consistent history weighs the product of its chance probabilities; a seat's own
+    decisions weigh 1 (nothing is assumed about how a rival plans). So with both cells
+    committed the pair is uniform over all legal (left, right) pairs, and with only the left
+    cell committed the left cell is uniform over the legal left cells. (Before this ruling the
+    left cell alone was drawn from the pairs' marginal, which over-weighted left cells that
+    allow many right cells.)
     """
     g = st._game
     lefts = st.cell_actions(s, 0)
+    if count == 1:
+        return [lefts[int(rng.integers(len(lefts)))]]
     # The right cell's options depend on the left cell only through a move's destination
     # where the seat has no rat yet; count them once per such destination.
     counts: dict[int, int] = {}
@@ -1233,8 +1241,6 @@ def _sample_plan(st: RatapolisState, s: int, count: int, rng: Any) -> list[int]:
         pick -= weights[k]
         k += 1
     left = lefts[k]
-    if count == 1:
-        return [left]
     rights = st.cell_actions(s, 1, left)
     return [left, rights[int(rng.integers(len(rights)))]]
 
