@@ -50,12 +50,16 @@ cdef enum:
     P_RADIO
     P_HOSPITAL
     P_END
+    P_EVENT
+    E_NORMAL = 0      # RP-9 round effects (rules.ROUND_EFFECTS order)
+    E_NO_ATTACK = 1
+    E_NOT_PLAYED = 2
     _CHANCE = -1      # ratai.engines.api.CHANCE
     _TERMINAL = -4    # ratai.engines.api.TERMINAL
     NO = -1
 
 PHASE_NAMES = (_R.TOKENS, _R.DEAL, _R.ARCHIVE, _R.PLAN, _R.HOTEL, _R.MARKET, _R.HUNT,
-               _R.RADIO, _R.HOSPITAL, _R.END)
+               _R.RADIO, _R.HOSPITAL, _R.END, _R.EVENT)
 _PHASE_ID = {name: i for i, name in enumerate(PHASE_NAMES)}
 #: Size of the C state struct in bytes (a copy stops after the revealed plans in use).
 STATE_BYTES = sizeof(RPState)
@@ -67,8 +71,10 @@ def _check_constants() -> None:
         raise ImportError("ratai._speedups.ratapolis is out of date with "
                           "ratai.engines.ratapolis.rules: rebuild it (pip install -e .)")
     if PHASE_NAMES != ("tokens", "deal", "archive", "plan", "hotel", "market", "hunt",
-                       "radio", "hospital", "end"):
+                       "radio", "hospital", "end", "event"):
         raise ImportError("ratai._speedups.ratapolis: the reference's phases changed; rebuild")
+    if _R.ROUND_EFFECTS != ("normal", "no_attack", "not_played"):
+        raise ImportError("ratai._speedups.ratapolis: the reference's round effects changed")
     check_bounds("Ratapolis", RP_MAXP, max(RP_MAXACT, RP_MAXB))
 
 
@@ -309,6 +315,17 @@ cdef int chance_outcomes(const RPState* s, const RPConst* k, int* act,
     cdef rp_mask pool = 0
     cdef int n = 0, i, x
     cdef double p
+    if s.phase == P_EVENT:  # RP-9: a face-down event card, side uniform
+        pool = s.ev_deck
+        p = 0.5 / <double>rp_popcount(pool)
+        while pool:
+            x = rp_ctz(pool)
+            pool &= pool - 1
+            for i in range(2):
+                act[n] = k.EVENT + 2 * x + i
+                prob[n] = p
+                n += 1
+        return n
     if s.phase == P_TOKENS:
         for i in range(s.ntp):
             pool |= bit(s.tp[i])
@@ -334,7 +351,7 @@ cdef inline int current_player(const RPState* s, const RPConst* k) noexcept nogi
     cdef int ph = s.phase
     if ph == P_PLAN:
         return next_planner(s, k)
-    if ph == P_TOKENS or ph == P_DEAL or ph == P_HUNT:
+    if ph == P_TOKENS or ph == P_DEAL or ph == P_HUNT or ph == P_EVENT:
         return _CHANCE
     if ph == P_ARCHIVE:
         return holder(s, k.b_archive)
@@ -475,7 +492,21 @@ cdef void end_of_actions(RPState* s, const RPConst* k) noexcept nogil:
         if tile_rats(s, k, k.b_market) < k.capacity[k.b_market]:
             s.phase = P_MARKET
             return
-    s.phase = P_HUNT
+    to_hunt(s, k)
+
+
+cdef inline int event_of(const RPState* s, int r) noexcept nogil:
+    """Round ``r``'s effect (1-based; normal while its card is face down), RP-9."""
+    return s.events[r - 1] if 0 < r <= s.nev else E_NORMAL
+
+
+cdef void to_hunt(RPState* s, const RPConst* k) noexcept nogil:
+    """Phase 4, unless the round's event says no attack (RP-9): its cards are discarded."""
+    if event_of(s, s.round) == E_NO_ATTACK:
+        s.discard |= round_mask(s, k, s.round - 1)
+        end_round(s, k)
+    else:
+        s.phase = P_HUNT
 
 
 cdef void resolve_from(RPState* s, const RPConst* k, int cell) noexcept nogil:
@@ -569,6 +600,36 @@ cdef void next_round(RPState* s, const RPConst* k) noexcept nogil:
         s.stack |= s.discard
         s.discard = 0
     s.phase = P_DEAL
+    start_round(s, k)
+
+
+cdef void start_round(RPState* s, const RPConst* k) noexcept nogil:
+    """A round's start: its event card (random events) or ``round_events`` entry (RP-9)."""
+    if k.ev_random and s.round >= k.ev_first and s.ev_deck:
+        s.phase = P_EVENT
+        return
+    begin_round(s, k, k.ev_fixed[s.round - 1] if k.has_fixed else E_NORMAL, NO, NO)
+
+
+cdef void begin_round(RPState* s, const RPConst* k, int effect, int card,
+                      int side) noexcept nogil:
+    """RP-9: a round that is not played skips its five phases; its plans are idle."""
+    cdef int i = s.nev, q
+    s.events[i] = effect
+    s.ev_card[i] = card
+    s.ev_side[i] = side
+    s.nev += 1
+    if effect != E_NOT_PLAYED:
+        s.phase = P_DEAL
+        return
+    for q in range(k.n):
+        s.plog[s.nplog][q][0] = 0
+        s.plog[s.nplog][q][1] = 0
+    s.nplog += 1
+    if s.round == k.rounds:
+        s.phase = P_END
+    else:
+        next_round(s, k)
 
 
 cdef void remove_hunted(RPState* s, const RPConst* k) noexcept nogil:
@@ -587,6 +648,11 @@ cdef void remove_hunted(RPState* s, const RPConst* k) noexcept nogil:
     s.hunted[i] = x
     s.discard |= round_mask(s, k, i) & ~bit(x)
     s.drawn = NO
+    end_round(s, k)
+
+
+cdef void end_round(RPState* s, const RPConst* k) noexcept nogil:
+    """After phase 4: the game ends in the last round, else phase 5 and the next round."""
     if s.round == k.rounds:
         pay_cheese_shop(s, k)  # RP-7: round 8 included
         s.phase = P_END
@@ -627,7 +693,12 @@ cdef void apply_action(RPState* s, const RPConst* k, int a) noexcept nogil:
         s.tokens_left -= 1
         if s.tokens_left == 0:
             s.ntp = 0
-            s.phase = P_DEAL
+            start_round(s, k)
+    elif ph == P_EVENT:
+        x = (a - k.EVENT) // 2
+        i = (a - k.EVENT) - 2 * x
+        s.ev_deck &= ~bit(x)
+        begin_round(s, k, k.ev_eff[x][i], x, i)
     elif ph == P_DEAL:
         deal(s, k, a - k.CARD)
     elif ph == P_ARCHIVE:
@@ -662,7 +733,7 @@ cdef void apply_action(RPState* s, const RPConst* k, int a) noexcept nogil:
             h = holder(s, k.b_market)
             s.supply[h] -= 1
             s.board[k.b_market][h] += 1
-        s.phase = P_HUNT
+        to_hunt(s, k)
     elif ph == P_HUNT:
         s.drawn = a - k.CARD
         after_draw(s, k)
@@ -701,18 +772,22 @@ cdef void init_state(RPState* s, const RPConst* k) noexcept nogil:
         s.hunted[i] = NO
         s.radio_disc[i] = NO
     s.drawn = NO
+    s.ev_deck = ((<rp_mask>1) << k.nevc) - 1 if k.ev_random else 0
     if k.nfixed >= 0:
         for i in range(k.nfixed):
             s.tok[k.fixed[i]] = NO
         s.ntp = 0
         s.tokens_left = 0
-        s.phase = P_DEAL
+        start_round(s, k)
     else:
         for i in range(k.nprop):
             s.tp[i] = k.prop[i]
         s.ntp = k.nprop
         s.tokens_left = k.tokens_to_draw
-        s.phase = P_TOKENS if s.tokens_left else P_DEAL
+        if s.tokens_left:
+            s.phase = P_TOKENS
+        else:
+            start_round(s, k)
 
 
 cdef void scores_of(const RPState* s, const RPConst* k, int* score, int* rats) noexcept nogil:
@@ -807,6 +882,12 @@ cdef unsigned long long info_digest(const RPState* s, const RPConst* k, int p) n
         h = mix(h, s.hotel[2])
     h = mix(h, s.drawn)
     h = mix(h, s.radio_used)
+    h = mix(h, 500 + s.nev)  # RP-9: events are public
+    for i in range(s.nev):
+        h = mix(h, s.events[i])
+        h = mix(h, s.ev_card[i])
+        h = mix(h, s.ev_side[i])
+    h = mix(h, rp_popcount(s.ev_deck))
     return h if h != 0 else 1
 
 
@@ -993,10 +1074,12 @@ cdef int rp_determinize(RPState* d, const RPState* src, const RPConst* k, int p,
                 d.hands[i][slots[j]] = c
         if e == 1 or rnd < k.resh:
             d.stack = free
-            for i in range(r0, r1):
+            for i in range(r0, r1):  # finished rounds (rules._finished)
                 if d.hunted[i] != NO:
                     d.discard |= round_mask(d, k, i) & ~bit(d.hunted[i])
-        elif free:
+                elif event_of(d, i + 1) == E_NO_ATTACK and (i + 1 < rnd or d.phase == P_END):
+                    d.discard |= round_mask(d, k, i)
+        elif free and not (k.ev_random or k.has_fixed):
             return -1
     if d.phase == P_PLAN:
         for q in range(n):
@@ -1097,6 +1180,21 @@ def _make_consts(game, params) -> _Consts:
     for i, letter in enumerate(game.prop_letters):
         c.prop[i] = game.letters.index(letter)
     c.tokens_to_draw = game.tokens_to_draw
+    # RP-9 scenario events
+    effects = _R.ROUND_EFFECTS
+    cards = d.event_cards
+    if len(cards) > RP_MAXEV:
+        raise ValueError(f"the Cython twin supports at most {RP_MAXEV} event cards{twin_limit}")
+    c.EVENT = game.EVENT
+    c.nevc = len(cards)
+    c.ev_random = game.events_random
+    c.ev_first = game.first_event_round
+    c.has_fixed = game.events_fixed is not None
+    for i, e in enumerate(game.events_fixed or ()):
+        c.ev_fixed[i] = effects.index(e)
+    for i, card in enumerate(cards):
+        c.ev_eff[i][0] = effects.index(card.side_a)
+        c.ev_eff[i][1] = effects.index(card.side_b)
     return obj
 
 
@@ -1335,6 +1433,11 @@ cdef class RatapolisState(CyState):
         d["hotel"] = [s.hotel[0], s.hotel[1], s.hotel[2]] if s.has_hotel else None
         d["drawn"] = s.drawn
         d["radio_used"] = bool(s.radio_used)
+        effects = _R.ROUND_EFFECTS
+        d["events"] = [effects[s.events[i]] for i in range(s.nev)]
+        d["event_cards"] = [[s.ev_card[i], s.ev_side[i]] if s.ev_card[i] != NO else None
+                            for i in range(s.nev)]
+        d["event_deck"] = _mask_list(s.ev_deck)
         d["token_pool"] = [letters[s.tp[i]] for i in range(s.ntp)]
         d["tokens_left"] = s.tokens_left
         d["phase"] = PHASE_NAMES[s.phase]
@@ -1471,6 +1574,17 @@ cdef class RatapolisState(CyState):
             s.drawn = r.drawn
             field = "radio_used"
             s.radio_used = bool(r.radio_used)
+            field = "events"
+            if len(r.events) > rnd or len(r.event_cards) != len(r.events):
+                raise ValueError("one effect and one event card entry per round begun")
+            for i, e in enumerate(r.events):
+                s.events[i] = _R.ROUND_EFFECTS.index(e)
+                c = r.event_cards[i]
+                s.ev_card[i] = c[0] if c else NO
+                s.ev_side[i] = c[1] if c else NO
+            s.nev = len(r.events)
+            field = "event_deck"
+            s.ev_deck = _to_mask(r.event_deck, k.nevc, "event_deck")
         except (KeyError, IndexError, TypeError, AttributeError, OverflowError,
                 ValueError) as exc:
             raise ValueError(f"not a Ratapolis state for the Cython twin: field {field!r}: "

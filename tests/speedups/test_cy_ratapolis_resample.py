@@ -25,8 +25,11 @@ twin = pytest.importorskip("ratai._speedups.ratapolis")
 chi2_contingency = pytest.importorskip("scipy.stats").chi2_contingency
 
 ALL_PROPS = "A,B,C,F,G,H,I,L,S,T"
+FIXED_EVENTS = "no_attack,normal,not_played,no_attack,not_played,normal,no_attack,normal"
 PARAMS = [{"num_players": 3, "property_tokens": ALL_PROPS}, {"num_players": 2},
-          {"num_players": 4, "property_tokens": "B,G,H,L,T"}, {"num_players": 5}]
+          {"num_players": 4, "property_tokens": "B,G,H,L,T"}, {"num_players": 5},
+          {"num_players": 3, "round_events": "random", "property_tokens": ALL_PROPS},
+          {"num_players": 4, "round_events": FIXED_EVENTS, "colors": "green,red,orange,blue"}]
 
 
 def states_along(game, seed: int, every: int):
@@ -42,7 +45,8 @@ def states_along(game, seed: int, every: int):
     yield s.clone()
 
 
-@pytest.mark.parametrize("params", PARAMS, ids=lambda p: f"{p['num_players']}p")
+@pytest.mark.parametrize("params", PARAMS, ids=lambda p: f"{p['num_players']}p"
+                         + ("-events" if "round_events" in p else ""))
 def test_c_sample_keeps_the_information_state_and_reads_only_it(params):
     """The C sample has the seat's information state, is a valid twin state (it converts to
     the reference and back, and random play finishes it), and a second state with the same
@@ -161,6 +165,7 @@ POSITIONS = [
     ("radio-archive-late", {"num_players": 3, "property_tokens": "B,G,S"},
      _radio_and_archive_late),
     ("four-players", {"num_players": 4}, _planning_after_others),
+    ("events-late", {"num_players": 3, "round_events": FIXED_EVENTS}, _planning_after_others),
     ("few-rats-half-committed", {"num_players": 3, "property_tokens": "none"},
      _few_rats_half_committed),
 ]
