@@ -82,6 +82,7 @@ ctypedef struct RPState:
     signed char ev_card[RP_MAXR]
     signed char ev_side[RP_MAXR]
     rp_mask ev_deck
+    unsigned short reshuf         # bit r: the discards were reshuffled at round r's start
     # revealed plans last: a copy stops after the rounds in use (see rp_copy)
     short plog[RP_MAXR][RP_MAXP][2]
 

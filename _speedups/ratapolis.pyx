@@ -595,10 +595,12 @@ cdef void next_round(RPState* s, const RPConst* k) noexcept nogil:
     s.hunted[i] = NO
     s.radio_disc[i] = NO
     s.radio_used = 0
-    if s.round == k.resh:
-        # Rulebook Phase 1: the stack has run out; the discards become the new stack.
+    if s.round == k.resh or rp_popcount(s.stack) < cards_in_round(k, s.round):
+        # Rulebook Phase 1: the stack has run out; the discards become the new stack (also
+        # whenever the stack cannot supply a round: RP-9 leftovers, RP-10 small cities).
         s.stack |= s.discard
         s.discard = 0
+        s.reshuf |= <unsigned short>(1 << s.round)
     s.phase = P_DEAL
     start_round(s, k)
 
@@ -888,6 +890,7 @@ cdef unsigned long long info_digest(const RPState* s, const RPConst* k, int p) n
         h = mix(h, s.ev_card[i])
         h = mix(h, s.ev_side[i])
     h = mix(h, rp_popcount(s.ev_deck))
+    h = mix(h, s.reshuf)
     return h if h != 0 else 1
 
 
@@ -961,15 +964,15 @@ cdef int rp_determinize(RPState* d, const RPState* src, const RPConst* k, int p,
 
     ``d`` starts as a copy of ``src``; every field ``p`` cannot see is then re-drawn from
     public fields and ``p``'s own knowledge only (so equal information states give equal
-    samples for one stream): per deck epoch (the rounds before the reshuffle, then the
-    rounds from it) the unknown hands of each round get, in a uniform order, the round's
+    samples for one stream): per deck epoch (the rounds from the start or from a reshuffle
+    to the next) the unknown hands of each round get, in a uniform order, the round's
     revealed cards (hunted, Radio-discarded, drawn) that ``p`` does not know to be
     elsewhere, then uniform cards of the epoch's unused pool; what is left is the stack;
     the discard follows. In planning, the other seats' committed cells are drawn as in
     ``rs_plan``. Stale bytes that no observation shows are zeroed. Returns 0, or -1 for an
     impossible view (the caller then runs the reference, which raises naming the field).
     """
-    cdef int n = k.n, rnd, i, q, e, r0, r1, ns, nm, j, c, t, nfree
+    cdef int n = k.n, rnd, i, q, r0, r1, ns, nm, j, c, t, nfree
     cdef rp_mask pool, used, must_all, free, known, must, gone_early
     cdef rp_mask known_r[RP_MAXR]
     cdef rp_mask must_r[RP_MAXR]
@@ -1013,22 +1016,18 @@ cdef int rp_determinize(RPState* d, const RPState* src, const RPConst* k, int p,
             must |= bit(d.drawn)
         known_r[i] = known
         must_r[i] = must & ~known
-    gone_early = 0
-    for i in range(min(rnd, k.resh - 1)):
-        if d.hunted[i] != NO:
-            gone_early |= bit(d.hunted[i])
     d.discard = 0
-    for e in range(2):
-        if e == 0:
-            r0 = 0
-            r1 = min(rnd, k.resh - 1)
-            pool = k.city
-        else:
-            if rnd < k.resh:
-                break
-            r0 = k.resh - 1
-            r1 = rnd
-            pool = k.city & ~gone_early
+    r1 = 0
+    while r1 < rnd:  # deck epochs: round indices r0..r1-1, from the start or a reshuffle
+        r0 = r1
+        r1 = r0 + 1
+        while r1 < rnd and not (d.reshuf & (1 << (r1 + 1))):
+            r1 += 1
+        gone_early = 0  # a reshuffle returns every card not hunted before it
+        for i in range(r0):
+            if d.hunted[i] != NO:
+                gone_early |= bit(d.hunted[i])
+        pool = k.city & ~gone_early
         used = 0
         must_all = 0
         for i in range(r0, r1):
@@ -1072,15 +1071,13 @@ cdef int rp_determinize(RPState* d, const RPState* src, const RPConst* k, int p,
                     free &= ~bit(c)
                     nfree -= 1
                 d.hands[i][slots[j]] = c
-        if e == 1 or rnd < k.resh:
+        if r1 == rnd:
             d.stack = free
             for i in range(r0, r1):  # finished rounds (rules._finished)
                 if d.hunted[i] != NO:
                     d.discard |= round_mask(d, k, i) & ~bit(d.hunted[i])
                 elif event_of(d, i + 1) == E_NO_ATTACK and (i + 1 < rnd or d.phase == P_END):
                     d.discard |= round_mask(d, k, i)
-        elif free and not (k.ev_random or k.has_fixed):
-            return -1
     if d.phase == P_PLAN:
         for q in range(n):
             if q != p and d.nplans[q]:
@@ -1438,6 +1435,7 @@ cdef class RatapolisState(CyState):
         d["event_cards"] = [[s.ev_card[i], s.ev_side[i]] if s.ev_card[i] != NO else None
                             for i in range(s.nev)]
         d["event_deck"] = _mask_list(s.ev_deck)
+        d["reshuffles"] = [r for r in range(1, RP_MAXR + 1) if s.reshuf & (1 << r)]
         d["token_pool"] = [letters[s.tp[i]] for i in range(s.ntp)]
         d["tokens_left"] = s.tokens_left
         d["phase"] = PHASE_NAMES[s.phase]
@@ -1585,6 +1583,12 @@ cdef class RatapolisState(CyState):
             s.nev = len(r.events)
             field = "event_deck"
             s.ev_deck = _to_mask(r.event_deck, k.nevc, "event_deck")
+            field = "reshuffles"
+            s.reshuf = 0
+            for rr in r.reshuffles:
+                if not 2 <= rr <= rnd:
+                    raise ValueError(f"bad round {rr!r}")
+                s.reshuf |= <unsigned short>(1 << rr)
         except (KeyError, IndexError, TypeError, AttributeError, OverflowError,
                 ValueError) as exc:
             raise ValueError(f"not a Ratapolis state for the Cython twin: field {field!r}: "

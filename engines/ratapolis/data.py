@@ -31,6 +31,7 @@ __all__ = [
     "RatapolisData",
     "Layout",
     "load_data",
+    "min_city",
     "parse_layout",
 ]
 
@@ -285,12 +286,21 @@ def load_data(path: str | None = None) -> RatapolisData:
     return data
 
 
+def min_city(data: RatapolisData) -> int:
+    """RP-10: the fewest buildings a city needs so that every round can be dealt: at the
+    start of round ``r`` at most ``r - 1`` tiles were hunted and a reshuffle returns every
+    other card to the stack, so ``max(cards_in_round(r) + r - 1)`` (11 with the data)."""
+    return max(data.cards_in_round(r) + r - 1 for r in range(1, data.rounds + 1))
+
+
 def parse_layout(data: RatapolisData, rows: tuple[str, ...] | list[str],
-                 field: str = "layout") -> Layout:
+                 field: str = "layout", partial: bool = False) -> Layout:
     """Build the :class:`Layout` of a grid of cell letters.
 
-    Every building of ``data`` must appear exactly once as one edge-connected group of
-    cells: the hunt deck has one card per building and its schedule uses all of them.
+    Each building in the grid must be one edge-connected group of cells. With
+    ``partial=False`` every building of ``data`` must appear (the first-game layout); with
+    ``partial=True`` (RP-10, Setup 3 "the tokens that exist in your city") buildings may be
+    left out (their hunt cards and tokens are not used), down to :func:`min_city` buildings.
 
     Raises:
         ValueError: naming ``field``: ragged rows, unknown letters, a building split in two
@@ -309,11 +319,17 @@ def parse_layout(data: RatapolisData, rows: tuple[str, ...] | list[str],
                 raise ValueError(f"bad {field}: unknown cell letter {ch!r} at row {r}, column {c}; "
                                  f"allowed {''.join(letters)} or '.' for a park")
             cells[letters.index(ch)].append((r, c))
+    present = sum(1 for group in cells if group)
+    if partial and present < min_city(data):
+        raise ValueError(f"bad {field}: {present} buildings; a city needs at least "
+                         f"{min_city(data)} so that every round's hunt cards can be dealt "
+                         f"(RP-10)")
     for b, group in enumerate(cells):
         if not group:
-            raise ValueError(f"bad {field}: building {letters[b]} is missing (the hunt deck has "
-                             f"one card per building, so the city needs all "
-                             f"{len(letters)})")
+            if partial:
+                continue
+            raise ValueError(f"bad {field}: building {letters[b]} is missing (the first-game "
+                             f"layout has all {len(letters)})")
         seen, todo = {group[0]}, [group[0]]
         while todo:
             r, c = todo.pop()

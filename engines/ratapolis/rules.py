@@ -87,13 +87,20 @@ EFFECT_TEXT = {NORMAL: "1 attack this round", NO_ATTACK: "no attack this round",
 MAX_LISTED = 12
 
 
+#: RP-10 example: the first-game grid with nine buildings left out (``.`` cells).
+SMALL_CITY = "AAA.CC/B.IIG./B..HL./..MMLL/S.MFF./TTT..."
+
+
 class RatapolisGame(Game):
     """Ratapolis for 2-5 players (rulebook: Setup, Course of the Game, End of the Game).
 
     Params:
         num_players: 2..5.
         layout: ``"first_game"`` (the data's recommended layout) or a grid of cell letters,
-            rows separated by ``/`` (``.`` = park), containing every building once.
+            rows separated by ``/`` (``.`` = park), each building at most once; RP-10: a
+            city may leave buildings out (at least 11): only their tokens and hunt cards
+            exist, each player starts with a rat on each of them, and the hunt stack is
+            refilled from the discards at the start of any round it cannot supply.
         property_tokens: ``"random"`` (rulebook Setup 3: players + 1 drawn at setup as
             chance nodes), a comma-separated list of one or more property letters, e.g.
             ``"A,C,I,S"``, or ``"none"`` (no property tokens: a simplified city for learning
@@ -136,12 +143,16 @@ class RatapolisGame(Game):
             "num_players": 3, "colors": "red,yellow,green",
             "round_events": "no_attack,normal,not_played,normal,no_attack,normal,not_played,"
                             "normal"},
+        # RP-10: a custom city without D, E, N, P, R, O, Q, J, K (11 buildings, 9 of them
+        # with a property), so the hunt stack is reshuffled whenever it runs short
+        "4p-small-city": {"num_players": 4, "layout": SMALL_CITY},
     }
     param_specs = (
         Param("num_players", 3, int, "number of players", check=lambda v: 2 <= v <= 5,
               allowed="an integer from 2 to 5"),
         Param("layout", "first_game", str,
-              "'first_game' or rows of cell letters separated by '/' ('.' = park)"),
+              "'first_game' or rows of cell letters separated by '/' ('.' = park); a custom "
+              "city may leave buildings out (RP-10, at least 11)"),
         Param("property_tokens", "random", str,
               "'random' (players + 1 drawn at setup), comma-separated property letters, "
               "or 'none'"),
@@ -168,7 +179,7 @@ class RatapolisGame(Game):
         else:
             rows = tuple(params["layout"].split("/"))
         try:
-            layout = parse_layout(data, rows, field="layout")
+            layout = parse_layout(data, rows, field="layout", partial=True)  # RP-10
         except ValueError as exc:
             raise ValueError(f"bad value {params['layout']!r} for parameter 'layout': {exc}; "
                              f"allowed 'first_game' or rows separated by '/'") from exc
@@ -392,6 +403,8 @@ class RatapolisState(State):
         self.events: list[str] = []
         self.event_cards: list[list[int] | None] = []
         self.event_deck = list(range(len(g.data.event_cards))) if g.events_random else []
+        #: Rounds at whose start the discards were shuffled into the stack (public).
+        self.reshuffles: list[int] = []
         if g.fixed_tokens is not None:
             self.tokens = {t: NO for t in g.fixed_tokens}
             self.token_pool: list[str] = []
@@ -837,11 +850,15 @@ class RatapolisState(State):
         self.hunted.append(NO)
         self.radio_discarded.append([])
         self.radio_used = False
-        if self.round == g.data.reshuffle_round:
+        if (self.round == g.data.reshuffle_round
+                or len(self.stack) < g.data.cards_in_round(self.round)):
             # Rulebook Phase 1: the stack has run out; the 16 discards become the new stack.
-            # With RP-9 events the stack may still hold cards: they are shuffled in too.
+            # With RP-9 events the stack may still hold cards: they are shuffled in too. In
+            # a smaller city (RP-10) the stack runs out earlier: whenever it cannot supply a
+            # round, the discards are shuffled into it at the round's start.
             self.stack = sorted(self.stack + self.discard)
             self.discard = []
+            self.reshuffles.append(self.round)
         self.phase = DEAL
         self._start_round()
 
@@ -1043,6 +1060,7 @@ class RatapolisState(State):
             "drawn": L[self.drawn] if self.drawn != NO else None,
             "radio_used": self.radio_used,
             "event_cards_left": len(self.event_deck),
+            "reshuffles": list(self.reshuffles),
         }
 
 
@@ -1337,6 +1355,14 @@ def _rebuild(g: RatapolisGame, p: int, obs: Mapping[str, Any], rng: Any) -> Rata
     if (st.drawn != NO) != (phase in (RADIO, HOSPITAL)):
         raise _fail("drawn", "given exactly in the 'radio' and 'hospital' phases")
     st.radio_used = _get(obs, "radio_used", bool)
+    st.reshuffles = list(_get(obs, "reshuffles", list))
+    if (any(isinstance(r, bool) or not isinstance(r, int) for r in st.reshuffles)
+            or st.reshuffles != sorted(set(st.reshuffles))
+            or not all(2 <= r <= rnd for r in st.reshuffles)
+            or (rnd >= g.data.reshuffle_round
+                and g.data.reshuffle_round not in st.reshuffles)):
+        raise _fail("reshuffles", f"expected increasing rounds in 2..{rnd}, with "
+                                  f"{g.data.reshuffle_round} from that round on")
     st.event_deck = sorted(set(range(len(g.data.event_cards))) - {c[0] for c in st.event_cards
                                                                   if c}) \
         if g.events_random else []
@@ -1459,24 +1485,21 @@ def _sample_cards(g: RatapolisGame, st: RatapolisState, p: int, dealt: list[list
                   discard_count: int, rng: Any) -> None:
     """Deal the unknown hunt cards: other seats' cards of every round, the stack, discards.
 
-    Per deck epoch (rounds before the reshuffle, then after it): the cards seat ``p`` knows
-    to be used (face up, its own, Archive looks, revealed ones) leave the pool; a revealed
+    Per deck epoch (the rounds from the start or from a reshuffle to the next; a reshuffle
+    returns every card not hunted before it to the stack): the cards seat ``p`` knows to be
+    used (face up, its own, Archive looks, revealed ones) leave the pool; a revealed
     card (hunted, Radio-discarded, on the table) that is not face up nor known to be in a
     known hand was in one of the unknown hands of its round; the rest of the unknown hands
     are filled from the pool, shuffled after sorting. What remains is the stack.
     """
     n = g.n
     rnd = st.round
-    resh = g.data.reshuffle_round
-    epochs = [list(range(1, min(rnd, resh - 1) + 1))]
-    if rnd >= resh:
-        epochs.append(list(range(resh, rnd + 1)))
+    starts = [1] + [r for r in st.reshuffles if r <= rnd]
+    epochs = [list(range(a, b)) for a, b in zip(starts, starts[1:] + [rnd + 1], strict=True)]
     st.hands = [[NO] * n for _ in range(rnd)]
     for e, rounds in enumerate(epochs):
-        if e == 0:
-            pool = set(g.layout.tiles)
-        else:
-            pool = set(g.layout.tiles) - {st.hunted[r - 1] for r in epochs[0]}
+        # a reshuffle puts every card not hunted before it into the new stack
+        pool = set(g.layout.tiles) - {st.hunted[r - 1] for r in range(1, rounds[0])}
         used: list[int] = []
         must: dict[int, list[int]] = {}
         slots: dict[int, list[int]] = {}
@@ -1533,8 +1556,6 @@ def _sample_cards(g: RatapolisGame, st: RatapolisState, p: int, dealt: list[list
             # finished rounds' cards but the hunted one (all of a no-attack round's, RP-9)
             st.discard = sorted(c for r in rounds if _finished(st, r)
                                 for c in st.round_cards(r) if c != st.hunted[r - 1])
-        elif free and not g.events_random and not g.events_fixed:
-            raise _fail("rounds", "the rounds before the reshuffle must use the whole deck")
     if len(st.stack) != stack_count:
         raise _fail("stack_count", f"expected {len(st.stack)}")
     if len(st.discard) != discard_count:

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from ratai.engines import load_game
+from ratai.engines.ratapolis.rules import SMALL_CITY
 from tests.conftest import sample_action
 
 twin = pytest.importorskip("ratai._speedups.ratapolis")
@@ -29,7 +30,8 @@ FIXED_EVENTS = "no_attack,normal,not_played,no_attack,not_played,normal,no_attac
 PARAMS = [{"num_players": 3, "property_tokens": ALL_PROPS}, {"num_players": 2},
           {"num_players": 4, "property_tokens": "B,G,H,L,T"}, {"num_players": 5},
           {"num_players": 3, "round_events": "random", "property_tokens": ALL_PROPS},
-          {"num_players": 4, "round_events": FIXED_EVENTS, "colors": "green,red,orange,blue"}]
+          {"num_players": 4, "round_events": FIXED_EVENTS, "colors": "green,red,orange,blue"},
+          {"num_players": 3, "layout": SMALL_CITY, "round_events": "random"}]
 
 
 def states_along(game, seed: int, every: int):
@@ -46,7 +48,8 @@ def states_along(game, seed: int, every: int):
 
 
 @pytest.mark.parametrize("params", PARAMS, ids=lambda p: f"{p['num_players']}p"
-                         + ("-events" if "round_events" in p else ""))
+                         + ("-events" if "round_events" in p else "")
+                         + ("-city" if "layout" in p else ""))
 def test_c_sample_keeps_the_information_state_and_reads_only_it(params):
     """The C sample has the seat's information state, is a valid twin state (it converts to
     the reference and back, and random play finishes it), and a second state with the same
@@ -166,6 +169,8 @@ POSITIONS = [
      _radio_and_archive_late),
     ("four-players", {"num_players": 4}, _planning_after_others),
     ("events-late", {"num_players": 3, "round_events": FIXED_EVENTS}, _planning_after_others),
+    ("small-city", {"num_players": 3, "layout": SMALL_CITY, "property_tokens": "B,G,S"},
+     _radio_and_archive_late),
     ("few-rats-half-committed", {"num_players": 3, "property_tokens": "none"},
      _few_rats_half_committed),
 ]

@@ -1,6 +1,7 @@
-"""Scenario play and seat colours: rulings RP-9 (event cards, ``round_events``) and RP-11
-(``colors``), rulebook Components "For scenario play" and Setup 1. Every test runs on both
-backends (the reference and the Cython twin)."""
+"""Scenario play, custom cities and seat colours: rulings RP-9 (event cards,
+``round_events``), RP-10 (cities without every building) and RP-11 (``colors``); rulebook
+Components "For scenario play", Setup 1-4 and Phase 1. Every test runs on both backends
+(the reference and the Cython twin)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from rp_helpers import idx
 
 from ratai.engines import CHANCE, load_game
+from ratai.engines.ratapolis.rules import SMALL_CITY
 from tests.conftest import sample_action
 
 BACKENDS = ["python", pytest.param("cython", marks=pytest.mark.skipif(
@@ -168,3 +170,50 @@ def test_rp11_colours_are_validated(backend):
             load_game("ratapolis", backend=backend, num_players=3, colors=bad)
     assert load_game("ratapolis", backend=backend, num_players=2,
                      colors="green,orange,red").colors == ("green", "orange")
+
+
+def test_rp10_a_city_without_some_buildings(backend):
+    """RP-10 / Setup 3-4: only the buildings in the city exist: one rat per seat on each of
+    them (the rest in supply), property tokens drawn among the city's property buildings,
+    hunt cards only of the city's buildings."""
+    g = load_game("ratapolis", backend=backend, num_players=4, layout=SMALL_CITY)
+    city = sorted(set(SMALL_CITY) - {".", "/"})
+    assert len(city) == 11
+    s = g.new_initial_state()
+    props = {g.letters[a - g.CARD] for a, _ in s.chance_outcomes()}
+    assert props == {"A", "B", "C", "F", "G", "H", "I", "L", "S", "T"} - {"J"}  # all in city
+    s = _advance(s, np.random.default_rng(5), lambda s: s.phase == "deal")
+    obs = s.observation(0)
+    assert sorted(obs["board"]) == city and all(v == [1] * 4 for v in obs["board"].values())
+    assert obs["supply"] == [20 - 11] * 4 and obs["stack_count"] == 11
+    assert {g.letters[a - g.CARD] for a, _ in s.chance_outcomes()} == set(city)
+    assert set(obs["tokens"]) <= set(city) and len(obs["tokens"]) == 5  # players + 1
+
+
+def test_rp10_the_stack_is_refilled_whenever_it_cannot_supply_a_round(backend):
+    """RP-10 with rulebook Phase 1 ("when the stack of hunt cards runs out, shuffle all
+    discarded cards"): 11 cards last two rounds of 5; round 3 starts with 1 card left, so
+    the discards are shuffled in (and again at round 5, the rulebook's reshuffle round)."""
+    g = load_game("ratapolis", backend=backend, num_players=3, layout=SMALL_CITY,
+                  property_tokens="none")
+    rng = np.random.default_rng(6)
+    s = _advance(g.new_initial_state(), rng, lambda s: s.round == 3)
+    obs = s.observation(0)
+    assert obs["reshuffles"] == [3]
+    assert obs["stack_count"] == 11 - 2 and obs["discard_count"] == 0  # 2 tiles hunted
+    s = _advance(s, rng, lambda s: s.is_terminal())
+    obs = s.observation(0)
+    assert 5 in obs["reshuffles"] and len(obs["removed"]) == 8
+    assert all(obs["rounds"][i]["hunted"] for i in range(8))
+
+
+def test_rp10_cities_too_small_or_malformed_are_refused(backend):
+    """RP-10: a city needs 11 buildings (round 8 takes 4 cards after 7 hunts); a building
+    split in two is refused; a property token must be of a building in the city."""
+    with pytest.raises(ValueError, match="at least 11"):
+        load_game("ratapolis", backend=backend, layout="AAJCC/BOIIG")
+    with pytest.raises(ValueError, match="edge-connected"):
+        load_game("ratapolis", backend=backend, layout=SMALL_CITY.replace("TTT", "T.T"))
+    with pytest.raises(ValueError, match="property_tokens"):
+        load_game("ratapolis", backend=backend, layout="AAAJCC/.OIIGK/.DDHLK/NEMMLL/SEMFFP/TTTQQR",
+                  property_tokens="B")
