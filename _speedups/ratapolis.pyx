@@ -912,6 +912,52 @@ cdef inline int mask_select(rp_mask m, int j) noexcept nogil:
     return rp_ctz(m)
 
 
+cdef int right_counts(const RPState* s, const RPConst* k, int q, int* per_dest) noexcept nogil:
+    """How many right cells seat ``q`` may plan after each left cell, by what matters:
+    ``per_dest[y]`` after a move onto building ``y`` where ``q`` has no rat (0 when there is
+    no such move), ``per_dest[RP_MAXB]`` after any other left cell. Counted as
+    ``cell_actions(..., 1, left)`` would list them: the new tile adds its attack targets
+    (every rival colour; with the Shooting range its neighbours too) and its group's
+    destinations (adjacent, Metro, Bus station)."""
+    cdef int buf[RP_MAXACT]
+    cdef rp_mask own = own_mask(s, k, q), live = ~s.gone, targets, m, dm
+    cdef rp_mask areas[RP_MAXR]
+    cdef int base, y, i, na = 0, rivals = k.n - 1
+    cdef bint shooting = holder(s, k.b_shooting) == q
+    cdef bint metro_on = holder(s, k.b_metro) == q
+    cdef bint bus_on = holder(s, k.b_bus) == q
+    base = cell_actions(s, k, q, 1, -1, buf)
+    per_dest[RP_MAXB] = base
+    targets = own
+    if shooting:
+        m = own
+        while m:
+            y = rp_ctz(m)
+            m &= m - 1
+            targets |= k.neigh[y] & live
+    if metro_on:
+        na = metro_areas(s, k, areas)
+    for y in range(RP_MAXB):
+        per_dest[y] = 0
+    m = k.city & live & ~own
+    while m:
+        y = rp_ctz(m)
+        m &= m - 1
+        dm = bit(y)
+        if shooting:
+            dm |= k.neigh[y] & live
+        per_dest[y] = base + rivals * rp_popcount(dm & ~targets)
+        dm = k.neigh[y] & live
+        if metro_on:
+            for i in range(na):
+                if areas[i] & bit(y):
+                    dm |= areas[i] & ~bit(y)
+        if bus_on:
+            dm |= bus_mask(s, k, y)
+        per_dest[y] += rp_popcount(dm)
+    return base
+
+
 cdef int rs_plan(RPState* d, const RPConst* k, int q, int count,
                  unsigned long long* rng) noexcept nogil:
     """Seat ``q``'s ``count`` committed cells into ``d.plans[q]`` (``rules._sample_plan``):
@@ -926,9 +972,8 @@ cdef int rs_plan(RPState* d, const RPConst* k, int q, int count,
     if count == 1:
         d.plans[q][0] = lefts[rs_below(rng, nl)]
         return 0
-    for i in range(RP_MAXB + 1):
-        per_dest[i] = -1
-    # first pass: total weight; second: the pick (weights from the cache)
+    right_counts(d, k, q, per_dest)
+    # first pass: total weight; second: the pick
     for i in range(nl):
         a = lefts[i]
         key = RP_MAXB
@@ -936,8 +981,6 @@ cdef int rs_plan(RPState* d, const RPConst* k, int q, int count,
             key = (a - k.MOVE) % k.nb
             if d.board[key][q] != 0:
                 key = RP_MAXB
-        if per_dest[key] < 0:
-            per_dest[key] = cell_actions(d, k, q, 1, a if key != RP_MAXB else -1, rights)
         total += per_dest[key]
     pick = rs_below(rng, total)
     left = lefts[nl - 1]
@@ -1609,6 +1652,25 @@ cdef class RatapolisState(CyState):
 
     def hospital_destinations(self) -> list:
         return self.to_reference().hospital_destinations()
+
+    def _right_counts(self, int seat):
+        """Test hook: ``{left: number of right cells}`` for every legal left cell of
+        ``seat`` as the compiled sampler weighs them (``right_counts``)."""
+        cdef int per_dest[RP_MAXB + 1]
+        cdef int lefts[RP_MAXACT]
+        cdef int nl, i, a, key
+        right_counts(&self.s, self.k, seat, per_dest)
+        nl = cell_actions(&self.s, self.k, seat, 0, -1, lefts)
+        out = {}
+        for i in range(nl):
+            a = lefts[i]
+            key = RP_MAXB
+            if a >= self.k.MOVE:
+                key = (a - self.k.MOVE) % self.k.nb
+                if self.s.board[key][seat] != 0:
+                    key = RP_MAXB
+            out[a] = per_dest[key]
+        return out
 
     def resample_c(self, player, rng=None):
         """The compiled determinization the search uses (``c_resample``), as a new state.

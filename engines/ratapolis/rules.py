@@ -961,7 +961,8 @@ class RatapolisState(State):
             card, side = divmod(action - g.EVENT, 2)
             ev = g.data.event_cards[card]
             effect = ev.side_b if side else ev.side_a
-            return f"event card {ev.id} side {'AB'[side]}: {EFFECT_TEXT[effect]}"
+            # readable: the card's place in the box's set, not the data file's id
+            return f"event card {card + 1} side {'AB'[side]}: {EFFECT_TEXT[effect]}"
         if action < g.PASS:
             return f"archive: look at {g.colors[action - g.LOOK]}'s card"
         if action >= g.HOSPITAL:

@@ -210,3 +210,28 @@ def test_c_sampler_frequencies_match_the_reference(name, params, pred, n_samples
     assert pvalues, "the position has hidden information"
     worst = min(pvalues, key=pvalues.get)
     assert pvalues[worst] * len(pvalues) > 1e-3, (name, worst, pvalues[worst])
+
+
+def test_compiled_right_cell_counts_match_the_reference():
+    """The compiled sampler weighs a rival's left cell by its number of right cells,
+    counted incrementally (``right_counts``: the new tile's targets and destinations, with
+    the Shooting range, the Metro and the Bus station); along random games with every
+    property and random hunted tiles, the counts equal ``len(cell_actions(seat, 1, left))``
+    of the reference for every legal left cell of every seat."""
+    ref_game = load_game("ratapolis", backend="python", num_players=3,
+                         property_tokens=ALL_PROPS)
+    cy_game = load_game("ratapolis", backend="cython", num_players=3,
+                        property_tokens=ALL_PROPS)
+    rng = np.random.default_rng(8)
+    checked = 0
+    for seed in range(6):
+        for j, s in enumerate(states_along(ref_game, seed, 9)):
+            if s.phase != "plan":
+                continue
+            s.tokens = {t: int(rng.integers(-1, 3)) for t in s.tokens}
+            cy = cy_game.from_reference(s)
+            for q in range(3):
+                want = {a: len(s.cell_actions(q, 1, a)) for a in s.cell_actions(q, 0)}
+                assert cy._right_counts(q) == want, (seed, j, q)
+                checked += 1
+    assert checked > 20
