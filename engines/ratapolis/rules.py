@@ -7,7 +7,8 @@ resolved left then right, in each cell all attacks at once and then all moves at
 (5) property tokens go to the strict majority holder of each orange tile. Cheese per rat
 by tile, plus cheese tokens, decides the winner.
 
-Modelling (see ``../shared/RULES_GAPS.md``, RP-1..RP-8):
+Modelling (see ``../shared/RULES_GAPS.md``, RP-1..RP-11; scenario events RP-9, cities
+without every building RP-10 and seat colours RP-11 are game parameters):
 
 * Planning is simultaneous (RP-2). The default view models it as sequential commitments:
   seat 0 commits its left cell, then its right cell, then seat 1, ...; a seat's commitments
@@ -1001,8 +1002,10 @@ class RatapolisState(State):
         """What seat ``player`` knows (rulebook Phase 1 "Important", Phase 2, Phase 4).
 
         Public: the board, supplies, cheese tokens, property tokens, every face-up and
-        revealed hunt card, stack and discard counts, who has been dealt a card, who has
-        committed how many cells, revealed plans, Archive looks (who looked at whom).
+        revealed hunt card, stack and discard counts, the rounds that reshuffled the stack,
+        who has been dealt a card, who has committed how many cells, revealed plans, Archive
+        looks (who looked at whom), each round's event and revealed event card (RP-9) and the
+        number of event cards still face down.
         Private: the seat's own hunt cards of every round, the cards it saw with the
         Archive, its own unrevealed cells. Nothing else.
 
