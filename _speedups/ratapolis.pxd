@@ -14,6 +14,7 @@ cdef enum:
     RP_MAXPROP = 16    # property buildings (10 kinds, see data.PROPERTY_BY_NAME)
     RP_MAXACT = 2048   # num_distinct_actions
     RP_ABSENT = -2     # tok[b]: building b's token is not in the ``tokens`` dict
+    RP_MAXEV = 12      # scenario event cards (RP-9)
 
 
 ctypedef unsigned int rp_mask
@@ -35,6 +36,11 @@ ctypedef struct RPConst:
     int nprop
     signed char prop[RP_MAXPROP]
     int tokens_to_draw
+    # RP-9 scenario events: ev_random (cards revealed from round ev_first) or ev_fixed[r]
+    # (an effect per round when has_fixed); ev_eff[card][side] the effect of a card's side
+    int EVENT, nevc, ev_random, has_fixed, ev_first
+    signed char ev_fixed[RP_MAXR]
+    signed char ev_eff[RP_MAXEV][2]
 
 
 ctypedef struct RPState:
@@ -69,6 +75,14 @@ ctypedef struct RPState:
     signed char nplans[RP_MAXP]
     short plans[RP_MAXP][2]
     signed char hotel[3]          # [from, to, cell] when has_hotel
+    # RP-9: effects of the rounds begun so far, their revealed event card / side (-1: none)
+    # and the event cards still face down
+    signed char nev
+    signed char events[RP_MAXR]
+    signed char ev_card[RP_MAXR]
+    signed char ev_side[RP_MAXR]
+    rp_mask ev_deck
+    unsigned short reshuf         # bit r: the discards were reshuffled at round r's start
     # revealed plans last: a copy stops after the rounds in use (see rp_copy)
     short plog[RP_MAXR][RP_MAXP][2]
 
@@ -76,5 +90,10 @@ ctypedef struct RPState:
 cdef class RatapolisState(CyState):
     cdef RPState s
     cdef const RPConst* k
+    cdef RatapolisState _scratch   # c_resample's reused output (see rp_determinize)
+    cdef object _rs_rng            # the Generator that seeded _rs_state
+    cdef unsigned long long _rs_state  # c_resample's splitmix64 stream
+    cdef RatapolisState _determinized(self, int player, object rng, RatapolisState out,
+                                      unsigned long long* stream)
     cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *

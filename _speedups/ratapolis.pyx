@@ -12,9 +12,12 @@ Metro's empty areas (RP-5, recomputed when a tile is hunted), the Bus station's 
 the Cheese shop (RP-7) and the RP-8 tie-break. Rulings are cited in the reference where coded.
 
 Hot path (pure C, no Python objects): ``c_current_player``, ``c_legal_actions``,
-``c_chance_outcomes``, ``c_apply``, ``c_returns``, ``c_clone``, ``c_info_hash``. Rarely
-called methods (observation, labels, describe_action, render, serialization, determinization,
-the heuristic) convert the C state to the equivalent reference ``RatapolisState`` and run the
+``c_chance_outcomes``, ``c_apply``, ``c_returns``, ``c_clone``, ``c_info_hash``, and the
+search's determinization ``c_resample`` / ``c_resample_into`` (``rp_determinize``, the same
+posterior as the reference ``resample_from_infostate``, ``fast_c_resample = True``; checked
+in ``tests/speedups/test_cy_ratapolis_resample.py``). Rarely called methods (observation,
+labels, describe_action, render, serialization, ``resample_from_infostate`` itself, the
+heuristic) convert the C state to the equivalent reference ``RatapolisState`` and run the
 reference code, so their results are identical by construction.
 
 The joint-action view (``simultaneous=True``) is not compiled: a twin game with that
@@ -22,6 +25,8 @@ parameter makes reference states (``engines/ratapolis/rules.py``), so ``load_gam
 simultaneous=True)`` behaves exactly as ``backend="python"``.
 """
 
+from cpython.object cimport PyObject
+from cpython.ref cimport _Py_REFCNT
 from libc.string cimport memcpy, memset
 
 import numpy as np
@@ -30,7 +35,7 @@ from ratai.engines import api as _api
 from ratai.engines.ratapolis import rules as _R
 from ratai.engines.ratapolis import view as _V
 
-from .core cimport CyState, cy_fresh_history, cy_share_history
+from .core cimport CyState, cy_fresh_history, cy_share_history, ratai_splitmix64
 from .core import CyGame, check_bounds
 
 # ------------------------------------------------------------------------------ constants
@@ -45,12 +50,16 @@ cdef enum:
     P_RADIO
     P_HOSPITAL
     P_END
+    P_EVENT
+    E_NORMAL = 0      # RP-9 round effects (rules.ROUND_EFFECTS order)
+    E_NO_ATTACK = 1
+    E_NOT_PLAYED = 2
     _CHANCE = -1      # ratai.engines.api.CHANCE
     _TERMINAL = -4    # ratai.engines.api.TERMINAL
     NO = -1
 
 PHASE_NAMES = (_R.TOKENS, _R.DEAL, _R.ARCHIVE, _R.PLAN, _R.HOTEL, _R.MARKET, _R.HUNT,
-               _R.RADIO, _R.HOSPITAL, _R.END)
+               _R.RADIO, _R.HOSPITAL, _R.END, _R.EVENT)
 _PHASE_ID = {name: i for i, name in enumerate(PHASE_NAMES)}
 #: Size of the C state struct in bytes (a copy stops after the revealed plans in use).
 STATE_BYTES = sizeof(RPState)
@@ -62,8 +71,10 @@ def _check_constants() -> None:
         raise ImportError("ratai._speedups.ratapolis is out of date with "
                           "ratai.engines.ratapolis.rules: rebuild it (pip install -e .)")
     if PHASE_NAMES != ("tokens", "deal", "archive", "plan", "hotel", "market", "hunt",
-                       "radio", "hospital", "end"):
+                       "radio", "hospital", "end", "event"):
         raise ImportError("ratai._speedups.ratapolis: the reference's phases changed; rebuild")
+    if _R.ROUND_EFFECTS != ("normal", "no_attack", "not_played"):
+        raise ImportError("ratai._speedups.ratapolis: the reference's round effects changed")
     check_bounds("Ratapolis", RP_MAXP, max(RP_MAXACT, RP_MAXB))
 
 
@@ -304,6 +315,17 @@ cdef int chance_outcomes(const RPState* s, const RPConst* k, int* act,
     cdef rp_mask pool = 0
     cdef int n = 0, i, x
     cdef double p
+    if s.phase == P_EVENT:  # RP-9: a face-down event card, side uniform
+        pool = s.ev_deck
+        p = 0.5 / <double>rp_popcount(pool)
+        while pool:
+            x = rp_ctz(pool)
+            pool &= pool - 1
+            for i in range(2):
+                act[n] = k.EVENT + 2 * x + i
+                prob[n] = p
+                n += 1
+        return n
     if s.phase == P_TOKENS:
         for i in range(s.ntp):
             pool |= bit(s.tp[i])
@@ -329,7 +351,7 @@ cdef inline int current_player(const RPState* s, const RPConst* k) noexcept nogi
     cdef int ph = s.phase
     if ph == P_PLAN:
         return next_planner(s, k)
-    if ph == P_TOKENS or ph == P_DEAL or ph == P_HUNT:
+    if ph == P_TOKENS or ph == P_DEAL or ph == P_HUNT or ph == P_EVENT:
         return _CHANCE
     if ph == P_ARCHIVE:
         return holder(s, k.b_archive)
@@ -470,7 +492,21 @@ cdef void end_of_actions(RPState* s, const RPConst* k) noexcept nogil:
         if tile_rats(s, k, k.b_market) < k.capacity[k.b_market]:
             s.phase = P_MARKET
             return
-    s.phase = P_HUNT
+    to_hunt(s, k)
+
+
+cdef inline int event_of(const RPState* s, int r) noexcept nogil:
+    """Round ``r``'s effect (1-based; normal while its card is face down), RP-9."""
+    return s.events[r - 1] if 0 < r <= s.nev else E_NORMAL
+
+
+cdef void to_hunt(RPState* s, const RPConst* k) noexcept nogil:
+    """Phase 4, unless the round's event says no attack (RP-9): its cards are discarded."""
+    if event_of(s, s.round) == E_NO_ATTACK:
+        s.discard |= round_mask(s, k, s.round - 1)
+        end_round(s, k)
+    else:
+        s.phase = P_HUNT
 
 
 cdef void resolve_from(RPState* s, const RPConst* k, int cell) noexcept nogil:
@@ -559,11 +595,43 @@ cdef void next_round(RPState* s, const RPConst* k) noexcept nogil:
     s.hunted[i] = NO
     s.radio_disc[i] = NO
     s.radio_used = 0
-    if s.round == k.resh:
-        # Rulebook Phase 1: the stack has run out; the discards become the new stack.
+    if s.round == k.resh or rp_popcount(s.stack) < cards_in_round(k, s.round):
+        # Rulebook Phase 1: the stack has run out; the discards become the new stack (also
+        # whenever the stack cannot supply a round: RP-9 leftovers, RP-10 small cities).
         s.stack |= s.discard
         s.discard = 0
+        s.reshuf |= <unsigned short>(1 << s.round)
     s.phase = P_DEAL
+    start_round(s, k)
+
+
+cdef void start_round(RPState* s, const RPConst* k) noexcept nogil:
+    """A round's start: its event card (random events) or ``round_events`` entry (RP-9)."""
+    if k.ev_random and s.round >= k.ev_first and s.ev_deck:
+        s.phase = P_EVENT
+        return
+    begin_round(s, k, k.ev_fixed[s.round - 1] if k.has_fixed else E_NORMAL, NO, NO)
+
+
+cdef void begin_round(RPState* s, const RPConst* k, int effect, int card,
+                      int side) noexcept nogil:
+    """RP-9: a round that is not played skips its five phases; its plans are idle."""
+    cdef int i = s.nev, q
+    s.events[i] = effect
+    s.ev_card[i] = card
+    s.ev_side[i] = side
+    s.nev += 1
+    if effect != E_NOT_PLAYED:
+        s.phase = P_DEAL
+        return
+    for q in range(k.n):
+        s.plog[s.nplog][q][0] = 0
+        s.plog[s.nplog][q][1] = 0
+    s.nplog += 1
+    if s.round == k.rounds:
+        s.phase = P_END
+    else:
+        next_round(s, k)
 
 
 cdef void remove_hunted(RPState* s, const RPConst* k) noexcept nogil:
@@ -582,6 +650,11 @@ cdef void remove_hunted(RPState* s, const RPConst* k) noexcept nogil:
     s.hunted[i] = x
     s.discard |= round_mask(s, k, i) & ~bit(x)
     s.drawn = NO
+    end_round(s, k)
+
+
+cdef void end_round(RPState* s, const RPConst* k) noexcept nogil:
+    """After phase 4: the game ends in the last round, else phase 5 and the next round."""
     if s.round == k.rounds:
         pay_cheese_shop(s, k)  # RP-7: round 8 included
         s.phase = P_END
@@ -622,7 +695,12 @@ cdef void apply_action(RPState* s, const RPConst* k, int a) noexcept nogil:
         s.tokens_left -= 1
         if s.tokens_left == 0:
             s.ntp = 0
-            s.phase = P_DEAL
+            start_round(s, k)
+    elif ph == P_EVENT:
+        x = (a - k.EVENT) // 2
+        i = (a - k.EVENT) - 2 * x
+        s.ev_deck &= ~bit(x)
+        begin_round(s, k, k.ev_eff[x][i], x, i)
     elif ph == P_DEAL:
         deal(s, k, a - k.CARD)
     elif ph == P_ARCHIVE:
@@ -657,7 +735,7 @@ cdef void apply_action(RPState* s, const RPConst* k, int a) noexcept nogil:
             h = holder(s, k.b_market)
             s.supply[h] -= 1
             s.board[k.b_market][h] += 1
-        s.phase = P_HUNT
+        to_hunt(s, k)
     elif ph == P_HUNT:
         s.drawn = a - k.CARD
         after_draw(s, k)
@@ -696,18 +774,22 @@ cdef void init_state(RPState* s, const RPConst* k) noexcept nogil:
         s.hunted[i] = NO
         s.radio_disc[i] = NO
     s.drawn = NO
+    s.ev_deck = ((<rp_mask>1) << k.nevc) - 1 if k.ev_random else 0
     if k.nfixed >= 0:
         for i in range(k.nfixed):
             s.tok[k.fixed[i]] = NO
         s.ntp = 0
         s.tokens_left = 0
-        s.phase = P_DEAL
+        start_round(s, k)
     else:
         for i in range(k.nprop):
             s.tp[i] = k.prop[i]
         s.ntp = k.nprop
         s.tokens_left = k.tokens_to_draw
-        s.phase = P_TOKENS if s.tokens_left else P_DEAL
+        if s.tokens_left:
+            s.phase = P_TOKENS
+        else:
+            start_round(s, k)
 
 
 cdef void scores_of(const RPState* s, const RPConst* k, int* score, int* rats) noexcept nogil:
@@ -802,7 +884,259 @@ cdef unsigned long long info_digest(const RPState* s, const RPConst* k, int p) n
         h = mix(h, s.hotel[2])
     h = mix(h, s.drawn)
     h = mix(h, s.radio_used)
+    h = mix(h, 500 + s.nev)  # RP-9: events are public
+    for i in range(s.nev):
+        h = mix(h, s.events[i])
+        h = mix(h, s.ev_card[i])
+        h = mix(h, s.ev_side[i])
+    h = mix(h, rp_popcount(s.ev_deck))
+    h = mix(h, s.reshuf)
     return h if h != 0 else 1
+
+
+# ====================================================================== determinization
+# The compiled twin of ``rules._sample_cards`` / ``rules._sample_plan`` (the search's
+# ``c_resample`` and ``c_resample_into``): a full state seat ``p`` cannot tell from the
+# source, drawn from the same distribution as the reference, reading only what
+# ``observation(p)`` holds.
+cdef inline int rs_below(unsigned long long* rng, int n) noexcept nogil:
+    """A uniform int in ``0..n-1`` (``n >= 1``; multiply-shift, bias below 2**-32 * n)."""
+    return <int>(((ratai_splitmix64(rng) >> 32) * <unsigned long long>n) >> 32)
+
+
+cdef inline int mask_select(rp_mask m, int j) noexcept nogil:
+    """The building id of the ``j``-th (0-based) set bit of ``m`` in increasing order."""
+    while j > 0:
+        m &= m - 1
+        j -= 1
+    return rp_ctz(m)
+
+
+cdef int right_counts(const RPState* s, const RPConst* k, int q, int* per_dest) noexcept nogil:
+    """How many right cells seat ``q`` may plan after each left cell, by what matters:
+    ``per_dest[y]`` after a move onto building ``y`` where ``q`` has no rat (0 when there is
+    no such move), ``per_dest[RP_MAXB]`` after any other left cell. Counted as
+    ``cell_actions(..., 1, left)`` would list them: the new tile adds its attack targets
+    (every rival colour; with the Shooting range its neighbours too) and its group's
+    destinations (adjacent, Metro, Bus station)."""
+    cdef int buf[RP_MAXACT]
+    cdef rp_mask own = own_mask(s, k, q), live = ~s.gone, targets, m, dm
+    cdef rp_mask areas[RP_MAXR]
+    cdef int base, y, i, na = 0, rivals = k.n - 1
+    cdef bint shooting = holder(s, k.b_shooting) == q
+    cdef bint metro_on = holder(s, k.b_metro) == q
+    cdef bint bus_on = holder(s, k.b_bus) == q
+    base = cell_actions(s, k, q, 1, -1, buf)
+    per_dest[RP_MAXB] = base
+    targets = own
+    if shooting:
+        m = own
+        while m:
+            y = rp_ctz(m)
+            m &= m - 1
+            targets |= k.neigh[y] & live
+    if metro_on:
+        na = metro_areas(s, k, areas)
+    for y in range(RP_MAXB):
+        per_dest[y] = 0
+    m = k.city & live & ~own
+    while m:
+        y = rp_ctz(m)
+        m &= m - 1
+        dm = bit(y)
+        if shooting:
+            dm |= k.neigh[y] & live
+        per_dest[y] = base + rivals * rp_popcount(dm & ~targets)
+        dm = k.neigh[y] & live
+        if metro_on:
+            for i in range(na):
+                if areas[i] & bit(y):
+                    dm |= areas[i] & ~bit(y)
+        if bus_on:
+            dm |= bus_mask(s, k, y)
+        per_dest[y] += rp_popcount(dm)
+    return base
+
+
+cdef int rs_plan(RPState* d, const RPConst* k, int q, int count,
+                 unsigned long long* rng) noexcept nogil:
+    """Seat ``q``'s ``count`` committed cells into ``d.plans[q]`` (``rules._sample_plan``):
+    one cell uniform among the legal left cells; two cells uniform among the legal (left,
+    right) pairs, the left cell weighted by its number of right cells (counted once per
+    move destination where ``q`` has no rat, the only way the left cell changes them)."""
+    cdef int lefts[RP_MAXACT]
+    cdef int rights[RP_MAXACT]
+    cdef int per_dest[RP_MAXB + 1]
+    cdef int nl, nr, i, a, key, total = 0, pick, left
+    nl = cell_actions(d, k, q, 0, -1, lefts)
+    if count == 1:
+        d.plans[q][0] = lefts[rs_below(rng, nl)]
+        return 0
+    right_counts(d, k, q, per_dest)
+    # first pass: total weight; second: the pick
+    for i in range(nl):
+        a = lefts[i]
+        key = RP_MAXB
+        if a >= k.MOVE:
+            key = (a - k.MOVE) % k.nb
+            if d.board[key][q] != 0:
+                key = RP_MAXB
+        total += per_dest[key]
+    pick = rs_below(rng, total)
+    left = lefts[nl - 1]
+    for i in range(nl):
+        a = lefts[i]
+        key = RP_MAXB
+        if a >= k.MOVE:
+            key = (a - k.MOVE) % k.nb
+            if d.board[key][q] != 0:
+                key = RP_MAXB
+        if pick < per_dest[key]:
+            left = a
+            break
+        pick -= per_dest[key]
+    nr = cell_actions(d, k, q, 1, left, rights)
+    d.plans[q][0] = left
+    d.plans[q][1] = rights[rs_below(rng, nr)]
+    return 0
+
+
+cdef int rp_determinize(RPState* d, const RPState* src, const RPConst* k, int p,
+                        unsigned long long* rng) noexcept nogil:
+    """Write into ``d`` a determinization of ``src`` for seat ``p`` (``rules._rebuild``).
+
+    ``d`` starts as a copy of ``src``; every field ``p`` cannot see is then re-drawn from
+    public fields and ``p``'s own knowledge only (so equal information states give equal
+    samples for one stream): per deck epoch (the rounds from the start or from a reshuffle
+    to the next) the unknown hands of each round get, in a uniform order, the round's
+    revealed cards (hunted, Radio-discarded, drawn) that ``p`` does not know to be
+    elsewhere, then uniform cards of the epoch's unused pool; what is left is the stack;
+    the discard follows. In planning, the other seats' committed cells are drawn as in
+    ``rs_plan``. Stale bytes that no observation shows are zeroed. Returns 0, or -1 for an
+    impossible view (the caller then runs the reference, which raises naming the field).
+    """
+    cdef int n = k.n, rnd, i, q, r0, r1, ns, nm, j, c, t, nfree
+    cdef rp_mask pool, used, must_all, free, known, must, gone_early
+    cdef rp_mask known_r[RP_MAXR]
+    cdef rp_mask must_r[RP_MAXR]
+    cdef int slots[RP_MAXP]
+    cdef bint seen
+    rp_copy(d, src)
+    rnd = d.round
+    # canonical stale bytes (none is read before being written again)
+    for i in range(d.ntp, RP_MAXPROP):
+        d.tp[i] = 0
+    for i in range(d.ntg, RP_MAXR):
+        d.tg[i] = 0
+    for i in range(d.nlooks, RP_MAXR):
+        d.looks[i][0] = 0
+        d.looks[i][1] = 0
+        d.looks[i][2] = 0
+    for q in range(RP_MAXP):
+        for i in range(2):
+            if q >= n or i >= d.nplans[q]:
+                d.plans[q][i] = 0
+    if not d.has_hotel:
+        d.hotel[0] = 0
+        d.hotel[1] = 0
+        d.hotel[2] = 0
+    # what p knows of each round's cards, and the revealed cards it cannot place
+    for i in range(rnd):
+        known = 0
+        for j in range(d.nfu[i]):
+            known |= bit(d.fu[i][j])
+        if d.hands[i][p] != NO:
+            known |= bit(d.hands[i][p])
+        for j in range(d.nlooks):
+            if d.looks[j][0] == i + 1 and d.looks[j][1] == p:
+                known |= bit(d.hands[i][d.looks[j][2]])
+        must = 0
+        if d.radio_disc[i] != NO:
+            must |= bit(d.radio_disc[i])
+        if d.hunted[i] != NO:
+            must |= bit(d.hunted[i])
+        if i == rnd - 1 and d.drawn != NO:
+            must |= bit(d.drawn)
+        known_r[i] = known
+        must_r[i] = must & ~known
+    d.discard = 0
+    r1 = 0
+    while r1 < rnd:  # deck epochs: round indices r0..r1-1, from the start or a reshuffle
+        r0 = r1
+        r1 = r0 + 1
+        while r1 < rnd and not (d.reshuf & (1 << (r1 + 1))):
+            r1 += 1
+        gone_early = 0  # a reshuffle returns every card not hunted before it
+        for i in range(r0):
+            if d.hunted[i] != NO:
+                gone_early |= bit(d.hunted[i])
+        pool = k.city & ~gone_early
+        used = 0
+        must_all = 0
+        for i in range(r0, r1):
+            if used & known_r[i] or (used | must_all) & must_r[i]:
+                return -1
+            used |= known_r[i]
+            must_all |= must_r[i]
+        if (used & must_all) or ((used | must_all) & ~pool):
+            return -1
+        free = pool & ~used & ~must_all
+        nfree = rp_popcount(free)
+        for i in range(r0, r1):
+            ns = 0
+            for q in range(n):
+                if d.hands[i][q] == NO or q == p:
+                    continue
+                seen = False
+                for j in range(d.nlooks):
+                    if d.looks[j][0] == i + 1 and d.looks[j][1] == p and d.looks[j][2] == q:
+                        seen = True
+                if not seen:
+                    slots[ns] = q
+                    ns += 1
+            nm = rp_popcount(must_r[i])
+            if nm > ns:
+                return -1
+            for j in range(ns - 1, 0, -1):  # uniform order of the unknown hands
+                t = rs_below(rng, j + 1)
+                c = slots[j]
+                slots[j] = slots[t]
+                slots[t] = c
+            must = must_r[i]
+            for j in range(ns):
+                if must:
+                    c = rp_ctz(must)
+                    must &= must - 1
+                else:
+                    if nfree == 0:
+                        return -1
+                    c = mask_select(free, rs_below(rng, nfree))
+                    free &= ~bit(c)
+                    nfree -= 1
+                d.hands[i][slots[j]] = c
+        if r1 == rnd:
+            d.stack = free
+            for i in range(r0, r1):  # finished rounds (rules._finished)
+                if d.hunted[i] != NO:
+                    d.discard |= round_mask(d, k, i) & ~bit(d.hunted[i])
+                elif event_of(d, i + 1) == E_NO_ATTACK and (i + 1 < rnd or d.phase == P_END):
+                    d.discard |= round_mask(d, k, i)
+    if d.phase == P_PLAN:
+        for q in range(n):
+            if q != p and d.nplans[q]:
+                rs_plan(d, k, q, d.nplans[q], rng)
+    return 0
+
+
+cdef unsigned long long _seed_of(object rng) except? 0:
+    """A 64-bit seed for ``rp_determinize``'s splitmix64 stream from the caller's ``rng``:
+    an int is the seed itself, a numpy ``Generator`` gives one raw draw, anything else goes
+    through ``make_rng``."""
+    if isinstance(rng, int):
+        return <unsigned long long>(rng & 0xFFFFFFFFFFFFFFFF)
+    if not isinstance(rng, np.random.Generator):
+        rng = _api.make_rng(rng)
+    return <unsigned long long>rng.bit_generator.random_raw()
 
 
 # ====================================================================== game constants
@@ -886,6 +1220,21 @@ def _make_consts(game, params) -> _Consts:
     for i, letter in enumerate(game.prop_letters):
         c.prop[i] = game.letters.index(letter)
     c.tokens_to_draw = game.tokens_to_draw
+    # RP-9 scenario events
+    effects = _R.ROUND_EFFECTS
+    cards = d.event_cards
+    if len(cards) > RP_MAXEV:
+        raise ValueError(f"the Cython twin supports at most {RP_MAXEV} event cards{twin_limit}")
+    c.EVENT = game.EVENT
+    c.nevc = len(cards)
+    c.ev_random = game.events_random
+    c.ev_first = game.first_event_round
+    c.has_fixed = game.events_fixed is not None
+    for i, e in enumerate(game.events_fixed or ()):
+        c.ev_fixed[i] = effects.index(e)
+    for i, card in enumerate(cards):
+        c.ev_eff[i][0] = effects.index(card.side_a)
+        c.ev_eff[i][1] = effects.index(card.side_b)
     return obj
 
 
@@ -987,8 +1336,49 @@ cdef class RatapolisState(CyState):
         cy_share_history(self, new)
         return new
 
+    #: The search may call ``c_resample`` per iteration: it is compiled (see rp_determinize).
+    fast_c_resample = True
+
+    cdef RatapolisState _determinized(self, int player, object rng, RatapolisState out,
+                                      unsigned long long* stream):
+        """``rp_determinize`` into ``out`` (None: a new state) drawing from ``stream`` (NULL:
+        a stream seeded from ``rng``); the reference ``_rebuild`` when the C path declines
+        (it raises for an impossible view)."""
+        cdef unsigned long long x
+        if stream == NULL:
+            x = _seed_of(rng)
+            stream = &x
+        if out is None:
+            out = RatapolisState.__new__(RatapolisState)
+            out.k = self.k
+            cy_fresh_history(self, out)
+        elif out._hist:
+            out._hist = []
+        out._hist_shared = False
+        if rp_determinize(&out.s, &self.s, self.k, player, stream) == 0:
+            return out
+        gen = np.random.default_rng(stream[0]) if isinstance(rng, int) else rng
+        return self._game.state_from_observation(player, self.observation(player), gen)
+
     cdef CyState c_resample(self, int player, object rng):
-        return self.resample_from_infostate(player, rng)
+        # A scratch state held by this root is reused when nobody else holds it (the
+        # search drops each iteration's determinization before drawing the next one).
+        # The C stream is seeded by one draw from a numpy Generator ``rng``; later calls with
+        # the same Generator continue that stream (a seeded search stays reproducible, and
+        # the ~1 us draw is not paid per iteration). An int ``rng`` is the seed itself.
+        cdef RatapolisState out = None
+        if self._scratch is not None and _Py_REFCNT(<PyObject*>self._scratch) == 1:
+            out = self._scratch
+        if rng is None or rng is not self._rs_rng:
+            self._rs_state = _seed_of(rng)
+            self._rs_rng = rng if isinstance(rng, np.random.Generator) else None
+        out = self._determinized(player, rng, out, &self._rs_state)
+        self._scratch = out
+        return out
+
+    cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil:
+        # rp_determinize declines (-1) only for a view no game reaches (the reference raises).
+        return rp_determinize(&(<RatapolisState>out).s, &self.s, self.k, player, rng)
 
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         # equal for equal observation(player) (tests/speedups/test_cy_ratapolis.py checks it)
@@ -1083,6 +1473,12 @@ cdef class RatapolisState(CyState):
         d["hotel"] = [s.hotel[0], s.hotel[1], s.hotel[2]] if s.has_hotel else None
         d["drawn"] = s.drawn
         d["radio_used"] = bool(s.radio_used)
+        effects = _R.ROUND_EFFECTS
+        d["events"] = [effects[s.events[i]] for i in range(s.nev)]
+        d["event_cards"] = [[s.ev_card[i], s.ev_side[i]] if s.ev_card[i] != NO else None
+                            for i in range(s.nev)]
+        d["event_deck"] = _mask_list(s.ev_deck)
+        d["reshuffles"] = [r for r in range(1, RP_MAXR + 1) if s.reshuf & (1 << r)]
         d["token_pool"] = [letters[s.tp[i]] for i in range(s.ntp)]
         d["tokens_left"] = s.tokens_left
         d["phase"] = PHASE_NAMES[s.phase]
@@ -1219,6 +1615,23 @@ cdef class RatapolisState(CyState):
             s.drawn = r.drawn
             field = "radio_used"
             s.radio_used = bool(r.radio_used)
+            field = "events"
+            if len(r.events) > rnd or len(r.event_cards) != len(r.events):
+                raise ValueError("one effect and one event card entry per round begun")
+            for i, e in enumerate(r.events):
+                s.events[i] = _R.ROUND_EFFECTS.index(e)
+                c = r.event_cards[i]
+                s.ev_card[i] = c[0] if c else NO
+                s.ev_side[i] = c[1] if c else NO
+            s.nev = len(r.events)
+            field = "event_deck"
+            s.ev_deck = _to_mask(r.event_deck, k.nevc, "event_deck")
+            field = "reshuffles"
+            s.reshuf = 0
+            for rr in r.reshuffles:
+                if not 2 <= rr <= rnd:
+                    raise ValueError(f"bad round {rr!r}")
+                s.reshuf |= <unsigned short>(1 << rr)
         except (KeyError, IndexError, TypeError, AttributeError, OverflowError,
                 ValueError) as exc:
             raise ValueError(f"not a Ratapolis state for the Cython twin: field {field!r}: "
@@ -1239,6 +1652,39 @@ cdef class RatapolisState(CyState):
 
     def hospital_destinations(self) -> list:
         return self.to_reference().hospital_destinations()
+
+    def _right_counts(self, int seat):
+        """Test hook: ``{left: number of right cells}`` for every legal left cell of
+        ``seat`` as the compiled sampler weighs them (``right_counts``)."""
+        cdef int per_dest[RP_MAXB + 1]
+        cdef int lefts[RP_MAXACT]
+        cdef int nl, i, a, key
+        right_counts(&self.s, self.k, seat, per_dest)
+        nl = cell_actions(&self.s, self.k, seat, 0, -1, lefts)
+        out = {}
+        for i in range(nl):
+            a = lefts[i]
+            key = RP_MAXB
+            if a >= self.k.MOVE:
+                key = (a - self.k.MOVE) % self.k.nb
+                if self.s.board[key][seat] != 0:
+                    key = RP_MAXB
+            out[a] = per_dest[key]
+        return out
+
+    def resample_c(self, player, rng=None):
+        """The compiled determinization the search uses (``c_resample``), as a new state.
+
+        Same distribution as :meth:`resample_from_infostate` (the reference ``_rebuild``),
+        another random stream: ``rng`` is an int (the splitmix64 seed itself), a numpy
+        ``Generator`` (one 64-bit draw seeds the stream) or anything ``make_rng`` accepts.
+        Equal information states of seat ``player`` give equal samples for equal ``rng``.
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+        """
+        p = _api.check_player(player, self.k.n)
+        return self._determinized(p, rng, None, NULL)
 
     def __repr__(self):
         return f"<cython RatapolisState round {self.s.round} phase " \

@@ -26,9 +26,12 @@ __all__ = [
     "PROPERTY_BY_NAME",
     "COLOURS",
     "Building",
+    "EVENT_EFFECTS",
+    "EventCard",
     "RatapolisData",
     "Layout",
     "load_data",
+    "min_city",
     "parse_layout",
 ]
 
@@ -54,6 +57,12 @@ COLOURS: tuple[str, ...] = ("red", "blue", "yellow", "green", "orange")
 
 PARK = "."
 
+#: RP-9: what an event card's side does to its round (the data file's words -> the rules').
+#: ``normal``: a usual round ("1 attack"); ``no_attack``: phase 4 is skipped; ``not_played``:
+#: the round's five phases are skipped.
+EVENT_EFFECTS: dict[str, str] = {"one_attack": "normal", "no_attack": "no_attack",
+                                 "closed_round": "not_played"}
+
 
 @dataclass(frozen=True)
 class Building:
@@ -75,6 +84,21 @@ class Building:
 
 
 @dataclass(frozen=True)
+class EventCard:
+    """One scenario event card (rulebook Components "For scenario play"; RP-9).
+
+    Attributes:
+        id: e.g. ``"EV1"``.
+        side_a: the attack side's effect, ``"normal"`` (1 attack) or ``"no_attack"``.
+        side_b: the other side's effect, ``"not_played"`` (the round is not played).
+    """
+
+    id: str
+    side_a: str
+    side_b: str
+
+
+@dataclass(frozen=True)
 class RatapolisData:
     """Validated contents of a Ratapolis data file.
 
@@ -88,6 +112,7 @@ class RatapolisData:
         cards_early, cards_late: hunt cards taken per round before / from the reshuffle round.
         reshuffle_round: the round whose start reshuffles the discards into a new stack.
         cheese_tokens: cheese tokens that exist (RP-7: at most 8).
+        event_cards: the scenario event cards (RP-9), in file order.
     """
 
     min_players: int
@@ -101,6 +126,7 @@ class RatapolisData:
     cards_late: int
     reshuffle_round: int
     cheese_tokens: int
+    event_cards: tuple[EventCard, ...] = ()
 
     def index(self, letter: str) -> int:
         """Building id of ``letter``; ``ValueError`` for an unknown letter."""
@@ -207,6 +233,21 @@ def load_data(path: str | None = None) -> RatapolisData:
     sched = doc.get("hunt_schedule")
     if not isinstance(sched, dict):
         raise _fail(src, "field 'hunt_schedule' must be an object")
+    events = []
+    for i, ev in enumerate(doc.get("event_cards", [])):
+        if not isinstance(ev, dict) or not isinstance(ev.get("id"), str):
+            raise _fail(src, f"event_cards[{i}] must be an object with a string 'id'")
+        back, front = ev.get("back"), ev.get("front")
+        # RP-9: side A (the file's "back") is 1 attack or no attack; side B ("front") closes
+        # the round.
+        if EVENT_EFFECTS.get(back) not in ("normal", "no_attack"):
+            raise _fail(src, f"event_cards[{i}].back must be 'one_attack' or 'no_attack', "
+                             f"got {back!r}")
+        if EVENT_EFFECTS.get(front) != "not_played":
+            raise _fail(src, f"event_cards[{i}].front must be 'closed_round', got {front!r}")
+        events.append(EventCard(ev["id"], EVENT_EFFECTS[back], EVENT_EFFECTS[front]))
+    if len({e.id for e in events}) != len(events):
+        raise _fail(src, "event_cards: duplicate ids")
     data = RatapolisData(
         min_players=pmin, max_players=pmax,
         rounds=_int(doc, "rounds", src, 1),
@@ -218,6 +259,7 @@ def load_data(path: str | None = None) -> RatapolisData:
         cards_late=_int(sched, "rounds_5_8", f"{src} hunt_schedule", 1),
         reshuffle_round=_int(sched, "reshuffle_at_round", f"{src} hunt_schedule", 2),
         cheese_tokens=_int(doc, "cheese_tokens", src, 0),
+        event_cards=tuple(events),
     )
     if data.reshuffle_round > data.rounds:
         raise _fail(src, "hunt_schedule.reshuffle_at_round must be <= rounds")
@@ -244,12 +286,21 @@ def load_data(path: str | None = None) -> RatapolisData:
     return data
 
 
+def min_city(data: RatapolisData) -> int:
+    """RP-10: the fewest buildings a city needs so that every round can be dealt: at the
+    start of round ``r`` at most ``r - 1`` tiles were hunted and a reshuffle returns every
+    other card to the stack, so ``max(cards_in_round(r) + r - 1)`` (11 with the data)."""
+    return max(data.cards_in_round(r) + r - 1 for r in range(1, data.rounds + 1))
+
+
 def parse_layout(data: RatapolisData, rows: tuple[str, ...] | list[str],
-                 field: str = "layout") -> Layout:
+                 field: str = "layout", partial: bool = False) -> Layout:
     """Build the :class:`Layout` of a grid of cell letters.
 
-    Every building of ``data`` must appear exactly once as one edge-connected group of
-    cells: the hunt deck has one card per building and its schedule uses all of them.
+    Each building in the grid must be one edge-connected group of cells. With
+    ``partial=False`` every building of ``data`` must appear (the first-game layout); with
+    ``partial=True`` (RP-10, Setup 3 "the tokens that exist in your city") buildings may be
+    left out (their hunt cards and tokens are not used), down to :func:`min_city` buildings.
 
     Raises:
         ValueError: naming ``field``: ragged rows, unknown letters, a building split in two
@@ -268,11 +319,17 @@ def parse_layout(data: RatapolisData, rows: tuple[str, ...] | list[str],
                 raise ValueError(f"bad {field}: unknown cell letter {ch!r} at row {r}, column {c}; "
                                  f"allowed {''.join(letters)} or '.' for a park")
             cells[letters.index(ch)].append((r, c))
+    present = sum(1 for group in cells if group)
+    if partial and present < min_city(data):
+        raise ValueError(f"bad {field}: {present} buildings; a city needs at least "
+                         f"{min_city(data)} so that every round's hunt cards can be dealt "
+                         f"(RP-10)")
     for b, group in enumerate(cells):
         if not group:
-            raise ValueError(f"bad {field}: building {letters[b]} is missing (the hunt deck has "
-                             f"one card per building, so the city needs all "
-                             f"{len(letters)})")
+            if partial:
+                continue
+            raise ValueError(f"bad {field}: building {letters[b]} is missing (the first-game "
+                             f"layout has all {len(letters)})")
         seen, todo = {group[0]}, [group[0]]
         while todo:
             r, c = todo.pop()

@@ -7,7 +7,8 @@ resolved left then right, in each cell all attacks at once and then all moves at
 (5) property tokens go to the strict majority holder of each orange tile. Cheese per rat
 by tile, plus cheese tokens, decides the winner.
 
-Modelling (see ``../shared/RULES_GAPS.md``, RP-1..RP-8):
+Modelling (see ``../shared/RULES_GAPS.md``, RP-1..RP-11; scenario events RP-9, cities
+without every building RP-10 and seat colours RP-11 are game parameters):
 
 * Planning is simultaneous (RP-2). The default view models it as sequential commitments:
   seat 0 commits its left cell, then its right cell, then seat 1, ...; a seat's commitments
@@ -35,6 +36,7 @@ player count):
 ``HOTEL``, ``MARKET``,       use the Hotel's +1, place a rat on the Market,
 ``RADIO``                    redraw the hunt card with the Radio station
 ``HOSPITAL + y``             Hospital: move one rat to building ``y``
+``EVENT + 2*e + side``       chance (RP-9): event card ``e`` revealed, side A (0) or B (1)
 ``PLAN + left*C + right``    joint view only: a whole plan (``C`` cell actions)
 ==========================  =================================================
 """
@@ -71,12 +73,23 @@ MARKET = "market"        # decision: Market holder may place a rat from supply o
 HUNT = "hunt"            # chance: phase 4, one of the round's hunt cards revealed
 RADIO = "radio"          # decision: Radio holder may redraw once
 HOSPITAL = "hospital"    # decision: Hospital holder may move one rat off the hunted tile
+EVENT = "event"          # chance: RP-9, a scenario event card revealed at a round's start
 END = "end"              # terminal
 
 NO = -1  # "none" in int fields: no card, no holder, no drawn card
+#: RP-9: the effects a round may carry (``round_events`` entries).
+NORMAL, NO_ATTACK, NOT_PLAYED = "normal", "no_attack", "not_played"
+ROUND_EFFECTS = (NORMAL, NO_ATTACK, NOT_PLAYED)
+#: How an event effect reads in a label.
+EFFECT_TEXT = {NORMAL: "1 attack this round", NO_ATTACK: "no attack this round",
+               NOT_PLAYED: "this round is not played"}
 #: An IllegalActionError message lists at most this many legal actions (plans run to
 #: thousands); the error's ``legal`` attribute keeps them all.
 MAX_LISTED = 12
+
+
+#: RP-10 example: the first-game grid with nine buildings left out (``.`` cells).
+SMALL_CITY = "AAA.CC/B.IIG./B..HL./..MMLL/S.MFF./TTT..."
 
 
 class RatapolisGame(Game):
@@ -85,12 +98,24 @@ class RatapolisGame(Game):
     Params:
         num_players: 2..5.
         layout: ``"first_game"`` (the data's recommended layout) or a grid of cell letters,
-            rows separated by ``/`` (``.`` = park), containing every building once.
+            rows separated by ``/`` (``.`` = park), each building at most once; RP-10: a
+            city may leave buildings out (at least 11): only their tokens and hunt cards
+            exist, each player starts with a rat on each of them, and the hunt stack is
+            refilled from the discards at the start of any round it cannot supply.
         property_tokens: ``"random"`` (rulebook Setup 3: players + 1 drawn at setup as
             chance nodes), a comma-separated list of one or more property letters, e.g.
             ``"A,C,I,S"``, or ``"none"`` (no property tokens: a simplified city for learning
             and tests, not in the rulebook). An empty list is an error.
         simultaneous: joint-action view of planning (see the module docstring).
+        round_events: RP-9 scenario events: ``"none"`` (default: every round normal),
+            ``"random"`` (the data's event cards shuffled, one revealed as a chance node at
+            the start of each of the last ``len(event_cards)`` rounds, side uniform), or one
+            entry per round, comma-separated, each ``normal``, ``no_attack`` or
+            ``not_played``, at most ``len(event_cards)`` (6) of them not ``normal``.
+        colors: the seats' colours in seat order, comma-separated (RP-11; default
+            ``"red,blue,yellow,green,orange"``): labels, plan cells in observations and
+            renderings name seats by them, e.g. ``"red,yellow,green"`` for the rulebook's
+            3-player examples.
         data_path: a replacement data file (``None``: the packaged one).
 
     Raises:
@@ -104,23 +129,43 @@ class RatapolisGame(Game):
                "plans resolve together, then a hunt card removes one building. Eight rounds; "
                "cheese per rat by building decides the winner.")
     perfect_information = False
-    #: Player counts, and one game with all ten property tokens in play (every property).
+    #: Player counts, one game with all ten property tokens in play (every property), and
+    #: scenario play (RP-9) with the rulebook's 3-player colours (RP-11).
     variants = {
         "2p": {"num_players": 2},
         "3p": {"num_players": 3},
         "4p": {"num_players": 4},
         "5p": {"num_players": 5},
         "3p-all-properties": {"num_players": 3, "property_tokens": "A,B,C,F,G,H,I,L,S,T"},
+        # RP-9 scenario play: the event cards shuffled and revealed in rounds 3-8
+        "3p-scenario-events": {"num_players": 3, "round_events": "random"},
+        # RP-9 with a fixed list and RP-11 with the rulebook's 3-player colours
+        "3p-rulebook-colours-fixed-events": {
+            "num_players": 3, "colors": "red,yellow,green",
+            "round_events": "no_attack,normal,not_played,normal,no_attack,normal,not_played,"
+                            "normal"},
+        # RP-10: a custom city without D, E, N, P, R, O, Q, J, K (11 buildings, 9 of them
+        # with a property), so the hunt stack is reshuffled whenever it runs short
+        "4p-small-city": {"num_players": 4, "layout": SMALL_CITY},
     }
     param_specs = (
         Param("num_players", 3, int, "number of players", check=lambda v: 2 <= v <= 5,
               allowed="an integer from 2 to 5"),
         Param("layout", "first_game", str,
-              "'first_game' or rows of cell letters separated by '/' ('.' = park)"),
+              "'first_game' or rows of cell letters separated by '/' ('.' = park); a custom "
+              "city may leave buildings out (RP-10, at least 11)"),
         Param("property_tokens", "random", str,
               "'random' (players + 1 drawn at setup), comma-separated property letters, "
               "or 'none'"),
         Param("simultaneous", False, bool, "joint-action view of the planning phase"),
+        Param("round_events", "none", str,
+              "RP-9 scenario event cards: 'none', 'random', or one of normal / no_attack / "
+              "not_played per round, comma-separated (at most 6 events)"),
+        Param("colors", ",".join(COLOURS), str,
+              "the seats' rat colours in seat order, comma-separated (RP-11), e.g. "
+              "'red,yellow,green' for the rulebook's 3-player examples",
+              allowed="distinct comma-separated colours among " + ", ".join(COLOURS)
+              + ", at least one per player"),
         Param("data_path", None, str, "a replacement ratapolis.json (None: packaged data)"),
     )
 
@@ -135,7 +180,7 @@ class RatapolisGame(Game):
         else:
             rows = tuple(params["layout"].split("/"))
         try:
-            layout = parse_layout(data, rows, field="layout")
+            layout = parse_layout(data, rows, field="layout", partial=True)  # RP-10
         except ValueError as exc:
             raise ValueError(f"bad value {params['layout']!r} for parameter 'layout': {exc}; "
                              f"allowed 'first_game' or rows separated by '/'") from exc
@@ -154,6 +199,16 @@ class RatapolisGame(Game):
                                  f"more distinct comma-separated letters among "
                                  f"{','.join(prop_letters)}")
             fixed = sorted(fixed, key=letters.index)
+        colors = tuple(c.strip() for c in params["colors"].split(","))
+        if (len(set(colors)) != len(colors) or any(c not in COLOURS for c in colors)
+                or len(colors) < n):
+            raise ValueError(f"bad value {params['colors']!r} for parameter 'colors': allowed "
+                             f"at least {n} distinct comma-separated colours among "
+                             f"{', '.join(COLOURS)} (one per seat, in seat order)")
+        #: RP-11: seat ``s`` plays ``colors[s]`` (labels, observations' plan cells, renders).
+        self.colors = colors[:n]
+        self.events_random, self.events_fixed = _parse_round_events(data,
+                                                                    params["round_events"])
         self._init_tables(data, layout, n, prop_letters, fixed)
         return params
 
@@ -187,7 +242,10 @@ class RatapolisGame(Game):
         self.MARKET = self.PASS + 2
         self.RADIO = self.PASS + 3
         self.HOSPITAL = self.PASS + 4
-        self.PLAN = self.HOSPITAL + nb
+        self.EVENT = self.HOSPITAL + nb
+        self.PLAN = self.EVENT + 2 * len(data.event_cards)
+        #: RP-9: the random event cards are revealed from this round on (rounds 3-8).
+        self.first_event_round = data.rounds - len(data.event_cards) + 1
         self._geo_cache: dict[tuple[int, ...], tuple[list[list[int]], list[list[int]]]] = {}
 
     # -- constants ------------------------------------------------------------------------
@@ -203,7 +261,7 @@ class RatapolisGame(Game):
                      + 2 * self.n                      # plan cells
                      + 2 + 1                           # hotel x2, market
                      + 2 + 1 + 1)                      # hunt draw x2, radio, hospital
-        return len(self.prop_letters) + d.rounds * per_round
+        return len(self.prop_letters) + d.rounds * (per_round + 1)  # + an event card
 
     def new_initial_state(self) -> RatapolisState:
         return RatapolisState(self)
@@ -292,8 +350,10 @@ class RatapolisGame(Game):
         cards, the revealed hunted / Radio-discarded cards, which must have been in somebody's
         hand, and the seat's Archive looks), the stack's contents (drawn lazily later), and
         in planning the other seats' committed cells, uniformly among their legal plans
-        (a seat that committed only its left cell gets the left cell's marginal); their
-        uncommitted cells stay decision nodes.
+        (a seat that committed only its left cell: uniformly among its legal left cells);
+        their uncommitted cells stay decision nodes. This is the exact posterior when every
+        consistent history weighs the product of its chance probabilities (all deals and
+        draws are uniform, so every consistent card assignment is equally likely).
 
         Raises:
             ValueError: a malformed or impossible observation, naming the field.
@@ -339,21 +399,36 @@ class RatapolisState(State):
         self.hotel: list[int] | None = None
         self.drawn = NO
         self.radio_used = False
+        # RP-9: each round's effect once known, the revealed event card [card, side] (or
+        # None) per round, and the event cards still face down (random events only).
+        self.events: list[str] = []
+        self.event_cards: list[list[int] | None] = []
+        self.event_deck = list(range(len(g.data.event_cards))) if g.events_random else []
+        #: Rounds at whose start the discards were shuffled into the stack (public).
+        self.reshuffles: list[int] = []
         if g.fixed_tokens is not None:
             self.tokens = {t: NO for t in g.fixed_tokens}
             self.token_pool: list[str] = []
             self.tokens_left = 0
             self.phase = DEAL
+            self._start_round()
         else:
             self.token_pool = list(g.prop_letters)
             self.tokens_left = g.tokens_to_draw
             self.phase = TOKENS if self.tokens_left else DEAL
+            if not self.tokens_left:
+                self._start_round()
 
     # -- small helpers ----------------------------------------------------------------------
     def holder(self, kind: str) -> int:
         """Seat holding the token of property ``kind`` (e.g. ``"hotel"``), or -1."""
         letter = self._game.property_letter.get(kind)
         return self.tokens.get(letter, NO) if letter else NO
+
+    def event_of(self, r: int) -> str:
+        """Round ``r``'s effect (RP-9: ``normal``, ``no_attack`` or ``not_played``; 1-based);
+        ``normal`` while its event card is still face down."""
+        return self.events[r - 1] if 0 < r <= len(self.events) else NORMAL
 
     def round_cards(self, r: int | None = None) -> list[int]:
         """Hunt cards taken in round ``r`` (1-based; default: this round), sorted."""
@@ -379,7 +454,7 @@ class RatapolisState(State):
             for s, cells in enumerate(self.plans):
                 if len(cells) < 2:
                     return s
-        if ph in (TOKENS, DEAL, HUNT):
+        if ph in (TOKENS, DEAL, HUNT, EVENT):
             return CHANCE
         if ph == ARCHIVE:
             return self.holder("archive")
@@ -438,6 +513,9 @@ class RatapolisState(State):
 
     def _chance_outcomes(self) -> list[tuple[int, float]]:
         g = self._game
+        if self.phase == EVENT:  # RP-9: a face-down event card, side uniform
+            p = 0.5 / len(self.event_deck)
+            return [(g.EVENT + 2 * c + side, p) for c in self.event_deck for side in (0, 1)]
         if self.phase == TOKENS:
             pool = [g.letters.index(t) for t in self.token_pool]
         elif self.phase == DEAL:
@@ -588,7 +666,12 @@ class RatapolisState(State):
             self.tokens_left -= 1
             if self.tokens_left == 0:
                 self.token_pool = []
-                self.phase = DEAL
+                self._start_round()
+        elif ph == EVENT:
+            card, side = divmod(action - g.EVENT, 2)
+            self.event_deck.remove(card)
+            ev = g.data.event_cards[card]
+            self._begin_round(ev.side_b if side else ev.side_a, [card, side])
         elif ph == DEAL:
             self._deal(action - g.CARD)
         elif ph == ARCHIVE:
@@ -619,7 +702,7 @@ class RatapolisState(State):
                 h = self.holder("market")
                 self.supply[h] -= 1
                 self.board[g.letters.index(g.property_letter["market"])][h] += 1
-            self.phase = HUNT
+            self._to_hunt()
         elif ph == HUNT:
             self.drawn = action - g.CARD
             self._after_draw()
@@ -682,7 +765,16 @@ class RatapolisState(State):
             if sum(self.board[a]) < g.capacity[a]:
                 self.phase = MARKET
                 return
-        self.phase = HUNT
+        self._to_hunt()
+
+    def _to_hunt(self) -> None:
+        """Phase 4 begins, unless the round's event says no attack (RP-9): then no tile is
+        hunted and the round's hunt cards go to the discard area as usual."""
+        if self.event_of(self.round) == NO_ATTACK:
+            self.discard = sorted(self.discard + self.round_cards())
+            self._end_round()
+        else:
+            self.phase = HUNT
 
     # -- phase 4: the cats hunt -------------------------------------------------------------
     def _after_draw(self) -> None:
@@ -722,6 +814,11 @@ class RatapolisState(State):
         self.hunted[i] = x
         self.discard = sorted(self.discard + [c for c in self.round_cards() if c != x])
         self.drawn = NO
+        self._end_round()
+
+    def _end_round(self) -> None:
+        """After phase 4: the game ends in the last round, else phase 5 and the next round."""
+        g = self._game
         if self.round == g.data.rounds:
             self._pay_cheese_shop()  # RP-7: round 8 included
             self.phase = END
@@ -754,11 +851,43 @@ class RatapolisState(State):
         self.hunted.append(NO)
         self.radio_discarded.append([])
         self.radio_used = False
-        if self.round == g.data.reshuffle_round:
+        if (self.round == g.data.reshuffle_round
+                or len(self.stack) < g.data.cards_in_round(self.round)):
             # Rulebook Phase 1: the stack has run out; the 16 discards become the new stack.
+            # With RP-9 events the stack may still hold cards: they are shuffled in too. In
+            # a smaller city (RP-10) the stack runs out earlier: whenever it cannot supply a
+            # round, the discards are shuffled into it at the round's start.
             self.stack = sorted(self.stack + self.discard)
             self.discard = []
+            self.reshuffles.append(self.round)
         self.phase = DEAL
+        self._start_round()
+
+    def _start_round(self) -> None:
+        """A round's start: reveal its event card (random events, RP-9) or read its entry of
+        ``round_events``, then begin it."""
+        g = self._game
+        if g.events_random and self.round >= g.first_event_round and self.event_deck:
+            self.phase = EVENT
+            return
+        effect = g.events_fixed[self.round - 1] if g.events_fixed else NORMAL
+        self._begin_round(effect, None)
+
+    def _begin_round(self, effect: str, card: list[int] | None) -> None:
+        """RP-9: a round that is not played skips its five phases (no hunt card is dealt, no
+        plan made, no tile hunted, no token distributed, no Cheese shop income); the game
+        still ends after the last round. Its revealed plans are recorded as idle."""
+        g = self._game
+        self.events.append(effect)
+        self.event_cards.append(card)
+        if effect != NOT_PLAYED:
+            self.phase = DEAL
+            return
+        self.plans_log.append([[0, 0] for _ in range(g.n)])
+        if self.round == g.data.rounds:
+            self.phase = END
+        else:
+            self._next_round()
 
     # -- results ----------------------------------------------------------------------------
     def scores(self) -> list[float]:
@@ -805,7 +934,7 @@ class RatapolisState(State):
             return "idle"
         if a < g.MOVE:
             x, c = divmod(a - 1, g.P)
-            return f"attack {g.letters[x]} {COLOURS[c]}"
+            return f"attack {g.letters[x]} {g.colors[c]}"
         x, y = divmod(a - g.MOVE, g.nb)
         return f"move {g.letters[x]}>{g.letters[y]}"
 
@@ -826,11 +955,17 @@ class RatapolisState(State):
                 i = self.round - 1
                 hand = self.hands[i]
                 if self._private_count() and NO in hand:
-                    return f"deal {letter} to {COLOURS[hand.index(NO)]}"
+                    return f"deal {letter} to {g.colors[hand.index(NO)]}"
                 return f"face up {letter}"
             return f"hunt {letter}"
+        if g.EVENT <= action < g.PLAN:
+            card, side = divmod(action - g.EVENT, 2)
+            ev = g.data.event_cards[card]
+            effect = ev.side_b if side else ev.side_a
+            # readable: the card's place in the box's set, not the data file's id
+            return f"event card {card + 1} side {'AB'[side]}: {EFFECT_TEXT[effect]}"
         if action < g.PASS:
-            return f"archive: look at {COLOURS[action - g.LOOK]}'s card"
+            return f"archive: look at {g.colors[action - g.LOOK]}'s card"
         if action >= g.HOSPITAL:
             return f"hospital: move a rat to {g.letters[action - g.HOSPITAL]}"
         return {g.PASS: "pass", g.HOTEL: "hotel: +1 rat", g.MARKET: "market: place a rat",
@@ -844,14 +979,14 @@ class RatapolisState(State):
             if self._private_count() and NO in hand:
                 s = hand.index(NO)
                 if viewer != s:
-                    return f"deal a hidden card to {COLOURS[s]}"
+                    return f"deal a hidden card to {self._game.colors[s]}"
             return self._action_to_string(CHANCE, action)
-        if self.phase in (TOKENS, HUNT):
+        if self.phase in (TOKENS, HUNT, EVENT):
             return self._action_to_string(CHANCE, action)
         if self.phase == PLAN:
             s = self._next_planner()
             if viewer != s:
-                return f"{COLOURS[s]} commits a hidden plan cell"
+                return f"{self._game.colors[s]} commits a hidden plan cell"
             return self._action_to_string(s, action)
         return self._action_to_string(cp, action)  # property decisions are public
 
@@ -867,8 +1002,10 @@ class RatapolisState(State):
         """What seat ``player`` knows (rulebook Phase 1 "Important", Phase 2, Phase 4).
 
         Public: the board, supplies, cheese tokens, property tokens, every face-up and
-        revealed hunt card, stack and discard counts, who has been dealt a card, who has
-        committed how many cells, revealed plans, Archive looks (who looked at whom).
+        revealed hunt card, stack and discard counts, the rounds that reshuffled the stack,
+        who has been dealt a card, who has committed how many cells, revealed plans, Archive
+        looks (who looked at whom), each round's event and revealed event card (RP-9) and the
+        number of event cards still face down.
         Private: the seat's own hunt cards of every round, the cards it saw with the
         Archive, its own unrevealed cells. Nothing else.
 
@@ -888,7 +1025,12 @@ class RatapolisState(State):
                 "hunted": L[self.hunted[i]] if self.hunted[i] != NO else None,
                 "radio_discarded": [L[c] for c in self.radio_discarded[i]],
                 "plans": ([[self._cell_label(a) for a in p] for p in self.plans_log[i]]
-                          if i < len(self.plans_log) else None),
+                          if i < len(self.plans_log) and self.event_of(i + 1) != NOT_PLAYED
+                          else None),
+                "event": self.events[i] if i < len(self.events) else None,  # RP-9: public
+                "event_card": (None if i >= len(self.event_cards) or not self.event_cards[i]
+                               else {"id": g.data.event_cards[self.event_cards[i][0]].id,
+                                     "side": "AB"[self.event_cards[i][1]]}),
             })
         looks = []
         for r, v, t in self.looks:
@@ -921,7 +1063,41 @@ class RatapolisState(State):
                       if self.hotel else None),
             "drawn": L[self.drawn] if self.drawn != NO else None,
             "radio_used": self.radio_used,
+            "event_cards_left": len(self.event_deck),
+            "reshuffles": list(self.reshuffles),
         }
+
+
+def _parse_round_events(data: RatapolisData, value: str) -> tuple[bool, list[str] | None]:
+    """RP-9: ``(random, fixed)`` from the ``round_events`` parameter (see RatapolisGame).
+
+    Raises:
+        ValueError: naming the parameter, the bad entry and what is allowed.
+    """
+    ncards = len(data.event_cards)
+    allowed = (f"allowed 'none', 'random' or {data.rounds} comma-separated entries among "
+               f"{', '.join(ROUND_EFFECTS)} with at most {ncards} not 'normal' "
+               f"(one event card each)")
+    if value == "none":
+        return False, None
+    if value == "random":
+        if not ncards:
+            raise ValueError(f"bad value {value!r} for parameter 'round_events': the data "
+                             f"file has no event cards")
+        return True, None
+    entries = [e.strip() for e in value.split(",")]
+    bad = [e for e in entries if e not in ROUND_EFFECTS]
+    if bad:
+        raise ValueError(f"bad value {value!r} for parameter 'round_events': unknown entry "
+                         f"{bad[0]!r}; {allowed}")
+    if len(entries) != data.rounds:
+        raise ValueError(f"bad value {value!r} for parameter 'round_events': "
+                         f"{len(entries)} entries, one per round needed; {allowed}")
+    events = sum(e != NORMAL for e in entries)
+    if events > ncards:
+        raise ValueError(f"bad value {value!r} for parameter 'round_events': {events} "
+                         f"events but only {ncards} event cards; {allowed}")
+    return False, entries
 
 
 # -- resolution (rulebook Phase 3), small functions over the state's board ------------------
@@ -1047,8 +1223,8 @@ def _cell_from_label(g: RatapolisGame, label: Any, field: str) -> int:
         return 0
     if isinstance(label, str) and label.startswith("attack "):
         parts = label.split()
-        if len(parts) == 3 and parts[2] in COLOURS[:g.n]:
-            return 1 + _letter(g, parts[1], field) * g.P + COLOURS.index(parts[2])
+        if len(parts) == 3 and parts[2] in g.colors:
+            return 1 + _letter(g, parts[1], field) * g.P + g.colors.index(parts[2])
     if isinstance(label, str) and label.startswith("move ") and len(label) == 8 \
             and label[6] == ">":
         return g.MOVE + _letter(g, label[5], field) * g.nb + _letter(g, label[7], field)
@@ -1070,7 +1246,8 @@ def _rebuild(g: RatapolisGame, p: int, obs: Mapping[str, Any], rng: Any) -> Rata
         raise _fail("round", f"expected 1..{g.data.rounds}")
     st.round = rnd
     phase = _get(obs, "phase", str)
-    if phase not in (TOKENS, DEAL, ARCHIVE, PLAN, HOTEL, MARKET, HUNT, RADIO, HOSPITAL, END):
+    if phase not in (TOKENS, EVENT, DEAL, ARCHIVE, PLAN, HOTEL, MARKET, HUNT, RADIO, HOSPITAL,
+                     END):
         raise _fail("phase", f"unknown phase {phase!r}")
     st.phase = phase
     # Board, removed tiles, supplies.
@@ -1120,11 +1297,13 @@ def _rebuild(g: RatapolisGame, p: int, obs: Mapping[str, Any], rng: Any) -> Rata
     if len(rounds) != rnd:
         raise _fail("rounds", f"expected {rnd} entries (one per round so far)")
     st.face_up, st.hunted, st.radio_discarded, st.plans_log = [], [], [], []
+    st.events, st.event_cards = [], []
     dealt, mine = [], []
     for i, ro in enumerate(rounds):
         f = f"rounds[{i}]."
         if not isinstance(ro, Mapping):
             raise _fail(f"rounds[{i}]", "expected a dict")
+        _read_event(g, st, i, ro, f, phase in (TOKENS, EVENT) and i == rnd - 1)
         st.face_up.append([_letter(g, c, f + "face_up") for c in _get(ro, "face_up", list, f)])
         d = _get(ro, "dealt", list, f)
         if len(d) != n or any(not isinstance(b, bool) for b in d):
@@ -1139,7 +1318,11 @@ def _rebuild(g: RatapolisGame, p: int, obs: Mapping[str, Any], rng: Any) -> Rata
         st.radio_discarded.append([_letter(g, c, f + "radio_discarded")
                                    for c in _get(ro, "radio_discarded", list, f)])
         plans = ro.get("plans")
-        if plans is not None:
+        if st.events[i:] and st.events[i] == NOT_PLAYED:
+            if plans is not None or any(d) or st.face_up[i] or st.hunted[i] != NO:
+                raise _fail(f"rounds[{i}]", "a round that is not played has no cards or plans")
+            st.plans_log.append([[0, 0] for _ in range(n)])
+        elif plans is not None:
             if not isinstance(plans, list) or len(plans) != n or any(
                     not isinstance(c, list) or len(c) != 2 for c in plans):
                 raise _fail(f + "plans", f"expected {n} pairs of cell labels")
@@ -1176,6 +1359,22 @@ def _rebuild(g: RatapolisGame, p: int, obs: Mapping[str, Any], rng: Any) -> Rata
     if (st.drawn != NO) != (phase in (RADIO, HOSPITAL)):
         raise _fail("drawn", "given exactly in the 'radio' and 'hospital' phases")
     st.radio_used = _get(obs, "radio_used", bool)
+    st.reshuffles = list(_get(obs, "reshuffles", list))
+    if (any(isinstance(r, bool) or not isinstance(r, int) for r in st.reshuffles)
+            or st.reshuffles != sorted(set(st.reshuffles))
+            or not all(2 <= r <= rnd for r in st.reshuffles)
+            or (rnd >= g.data.reshuffle_round
+                and g.data.reshuffle_round not in st.reshuffles)):
+        raise _fail("reshuffles", f"expected increasing rounds in 2..{rnd}, with "
+                                  f"{g.data.reshuffle_round} from that round on")
+    st.event_deck = sorted(set(range(len(g.data.event_cards))) - {c[0] for c in st.event_cards
+                                                                  if c}) \
+        if g.events_random else []
+    if _get(obs, "event_cards_left", int) != len(st.event_deck):
+        raise _fail("event_cards_left", f"expected {len(st.event_deck)}")
+    if phase == EVENT and not (g.events_random and rnd >= g.first_event_round
+                               and st.event_deck and len(st.events) == rnd - 1):
+        raise _fail("phase", "no event card is revealed now")
     _sample_cards(g, st, p, dealt, mine, seen, _get(obs, "stack_count", int),
                   _get(obs, "discard_count", int), rng)
     # Plans of this round.
@@ -1207,14 +1406,62 @@ def _rebuild(g: RatapolisGame, p: int, obs: Mapping[str, Any], rng: Any) -> Rata
     return st
 
 
-def _sample_plan(st: RatapolisState, s: int, count: int, rng: Any) -> list[int]:
-    """Seat ``s``'s committed cells, uniform among its legal plans (RP-2).
+def _finished(st: RatapolisState, r: int) -> bool:
+    """Round ``r``'s hunt cards are in the discard area: it hunted a tile, or it was a
+    no-attack round (RP-9) past its phase 4 (a later round, or the end)."""
+    if st.hunted[r - 1] != NO:
+        return True
+    return (st.events[r - 1:] != [] and st.events[r - 1] == NO_ATTACK
+            and (r < st.round or st.phase == END))
 
-    With both cells committed the pair is uniform over all legal (left, right) pairs; with
-    only the left cell committed it is drawn from that distribution's marginal.
+
+def _read_event(g: RatapolisGame, st: RatapolisState, i: int, ro: Mapping[str, Any], f: str,
+                pending: bool) -> None:
+    """RP-9: round ``i``'s public ``event`` / ``event_card`` into ``st`` (checked against the
+    game's ``round_events``); nothing for a round whose card is still to be revealed."""
+    effect, card = ro.get("event"), ro.get("event_card")
+    if pending:
+        if effect is not None or card is not None:
+            raise _fail(f + "event", "the round's event card is not revealed yet")
+        return
+    if effect not in ROUND_EFFECTS:
+        raise _fail(f + "event", f"expected one of {ROUND_EFFECTS}, got {effect!r}")
+    ids = [e.id for e in g.data.event_cards]
+    if card is None:
+        entry = None
+        if g.events_random and i + 1 >= g.first_event_round:
+            raise _fail(f + "event_card", "an event card was revealed in this round")
+        want = g.events_fixed[i] if g.events_fixed else NORMAL
+    else:
+        if not (isinstance(card, Mapping) and card.get("id") in ids
+                and card.get("side") in ("A", "B")) or not g.events_random:
+            raise _fail(f + "event_card", f"expected None or {{'id': one of {ids}, "
+                                          f"'side': 'A' or 'B'}}")
+        entry = [ids.index(card["id"]), "AB".index(card["side"])]
+        if any(c and c[0] == entry[0] for c in st.event_cards):
+            raise _fail(f + "event_card", f"{card['id']} was revealed before")
+        ev = g.data.event_cards[entry[0]]
+        want = ev.side_b if entry[1] else ev.side_a
+    if effect != want:
+        raise _fail(f + "event", f"expected {want!r}")
+    st.events.append(effect)
+    st.event_cards.append(entry)
+
+
+def _sample_plan(st: RatapolisState, s: int, count: int, rng: Any) -> list[int]:
+    """Seat ``s``'s committed cells (RP-2), drawn from the exact posterior of the seat's view.
+
+    Each consistent history weighs the product of its chance probabilities; a seat's own
+    decisions weigh 1 (nothing is assumed about how a rival plans). So with both cells
+    committed the pair is uniform over all legal (left, right) pairs, and with only the left
+    cell committed the left cell is uniform over the legal left cells. (Before this ruling the
+    left cell alone was drawn from the pairs' marginal, which over-weighted left cells that
+    allow many right cells.)
     """
     g = st._game
     lefts = st.cell_actions(s, 0)
+    if count == 1:
+        return [lefts[int(rng.integers(len(lefts)))]]
     # The right cell's options depend on the left cell only through a move's destination
     # where the seat has no rat yet; count them once per such destination.
     counts: dict[int, int] = {}
@@ -1233,8 +1480,6 @@ def _sample_plan(st: RatapolisState, s: int, count: int, rng: Any) -> list[int]:
         pick -= weights[k]
         k += 1
     left = lefts[k]
-    if count == 1:
-        return [left]
     rights = st.cell_actions(s, 1, left)
     return [left, rights[int(rng.integers(len(rights)))]]
 
@@ -1244,24 +1489,21 @@ def _sample_cards(g: RatapolisGame, st: RatapolisState, p: int, dealt: list[list
                   discard_count: int, rng: Any) -> None:
     """Deal the unknown hunt cards: other seats' cards of every round, the stack, discards.
 
-    Per deck epoch (rounds before the reshuffle, then after it): the cards seat ``p`` knows
-    to be used (face up, its own, Archive looks, revealed ones) leave the pool; a revealed
+    Per deck epoch (the rounds from the start or from a reshuffle to the next; a reshuffle
+    returns every card not hunted before it to the stack): the cards seat ``p`` knows to be
+    used (face up, its own, Archive looks, revealed ones) leave the pool; a revealed
     card (hunted, Radio-discarded, on the table) that is not face up nor known to be in a
     known hand was in one of the unknown hands of its round; the rest of the unknown hands
     are filled from the pool, shuffled after sorting. What remains is the stack.
     """
     n = g.n
     rnd = st.round
-    resh = g.data.reshuffle_round
-    epochs = [list(range(1, min(rnd, resh - 1) + 1))]
-    if rnd >= resh:
-        epochs.append(list(range(resh, rnd + 1)))
+    starts = [1] + [r for r in st.reshuffles if r <= rnd]
+    epochs = [list(range(a, b)) for a, b in zip(starts, starts[1:] + [rnd + 1], strict=True)]
     st.hands = [[NO] * n for _ in range(rnd)]
     for e, rounds in enumerate(epochs):
-        if e == 0:
-            pool = set(g.layout.tiles)
-        else:
-            pool = set(g.layout.tiles) - {st.hunted[r - 1] for r in epochs[0]}
+        # a reshuffle puts every card not hunted before it into the new stack
+        pool = set(g.layout.tiles) - {st.hunted[r - 1] for r in range(1, rounds[0])}
         used: list[int] = []
         must: dict[int, list[int]] = {}
         slots: dict[int, list[int]] = {}
@@ -1296,10 +1538,10 @@ def _sample_cards(g: RatapolisGame, st: RatapolisState, p: int, dealt: list[list
             if len(must[r]) > len(slots[r]):
                 raise _fail(f"rounds[{i}]", "revealed cards that nobody could have held")
             n_cards = len(known) + len(slots[r])
-            done = r < rnd or st.phase not in (TOKENS, DEAL)
-            if n_cards > g.data.cards_in_round(r) or (
-                    done and n_cards != g.data.cards_in_round(r)):
-                raise _fail(f"rounds[{i}]", f"expected {g.data.cards_in_round(r)} hunt cards")
+            done = r < rnd or st.phase not in (TOKENS, EVENT, DEAL)
+            want = 0 if st.events[i:] and st.events[i] == NOT_PLAYED else g.data.cards_in_round(r)
+            if n_cards > want or (done and n_cards != want):
+                raise _fail(f"rounds[{i}]", f"expected {want} hunt cards")
             used.extend(known)
         flat = used + [c for r in rounds for c in must[r]]
         if len(set(flat)) != len(flat) or not set(flat) <= pool:
@@ -1315,10 +1557,9 @@ def _sample_cards(g: RatapolisGame, st: RatapolisState, p: int, dealt: list[list
                 hand[s] = free.pop()
         if e == len(epochs) - 1:
             st.stack = sorted(free)
-            st.discard = sorted(c for r in rounds if st.hunted[r - 1] != NO
+            # finished rounds' cards but the hunted one (all of a no-attack round's, RP-9)
+            st.discard = sorted(c for r in rounds if _finished(st, r)
                                 for c in st.round_cards(r) if c != st.hunted[r - 1])
-        elif free:
-            raise _fail("rounds", "the rounds before the reshuffle must use the whole deck")
     if len(st.stack) != stack_count:
         raise _fail("stack_count", f"expected {len(st.stack)}")
     if len(st.discard) != discard_count:

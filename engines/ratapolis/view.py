@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING
 
-from .data import COLOURS, PARK
+from .data import PARK
 
 if TYPE_CHECKING:
     from .rules import RatapolisGame, RatapolisState
@@ -58,6 +58,7 @@ def _grid(game: RatapolisGame, obs: dict) -> list[str]:
 
 def _buildings(game: RatapolisGame, obs: dict) -> list[str]:
     """Three buildings a line: letter, name, capacity, cheese per rat, property token."""
+    colours = game.colors  # RP-11: the seats' colours
     entries = []
     for b in game.data.buildings:
         x = game.letters.index(b.letter)
@@ -68,7 +69,7 @@ def _buildings(game: RatapolisGame, obs: dict) -> list[str]:
             note = "(hunted)"
         elif b.letter in obs["tokens"]:
             holder = obs["tokens"][b.letter]
-            note = "[" + (COLOURS[holder] if holder >= 0 else "-") + "]"
+            note = "[" + (colours[holder] if holder >= 0 else "-") + "]"
         entries.append(f"{b.letter} {b.name[:14]:<14} {game.capacity[x]:>2} "
                        f"{b.cheese_per_rat} {note}")
     return ["  " + "".join(f"{e:<33}" for e in entries[i:i + 3]).rstrip()
@@ -88,13 +89,14 @@ def _scores(game: RatapolisGame, obs: dict) -> tuple[list[int], list[int]]:
     return cheese, rats
 
 
-def _hunt_board(obs: dict) -> list[str]:
+def _hunt_board(game: RatapolisGame, obs: dict) -> list[str]:
+    colours = game.colors  # RP-11: the seats' colours
     rounds = obs["rounds"]
     hunted = " ".join(f"{i + 1}:{r['hunted']}" for i, r in enumerate(rounds) if r["hunted"])
     out = [f"Hunt board: stack {obs['stack_count']}, discard {obs['discard_count']}; "
            f"hunted by round: {hunted or 'none yet'}"]
     now = rounds[-1]
-    dealt = [COLOURS[s] for s, d in enumerate(now["dealt"]) if d]
+    dealt = [colours[s] for s, d in enumerate(now["dealt"]) if d]
     parts = [f"face up: {' '.join(now['face_up']) or '-'}"]
     if now["my_card"]:
         parts.append(f"your secret card: {now['my_card']}")
@@ -108,8 +110,8 @@ def _hunt_board(obs: dict) -> list[str]:
     for look in obs["archive_looks"]:
         if look["round"] == len(rounds):
             seen = f": {look['card']}" if "card" in look else ""
-            out.append(f"  Archive: {COLOURS[look['viewer']]} looked at "
-                       f"{COLOURS[look['target']]}'s card{seen}")
+            out.append(f"  Archive: {colours[look['viewer']]} looked at "
+                       f"{colours[look['target']]}'s card{seen}")
     return out
 
 
@@ -122,34 +124,34 @@ def render(state: RatapolisState, player: int) -> str:
     """
     obs = state.observation(player)
     game: RatapolisGame = state.get_game()
+    colours = game.colors  # RP-11: the seats' colours
     n = obs["num_players"]
     me = obs["player"]
     cp = obs["current_player"]
-    turn = f" ({COLOURS[cp]} to act)" if 0 <= cp < n and obs["phase"] != "plan" else ""
+    turn = f" ({colours[cp]} to act)" if 0 <= cp < n and obs["phase"] != "plan" else ""
     if obs["phase"] == "plan" and 0 <= cp < n:
-        turn = f" ({COLOURS[cp]} to plan)"
+        turn = f" ({colours[cp]} to plan)"
     out = [f"Ratapolis - round {obs['round']} of {game.data.rounds}, "
-           f"{_PHASES[obs['phase']]}{turn}; you are {COLOURS[me]}"]
-    colours = "/".join(COLOURS[:n])
-    out.append(f"City (rats {colours} on each tile; # hunted, . park):")
+           f"{_PHASES[obs['phase']]}{turn}; you are {colours[me]}"]
+    out.append(f"City (rats {'/'.join(colours)} on each tile; # hunted, . park):")
     out.extend(_grid(game, obs))
     out.append("Buildings (capacity, cheese per rat, [property token holder; - on its tile]):")
     out.extend(_buildings(game, obs))
     cheese, rats = _scores(game, obs)
     for s in range(n):
         held = [t for t, h in obs["tokens"].items() if h == s]
-        out.append(f"  {COLOURS[s] + (' (you)' if s == me else ''):<13} cheese now "
+        out.append(f"  {colours[s] + (' (you)' if s == me else ''):<13} cheese now "
                    f"{cheese[s]:>3} (cheese tokens {obs['cheese_tokens'][s]}), {rats[s]:>2} rats "
                    f"in the city, {obs['supply'][s]:>2} in supply; tokens: "
                    f"{' '.join(held) or '-'}")
-    out.extend(_hunt_board(obs))
+    out.extend(_hunt_board(game, obs))
     if obs["phase"] == "plan":
-        done = ", ".join(f"{COLOURS[s]} {c}/2" for s, c in enumerate(obs["committed"]))
+        done = ", ".join(f"{colours[s]} {c}/2" for s, c in enumerate(obs["committed"]))
         out.append(f"Plans committed: {done}")
         if obs["my_plan"]:
             out.append(f"  your plan: {' / '.join(obs['my_plan'])}")
     elif obs["rounds"][-1]["plans"]:
-        plans = "; ".join(f"{COLOURS[s]}: {' / '.join(p)}"
+        plans = "; ".join(f"{colours[s]}: {' / '.join(p)}"
                           for s, p in enumerate(obs["rounds"][-1]["plans"]))
         out.extend(textwrap.wrap(f"Revealed plans: {plans}", WIDTH, subsequent_indent="  "))
     if obs["hotel"]:

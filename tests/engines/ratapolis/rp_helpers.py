@@ -35,7 +35,8 @@ def make_state(n: int = 3, *, board: dict[str, dict[int, int]] | None = None,
     rest); ``tokens`` the property letters in play ("none": no tokens); ``holders``
     ``{letter: seat}``.
     """
-    game = load_game("ratapolis", backend="python", num_players=n, property_tokens=tokens or "none", **params)
+    game = load_game("ratapolis", backend="python", num_players=n,
+                     property_tokens=tokens or "none", **params)
     s = game.new_initial_state()
     deal_round(s, cards)
     set_board(s, board or {})

@@ -64,6 +64,12 @@ def test_invariants_over_1000_random_games(n):
 @pytest.mark.parametrize("params", [
     {"num_players": 2}, {"num_players": 3, "property_tokens": "A,B,C,F,G,H,I,L,S,T"},
     {"num_players": 5}, {"num_players": 4, "simultaneous": True},
+    # RP-9 / RP-10 / RP-11: events revealed or fixed, a small city, colours
+    {"num_players": 3, "round_events": "random",
+     "layout": "AAA.CC/B.IIG./B..HL./..MMLL/S.MFF./TTT...",
+     "colors": "red,yellow,green"},
+    {"num_players": 4, "round_events":
+        "not_played,no_attack,normal,not_played,no_attack,normal,not_played,no_attack"},
 ])
 def test_state_from_observation_round_trips(params):
     """Game.state_from_observation: for states along random games, observation(p) of the
@@ -191,7 +197,8 @@ def test_joint_view_gives_identical_outcomes(n):
 def test_joint_view_per_seat_legal_plans_and_checks():
     """Joint view: legal_actions(seat) are that seat's (left, right) pairs; apply_actions
     checks every plan before applying any."""
-    g = load_game("ratapolis", backend="python", num_players=2, property_tokens="none", simultaneous=True)
+    g = load_game("ratapolis", backend="python", num_players=2, property_tokens="none",
+                  simultaneous=True)
     s = g.new_initial_state()
     while s.phase == "deal":
         s.apply_action(s.chance_outcomes()[0][0])
@@ -248,3 +255,46 @@ def test_heuristic_reads_the_observation_and_stays_in_range():
             assert g.heuristic_value(twin, p) == v
         s.apply_action(sample_action(s, rng))
     assert [g.heuristic_value(s, p) for p in range(3)] == s.returns()
+
+
+SCENARIO_PARAMS = [
+    {"num_players": 3, "round_events": "random", "property_tokens": "A,B,C,F,G,H,I,L,S,T"},
+    {"num_players": 4, "round_events":
+        "not_played,no_attack,normal,not_played,no_attack,normal,not_played,no_attack"},
+    {"num_players": 4, "layout": "AAA.CC/B.IIG./B..HL./..MMLL/S.MFF./TTT..."},
+    {"num_players": 2, "layout": "AAA.CC/B.IIG./B..HL./..MMLL/S.MFF./TTT...",
+     "round_events": "random", "colors": "green,orange"},
+    {"num_players": 5, "round_events": "random", "colors": "orange,green,yellow,blue,red"},
+]
+
+
+@pytest.mark.parametrize("params", SCENARIO_PARAMS, ids=range(len(SCENARIO_PARAMS)))
+def test_invariants_over_scenarios_cities_and_colours(params):
+    """RP-9 / RP-10 / RP-11 over random games: rats conserved and within capacity, every
+    hunt card of the city exactly once in the stack, the discard, the round in play or the
+    hunted tiles; 8 rounds, a tile hunted exactly in each played round without the no-attack
+    event, at most 6 events, random event cards distinct and only from round 3 (CI: 40
+    games each)."""
+    g = load_game("ratapolis", backend="python", **params)
+    n = g.num_players()
+    city = sorted(g.layout.tiles)
+
+    def check(s):
+        for seat in range(n):
+            assert sum(row[seat] for row in s.board) + s.supply[seat] == g.data.rats_per_player
+        for x in range(g.nb):
+            assert sum(s.board[x]) <= g.capacity[x] + 1
+        live = s.round_cards() if s.phase != "end" else []
+        assert sorted(s.stack + s.discard + live + s.removed) == city
+
+    for seed in range(40):
+        final = random_playout(g, seed, on_state=check)
+        assert final.round == 8 and len(final.events) == 8
+        assert len(final.removed) == final.events.count("normal")
+        assert sum(e != "normal" for e in final.events) <= len(g.data.event_cards)
+        cards = [c for c in final.event_cards if c]
+        assert len({c[0] for c in cards}) == len(cards)
+        assert all(c is None for c in final.event_cards[:g.first_event_round - 1])
+        if params.get("round_events") == "random":
+            assert len(cards) == 6
+        assert len(final.history()) <= g.max_game_length()
