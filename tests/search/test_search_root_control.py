@@ -22,8 +22,8 @@ from ratai.search.common import (
     MoveStat,
     SearchRng,
     check_root_moves,
-    node_cap,
     free_later,
+    node_cap,
     sort_moves,
 )
 from ratai.search.uct import UCT, Node, root_moves, tree_pv
