@@ -6,7 +6,7 @@ behaviour, same action ids, every parameter: 1-5 players with solo Greg, both la
 The state is one C struct (:c:type:`FRState` in ``first_rat.pxd``), so ``clone()`` is an
 allocation plus a ``memcpy``. The rules are a function-by-function transcription of the
 reference ``rules.py`` (``_rat_moves``, ``_b_can_follow``, ``_run``, ``_collect``,
-``_pay_landing``, ``_greg_run``, ...; rulings FR-1..FR-16 and the JUDGEMENT calls are cited
+``_pay_landing``, ``_greg_run``, ...; rulings FR-1..FR-19 and the JUDGEMENT calls are cited
 there): the same turn cursor (``step``), the same lazy draws, the same automatic application
 of single-option steps. Lists keep the reference's order (e.g. displays in draw order during
 setup, string-sorted after it), so the conversion back is exact.
@@ -787,11 +787,13 @@ cdef void raise_rat(FRState* s, int p) noexcept nogil:
     for i in range(s.nsup[p]):
         if s.sup_r[p][i] == -1:
             s.sup_r[p][i] = r
+            break   # FR-19: one rat is at most one Super Rat; the next waits on
 
 
 # ====================================================================== collect, burrow
 cdef void collect(FRState* s, const FRConst* k, int p) noexcept nogil:
-    """Yields of the rats moved this turn (FR-5, FR-6, FR-13); see ``_collect``."""
+    """Yields of the rats moved this turn (FR-5, FR-6, FR-13); see ``_collect``. FR-17: no
+    decision, everything the moved rats earn is collected; unmoved rats collect nothing."""
     cdef int L = k.L, lit, mult, i, r, pos, tile, amount, kind, m, take, old, new, c
     cdef int extra_bulb, bulbs = 0, apples = 0
     cdef int bonus[8]
@@ -860,23 +862,20 @@ cdef bint burrow_enter(FRState* s, const FRConst* k, int node) noexcept nogil:
 
 
 cdef int super_candidates(const FRState* s, const FRConst* k, int* out) noexcept nogil:
-    """Rats that may become the Super Rat: on the path, Start included (FR-15)."""
+    """``_super_candidates``: rats on the path, Start included (FR-15), that are not a Super
+    Rat already (FR-19); rats on one space once, by the lowest index."""
     cdef int p = s.seat, r, pos, i, n = 0, dup
     cdef int seen_pos[FR_RATS]
-    cdef unsigned long long seen_sig[FR_RATS]
-    cdef unsigned long long sig
     for r in range(FR_RATS):
         pos = s.rats[p][r]
-        if 0 <= pos < k.L:
-            sig = super_sig(s, k, p, r)
+        if 0 <= pos < k.L and super_sig(s, k, p, r) == 0:   # FR-19
             dup = 0
             for i in range(n):
-                if seen_pos[i] == pos and seen_sig[i] == sig:
+                if seen_pos[i] == pos:
                     dup = 1
                     break
             if not dup:
                 seen_pos[n] = pos
-                seen_sig[n] = sig
                 out[n] = r
                 n += 1
     return n
@@ -1304,7 +1303,7 @@ cdef int greg_draw(FRState* s, const FRConst* k, int card) noexcept nogil:
             s.cheese[0] += k.landing_fee
             s.cheese_issued += k.landing_fee
     s.nbooths = 0
-    for i in range(FR_RATS):
+    for i in range(FR_RATS):   # FR-18: every Greg rat ending his turn on a booth, moved or not
         x = s.greg_rats[i]
         if 0 <= x < FR_MAXL and k.booth[x] >= 0:
             j = s.nbooths

@@ -71,6 +71,11 @@ TRACK_NAMES = {"cockpit": "Cockpit", "cargo_bay": "Cargo Bay", "thruster": "Thru
                "rocket": "Rocket", "provisions": "Provisions",
                "construction_lights": "Construction Lights", "stored_food": "Stored Food",
                "rattronaut": "Rattronaut"}
+#: Rulebook names of the yield kinds ("Step 2: Collect Resources"), singular and plural.
+YIELD_NAMES = {"cheese": ("Cheese", "Cheese"), "vinegar": ("Vinegar Bottle", "Vinegar Bottles"),
+               "soda": ("Baking Soda", "Baking Soda"), "tin": ("Tin Can", "Tin Cans"),
+               "calculator": ("Calculator", "Calculators"),
+               "bulb": ("Lightbulb", "Lightbulbs"), "apple": ("Apple Core", "Apple Cores")}
 BOOTH_NAMES = {"harry_hamster": "Harry Hamster's booth",
                "zippy_the_frog": "Zippy the Frog's booth",
                "madcap_crow": "the Madcap Crow's booth"}

@@ -1,6 +1,6 @@
 """First Rat: the reference rule engine (standard and variable layout, all items, solo Greg).
 
-Rulebook: ``../shared/seeds/first_rat_rulebook.txt``; component stand-ins and rulings FR-1..FR-16:
+Rulebook: ``../shared/seeds/first_rat_rulebook.txt``; component stand-ins and rulings FR-1..FR-19:
 ``../shared/RULES_GAPS.md``. Board numbers come from :mod:`.data`; rules never hard-code them.
 
 Seats and rounds
@@ -56,7 +56,7 @@ Judgement calls not covered by a ruling (also marked ``JUDGEMENT`` in comments)
   rat raised by it cannot join this turn's option B.
 * The Launchpad yields nothing (no Collect, no backpack bonus); its rat leaves the path (FR-4).
 * Shopping rats are served in path order; the Nursery reward is a decision (raise or not).
-* Each Super Rat comic has its own rat (two Super Rat comics may pick different rats).
+* FR-19: each Super Rat comic has its own rat, and a rat is at most one Super Rat.
 * With the 12 Moldy Cheese all taken, a debt that cannot be covered is not paid.
 * Bright Spark (CM6) adds its extra step per blue space collected (not once per turn).
 * Greg: his rats' positions rank furthest first (ties by rat index) at the start of his turn;
@@ -71,7 +71,7 @@ Rulings applied where the code could be read otherwise
 
 Rulebook wording followed literally
 -----------------------------------
-* Greg's booth discards (Solo Play): "If one of Greg's Rats ends its turn in a booth space
+* FR-18, Greg's booth discards (Solo Play): "If one of Greg's Rats ends its turn in a booth space
   ... mix the tiles facedown and return 1 at random to the box." The text says "ends its
   turn" (the cheese sentence just above says "end their move"), so every Greg rat standing on
   a booth space at the end of his turn triggers a discard, whether or not it moved (a 0 on
@@ -97,7 +97,9 @@ from .data import (
     MATERIALS,
     PARTS,
     RULEBOOK,
+    TRACK_NAMES,
     TRACKS,
+    YIELD_NAMES,
     load,
 )
 from .validate import check_observation
@@ -616,7 +618,7 @@ class FirstRatState(State):
                     "DONATE": "donate Cheese (Provisions)", "END_TURN": "end turn"
                     }[singles[action]]
         if action < g.LIBRARY:
-            return f"burrow: go {g.directions[action - g.BURROW]}"
+            return f"Rat Burrow: go {g.directions[action - g.BURROW]}"
         if action < g.SUPER:
             cid = g.items[action - g.LIBRARY + g.n_shop_items]
             return f"Library: take {cid} {dict((c[0], c[1]) for c in d.comics)[cid]}"
@@ -632,22 +634,23 @@ class FirstRatState(State):
         if action < g.STEAL:
             item = g.items[action - g.BUY]
             price = self._price(self.seat, item) if self.seat < g.n else "?"
-            return f"buy {self._item_text(item)} ({price} cheese)"
+            return f"buy {self._item_text(item)} ({price} Cheese)"
         if action < g.BUILD:
             rat = f"rat {self.shops[0]}" if self.phase == "shop" and self.shops else "the rat"
             return f"steal {self._item_text(g.items[action - g.STEAL])} ({rat} back to Start)"
         if action < g.GREG_BEST:
-            return f"build {PARTS[action - g.BUILD]}"
+            return f"build a {TRACK_NAMES[PARTS[action - g.BUILD]]}"
         if action < g.CH_TILE:
-            return f"Greg prepares {d.greg_tracks[action - g.GREG_BEST]}"
+            return f"Greg prepares the {TRACK_NAMES[d.greg_tracks[action - g.GREG_BEST]]} track"
         if action < g.CH_SET:
             t = d.tiles[action - g.CH_TILE + 1]
             slot = self.setup_todo[0][5:] if self.phase == "setup" else "?"
-            return f"space {slot} gets tile {t.tile} ({t.colour}, {t.amount} {t.kind})"
+            what = YIELD_NAMES[t.kind][0 if t.amount == 1 else 1]
+            return f"space {slot} gets tile {t.tile} ({t.colour}, {t.amount} {what})"
         if action < g.CH_ITEM:
-            track = self.setup_todo[0][4:] if self.phase == "setup" else "?"
+            track = TRACK_NAMES[self.setup_todo[0][4:]] if self.phase == "setup" else "a"
             values = list(d.variable_value_sets[action - g.CH_SET])
-            return f"{track} track gets values {values} (set {action - g.CH_SET})"
+            return f"the {track} track gets values {values} (set {action - g.CH_SET})"
         if action < g.CH_CARD:
             item = g.items[action - g.CH_ITEM]
             if self.phase == "greg_booth":
@@ -656,8 +659,16 @@ class FirstRatState(State):
                 return f"Greg removes {self._item_text(item)} from the Library"
             return f"reveal {self._item_text(item)}"
         card = d.cards[action - g.CH_CARD]
-        icon = f", {card.icon}" if card.icon else ""
+        icon = f", {self._icon_text(card.icon)}" if card.icon else ""
         return f"Greg reveals {card.id}: moves {list(card.moves)}{icon}"
+
+    def _icon_text(self, icon: str) -> str:
+        """A solo card's icon in the rulebook's words ("Solo Play", Sequence of Play)."""
+        if icon.startswith("prepare:"):
+            return f"Greg prepares the {TRACK_NAMES[icon[8:]]} track"
+        if icon == "remove_comic":
+            return "Greg removes a Comic from the Library"
+        return "Greg prepares his best Score track"
 
     def _item_text(self, item: str) -> str:
         """An item with what it does, e.g. ``backpack BP-Y1: +2 on yellow spaces``,
@@ -1166,12 +1177,17 @@ class FirstRatState(State):
         for c, rat in self.super_rats[p].items():  # FR-15: the next rat raised
             if rat == -1:
                 self.super_rats[p][c] = r
+                break  # FR-19: one rat is at most one Super Rat; the next waits on
 
     # ==================================================================================
     # collect (Step 2), burrow, items
     # ==================================================================================
     def _collect(self, p: int) -> None:
         """Yields of the rats moved this turn (FR-5, FR-6, FR-13).
+
+        FR-17: Collect is not optional. The rulebook's "you may collect" grants the right to
+        collect from the spaces where a rat was just moved; the engine collects everything
+        the moved rats earn (no decision), and rats that did not move collect nothing.
 
         Per space: printed amount + lit bonus + backpacks + Strongpaws + Bright Spark (bulb
         spaces), then doubled by an energy drink ("the whole turn's yield after other
@@ -1254,18 +1270,18 @@ class FirstRatState(State):
                 self.pending_super.append(comic)
 
     def _super_candidates(self) -> list[int]:
-        """Rats that may become the Super Rat: on the path, Start included (FR-15)."""
+        """Rats that may become the Super Rat: on the path, Start included (FR-15), and not
+        a Super Rat already (FR-19: the four Super Rats are separate figures); rats on one
+        space are offered once, by the lowest index."""
         p = self.seat
         L = self._game.L
+        taken = set(self.super_rats[p].values())  # FR-19
         seen = set()
         out = []
-        sup = self.super_rats[p]
         for r, pos in enumerate(self.rats[p]):
-            if 0 <= pos < L:
-                sig = (pos, tuple(sorted(c for c, rat in sup.items() if rat == r)))
-                if sig not in seen:
-                    seen.add(sig)
-                    out.append(r)
+            if 0 <= pos < L and r not in taken and pos not in seen:
+                seen.add(pos)
+                out.append(r)
         return out
 
     def _booth_items(self, slot: int) -> list[str]:
@@ -1476,9 +1492,9 @@ class FirstRatState(State):
             if sp in self.rats[0]:
                 self.cheese[0] += RULEBOOK["landing_fee"]
                 self.cheese_issued += RULEBOOK["landing_fee"]
-        # Rulebook "Solo Play": "If one of Greg's Rats ends its turn in a booth space ... return
-        # 1 at random to the box": every rat on a booth at the end of his turn, moved or not
-        # (the cheese sentence above says "end their move": only rats that moved pay).
+        # FR-18, rulebook "Solo Play": "If one of Greg's Rats ends its turn in a booth space ...
+        # return 1 at random to the box": every rat on a booth at the end of his turn, moved
+        # or not (the cheese sentence above says "end their move": only rats that moved pay).
         self.greg_booths = sorted(x for x in self.greg_rats if x in d.booths)
         self.greg_step = "booths"
         self._greg_run()

@@ -299,6 +299,9 @@ def _check_items(game: FirstRatGame, o: dict) -> None:
         _dict(sup[p], f"super_rats[{p}]", [c for c in own_m[p] if game.comic_super[c]])
         for c, r in sup[p].items():
             _int(r, f"super_rats[{p}].{c}", -1, RATS - 1)
+        chosen = [r for r in sup[p].values() if r >= 0]
+        if len(chosen) != len(set(chosen)):
+            raise bad(f"super_rats[{p}]", "a rat is at most one Super Rat (FR-19)")
 
 
 def _check_tracks(game: FirstRatGame, o: dict) -> None:

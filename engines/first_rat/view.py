@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..api import check_player
-from .data import BOOTH_NAMES, MATERIALS, PARTS, RULEBOOK, TRACK_NAMES, TRACKS
+from .data import BOOTH_NAMES, MATERIALS, PARTS, RULEBOOK, TRACK_NAMES, TRACKS, YIELD_NAMES
 
 if TYPE_CHECKING:  # pragma: no cover
     from .rules import FirstRatState
@@ -183,18 +183,12 @@ def _board(state: FirstRatState, obs: dict) -> list[str]:
     return out
 
 
-_KIND_NAMES = {"cheese": ("Cheese", "Cheese"), "vinegar": ("vinegar bottle", "vinegar bottles"),
-               "soda": ("baking soda", "baking soda"), "tin": ("tin can", "tin cans"),
-               "calculator": ("calculator", "calculators"), "bulb": ("light bulb", "light bulbs"),
-               "apple": ("apple core", "apple cores")}
-
-
 def _kind(kind: str, amount: int) -> str:
-    return _KIND_NAMES[kind][0 if amount == 1 else 1]
+    return YIELD_NAMES[kind][0 if amount == 1 else 1]
 
 
 def _material(m: str) -> str:
-    return _KIND_NAMES[m][0]
+    return YIELD_NAMES[m][0]
 
 
 def _players(state: FirstRatState, obs: dict, viewer: int) -> list[str]:
@@ -203,7 +197,7 @@ def _players(state: FirstRatState, obs: dict, viewer: int) -> list[str]:
     out = []
     for p in range(g.n):
         mats = ", ".join(f"{obs['mats'][p][m]} {_kind(m, 2)}" for m in MATERIALS)
-        built = ", ".join(f"{obs['built'][p][x]} {TRACK_NAMES[x].lower()}" for x in PARTS)
+        built = ", ".join(f"{obs['built'][p][x]} {TRACK_NAMES[x]}" for x in PARTS)
         sup = obs["super_rats"][p]
         supers = "; Super Rats: " + ", ".join(
             f"{c} on {'the next rat raised' if r < 0 else f'rat {r}'}"
