@@ -28,13 +28,14 @@ from libc.string cimport memcpy, memset
 import numpy as np
 
 from ratai.engines import api as _api
+from ratai.engines.effects import COMPARISONS as _COMPARISONS
 from ratai.engines.first_rat import rules as _R
 from ratai.engines.first_rat.data import (
     BOOTH_ITEMS,
-    CAP_COUNTS,
     COLOURS,
-    COMIC_EFFECTS,
+    COUNTS,
     MATERIALS,
+    QUANTITIES,
     PARTS,
     RULEBOOK,
     TRACKS,
@@ -91,17 +92,26 @@ cdef enum:
     GS_END
 
 cdef enum:
-    # comic effect kinds (COMIC_KINDS order)
-    CK_FREE = 0
-    CK_NOFEE
-    CK_AEXTRA
-    CK_BEXTRA
-    CK_DISCOUNT
-    CK_BULB
-    CK_CHAM
-    CK_TURBO
-    CK_STRONG
-    CK_GHOST
+    # quantities an effect may modify (data.QUANTITIES order, checked at import)
+    Q_A_STEPS = 0
+    Q_B_STEPS
+    Q_SHORTCUT
+    Q_FEE
+    Q_PRICE
+    Q_YIELD
+    Q_YIELD_ON = 6    # + colour (data.COLOURS order)
+    Q_YIELD_OF = 11   # + yield kind (data.YIELD_KINDS order)
+    Q_SUP_STEPS = 18
+    Q_SUP_YIELD
+    Q_SUP_COLOUR
+    Q_SUP_BLOCKS
+    Q_SUP_PAYS
+
+cdef enum:
+    # reward effect codes (Rat Burrow spaces, light-string positions)
+    RO_SCORE = 1      # arg: track
+    RO_CHEESE = 2
+    RO_MAT = 3        # arg: material
 
 cdef enum:
     # yield kinds (data.YIELD_KINDS order); materials are 1..4 (supply index kind - 1)
@@ -133,9 +143,8 @@ cdef enum:
     IC_PREPARE = 1
     IC_REMOVE = 2
     IC_BEST = 3
-    # burrow rewards
+    # burrow choices (a reward's "move" effect)
     RW_NONE = 0
-    RW_STORED = 1
     RW_NURSERY = 2
     RW_LIBRARY = 3
 
@@ -144,9 +153,6 @@ PHASE_NAMES = ("setup", "move", "move_b", "launch", "drink", "burrow", "nursery"
                "over")
 STEP_NAMES = ("", "move", "pay", "launch", "drink", "collect", "burrow", "shop", "build", "end")
 GREG_STEP_NAMES = ("", "draw", "booths", "icon", "end")
-COMIC_KINDS = ("free_shortcuts", "no_landing_fee", "option_a_extra", "option_b_extra",
-               "item_discount", "extra_bulb", "super_chameleon", "super_turbo", "super_strong",
-               "super_ghost")
 _PHASE_ID = {name: i for i, name in enumerate(PHASE_NAMES)}
 _STEP_ID = {name: i for i, name in enumerate(STEP_NAMES)}
 _GREG_STEP_ID = {name: i for i, name in enumerate(GREG_STEP_NAMES)}
@@ -174,8 +180,24 @@ def _check_constants() -> None:
                TRACKS[T_RATTRONAUT]) == ("rocket", "provisions", "construction_lights",
                                          "stored_food", "rattronaut")
           and set(BOOTH_ITEMS.values()) == {"backpack", "energy_drink", "bottle_cap"}
-          and {e["kind"] for e in COMIC_EFFECTS.values()} <= set(COMIC_KINDS)
-          and len(CAP_COUNTS) == 10)
+          and len(QUANTITIES) == FR_NQ and len(COUNTS) == FR_NCOUNT
+          and tuple(QUANTITIES)[Q_YIELD_ON:Q_YIELD_OF] == tuple(f"yield_on_{c}" for c in COLOURS)
+          and tuple(QUANTITIES)[Q_YIELD_OF:Q_SUP_STEPS] == tuple(
+              f"yield_of_{y}" for y in YIELD_KINDS)
+          and tuple(QUANTITIES)[:Q_YIELD_ON] == ("option_a_steps", "option_b_steps",
+                                                 "shortcut_cost", "landing_fee", "item_price",
+                                                 "yield")
+          and tuple(QUANTITIES)[Q_SUP_STEPS:] == (
+              "super_rat_steps", "super_rat_yield", "super_rat_matches_colour",
+              "super_rat_blocks", "super_rat_pays_landing")
+          and COUNTS[:4] == ("cockpits_built", "cargo_bays_built", "thrusters_built",
+                             "rocket_markers")
+          and COUNTS[4:10] == ("rattronauts", "provisions_markers",
+                               "construction_lights_markers", "stored_food_markers",
+                               "comics_owned", "backpacks_owned")
+          and COUNTS[10:] == ("cheese", *MATERIALS, "awards", "moldy_cheese", "light_string",
+                              "energy_drinks", "bottle_caps_owned")
+          and _COMPARISONS == (">", ">=", "==", "!=", "<=", "<", "most", "least"))
     if not ok:
         raise ImportError("ratai._speedups.first_rat is out of date with "
                           "ratai.engines.first_rat: rebuild it (pip install -e .)")
@@ -240,32 +262,44 @@ cdef inline void sc_pop0(signed char* a, signed char* n) noexcept nogil:
     n[0] -= 1
 
 
-cdef inline int has(const FRState* s, const FRConst* k, int p, int kind) noexcept nogil:
-    """``_has``: total amount of seat ``p``'s comics with effect ``kind``."""
-    cdef int i, c, total = 0
+cdef inline void q_apply(const FRConst* k, int item, int q, int* add, int* lo,
+                         int* hi) noexcept nogil:
+    """Fold ``item``'s modifier of quantity ``q`` into (add, lo, hi) (``data.combine``)."""
+    if (k.item_qmask[item] >> q) & 1U:
+        add[0] += k.item_add[item][q]
+        if k.item_lo[item][q] > lo[0]:
+            lo[0] = k.item_lo[item][q]
+        if k.item_hi[item][q] < hi[0]:
+            hi[0] = k.item_hi[item][q]
+
+
+cdef inline int q_value(int base, int add, int lo, int hi) noexcept nogil:
+    """``data.resolve``: base plus the adds, raised to ``lo``, lowered to ``hi``."""
+    cdef int v = base + add
+    if v < lo:
+        v = lo
+    if v > hi:
+        v = hi
+    return v
+
+
+cdef int seat_q(const FRState* s, const FRConst* k, int p, int q) noexcept nogil:
+    """``_q``: seat ``p``'s quantity ``q`` as modified by its comics and bottle caps."""
+    cdef int i, add = 0, lo = -FR_QOPEN, hi = FR_QOPEN
     for i in range(s.ncomics[p]):
-        c = s.comics[p][i]
-        if k.comic_kind[c] == kind:
-            total += k.comic_amount[c]
-    return total
+        q_apply(k, s.comics[p][i], q, &add, &lo, &hi)
+    for i in range(s.ncaps[p]):
+        q_apply(k, s.caps[p][i], q, &add, &lo, &hi)
+    return q_value(k.q_base[q], add, lo, hi)
 
 
-cdef inline bint is_super(const FRState* s, const FRConst* k, int p, int r,
-                          int kind) noexcept nogil:
-    cdef int i
+cdef int super_q(const FRState* s, const FRConst* k, int p, int r, int q) noexcept nogil:
+    """``_sq``: rat ``r``'s Super Rat quantity ``q`` (its Super Rat comic's modifiers)."""
+    cdef int i, add = 0, lo = -FR_QOPEN, hi = FR_QOPEN
     for i in range(s.nsup[p]):
-        if s.sup_r[p][i] == r and k.comic_kind[s.sup_c[p][i]] == kind:
-            return True
-    return False
-
-
-cdef inline int super_amount(const FRState* s, const FRConst* k, int p, int r,
-                             int kind) noexcept nogil:
-    cdef int i, total = 0
-    for i in range(s.nsup[p]):
-        if s.sup_r[p][i] == r and k.comic_kind[s.sup_c[p][i]] == kind:
-            total += k.comic_amount[s.sup_c[p][i]]
-    return total
+        if s.sup_r[p][i] == r:
+            q_apply(k, s.sup_c[p][i], q, &add, &lo, &hi)
+    return q_value(k.q_base[q], add, lo, hi)
 
 
 cdef inline unsigned long long super_sig(const FRState* s, const FRConst* k, int p,
@@ -279,12 +313,14 @@ cdef inline unsigned long long super_sig(const FRState* s, const FRConst* k, int
     return sig
 
 
-cdef inline int ghost(const FRState* s, const FRConst* k, int p) noexcept nogil:
-    cdef int i
+cdef inline int sharers(const FRState* s, const FRConst* k, int p) noexcept nogil:
+    """``_sharers`` as bits: Super Rats with ``super_rat_blocks`` 0 (e.g. the Ghost)."""
+    cdef int i, r, bits = 0
     for i in range(s.nsup[p]):
-        if k.comic_kind[s.sup_c[p][i]] == CK_GHOST and s.sup_r[p][i] >= 0:
-            return s.sup_r[p][i]
-    return -9   # None: equal to no rat index
+        r = s.sup_r[p][i]
+        if r >= 0 and super_q(s, k, p, r, Q_SUP_BLOCKS) <= 0:
+            bits |= 1 << r
+    return bits
 
 
 cdef inline int colour_of(const FRState* s, const FRConst* k, int pos) noexcept nogil:
@@ -380,23 +416,83 @@ cdef inline int markers_on(const FRState* s, int track, int owner) noexcept nogi
     return c
 
 
+cdef void counts_of(const FRState* s, const FRConst* k, int p, int* out) noexcept nogil:
+    """``FirstRatState.count`` for every name of ``data.COUNTS``, in that order."""
+    cdef int i
+    out[0] = s.built[p][0]
+    out[1] = s.built[p][1]
+    out[2] = s.built[p][2]
+    out[3] = markers_on(s, T_ROCKET, p)
+    out[4] = rattronauts(s, k, p)
+    out[5] = markers_on(s, T_PROVISIONS, p)
+    out[6] = markers_on(s, T_CLIGHTS, p)
+    out[7] = markers_on(s, T_STORED, p)
+    out[8] = s.ncomics[p]
+    out[9] = s.nbp[p]
+    out[10] = s.cheese[p]
+    for i in range(4):
+        out[11 + i] = s.mats[p][i]
+    out[15] = s.awards[p]
+    out[16] = s.moldy[p]
+    out[17] = s.light[p]
+    out[18] = s.drinks[p]
+    out[19] = s.ncaps[p]
+
+
+cdef bint cond_holds(const FRState* s, const FRConst* k, int p, int item, int e,
+                     const int* mine) noexcept nogil:
+    """``effects.Condition.holds`` of scoring effect ``e`` of ``item`` for seat ``p``."""
+    cdef int c = k.sc_ccount[item][e], cmp = k.sc_cmp[item][e], v = k.sc_cvalue[item][e]
+    cdef int q, m = mine[c], best, other[FR_NCOUNT]
+    if c < 0:
+        return True
+    if cmp >= 6:   # most / least: tied for the extreme among all seats
+        best = m
+        for q in range(k.n):
+            counts_of(s, k, q, other)
+            if (cmp == 6 and other[c] > best) or (cmp == 7 and other[c] < best):
+                best = other[c]
+        return m == best
+    if cmp == 0:
+        return m > v
+    if cmp == 1:
+        return m >= v
+    if cmp == 2:
+        return m == v
+    if cmp == 3:
+        return m != v
+    if cmp == 4:
+        return m <= v
+    return m < v
+
+
+cdef int item_points(const FRState* s, const FRConst* k, int p, int item,
+                     const int* mine) noexcept nogil:
+    """``_item_points``: the end-of-game points of seat ``p``'s comic or bottle cap."""
+    cdef int e, v, total = 0
+    for e in range(k.n_score[item]):
+        if not cond_holds(s, k, p, item, e, mine):
+            continue
+        if k.sc_count[item][e] < 0:
+            v = k.sc_plus[item][e]
+        else:
+            v = mine[k.sc_count[item][e]] * k.sc_times[item][e] // k.sc_divide[item][e] \
+                + k.sc_plus[item][e]
+        if k.sc_max[item][e] >= 0 and v > k.sc_max[item][e]:
+            v = k.sc_max[item][e]
+        total += v
+    return total
+
+
 cdef int score(const FRState* s, const FRConst* k, int p) noexcept nogil:
     """``sum(score_breakdown(p).values())`` (rulebook "End of Game"; FR-12)."""
-    cdef int counts[10]
-    cdef int total = track_points(s, k, p), i, c, left = 0
-    counts[0] = s.built[p][0]
-    counts[1] = s.built[p][1]
-    counts[2] = s.built[p][2]
-    counts[3] = markers_on(s, T_ROCKET, p)
-    counts[4] = rattronauts(s, k, p)
-    counts[5] = markers_on(s, T_PROVISIONS, p)
-    counts[6] = markers_on(s, T_CLIGHTS, p)
-    counts[7] = markers_on(s, T_STORED, p)
-    counts[8] = s.ncomics[p]
-    counts[9] = s.nbp[p]
+    cdef int mine[FR_NCOUNT]
+    cdef int total = track_points(s, k, p), i, left = 0
+    counts_of(s, k, p, mine)
     for i in range(s.ncaps[p]):
-        c = s.caps[p][i]
-        total += k.cap_per[c] * counts[k.cap_counts[c]]
+        total += item_points(s, k, p, s.caps[p][i], mine)
+    for i in range(s.ncomics[p]):
+        total += item_points(s, k, p, s.comics[p][i], mine)
     total += k.award_points * s.awards[p] - k.moldy_penalty * s.moldy[p]
     for i in range(4):
         left += s.mats[p][i]
@@ -435,12 +531,13 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
     """``_rat_moves`` as encoded MOVE ids, sorted (routes are stored by (mask, dest)).
 
     ``early``: stop at the first one (the reference's ``bool(self._rat_moves(...))``)."""
-    cdef int L = k.L, n = 0, nm, i, j, q, r, pos, dest, mask, m, ci, maxs, base, gh, x
+    cdef int L = k.L, n = 0, nm, i, j, q, r, pos, dest, mask, m, ci, maxs, base, sh, x
+    cdef int sc_mult
     cdef int rs[FR_RATS]
-    cdef bint free, is_ghost, cham, launch_used = False, ok
+    cdef bint is_sharer, cham, launch_used = False, ok
     cdef unsigned long long ends = 0, others   # positions as bits (L < 64, FR_MAXL)
-    free = has(s, k, p, CK_FREE) > 0
-    gh = ghost(s, k, p)
+    sc_mult = seat_q(s, k, p, Q_SHORTCUT)
+    sh = sharers(s, k, p)
     if opt == 1:
         for i in range(s.nmoved):
             x = s.rats[p][s.moved[i]]
@@ -449,23 +546,27 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
             if x >= 0:
                 ends |= 1ULL << x
     if opt == 0:
-        base = k.option_a_max + has(s, k, p, CK_AEXTRA)
+        base = seat_q(s, k, p, Q_A_STEPS)
     else:
-        base = k.option_b_max + has(s, k, p, CK_BEXTRA)
+        base = seat_q(s, k, p, Q_B_STEPS)
     nm = movable(s, k, p, rs)
     for i in range(nm):
         r = rs[i]
         pos = s.rats[p][r]
-        is_ghost = r == gh
-        cham = opt == 1 and is_super(s, k, p, r, CK_CHAM)
-        maxs = base + super_amount(s, k, p, r, CK_TURBO)
-        # blocked: the other rats' path spaces (not for the ghost; the ghost blocks nobody),
-        # and in option B the spaces where moved rats ended
+        is_sharer = (sh >> r) & 1
+        cham = opt == 1 and super_q(s, k, p, r, Q_SUP_COLOUR) <= 0
+        maxs = base + super_q(s, k, p, r, Q_SUP_STEPS)
+        if maxs < 0:
+            maxs = 0
+        if maxs > k.max_steps:
+            maxs = k.max_steps
+        # blocked: the other rats' path spaces (not for a sharer such as the Ghost, which
+        # blocks nobody), and in option B the spaces where moved rats ended
         others = 0
-        if not is_ghost:
+        if not is_sharer:
             for q in range(FR_RATS):
                 x = s.rats[p][q]
-                if q != r and q != gh and 0 < x < L:
+                if q != r and not (sh >> q) & 1 and 0 < x < L:
                     others |= 1ULL << x
         if opt == 1:
             others |= ends
@@ -476,10 +577,10 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
             if (others >> dest) & 1ULL:
                 continue
             mask = k.route_mask[pos][j]
-            if mask and not free:
+            if mask and sc_mult:
                 ok = True
                 for m in range(4):
-                    if s.mats[p][m] < k.mask_cost[mask][m]:
+                    if s.mats[p][m] < k.mask_cost[mask][m] * sc_mult:
                         ok = False
                         break
                 if not ok:
@@ -516,16 +617,16 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
 cdef void move_rat(FRState* s, const FRConst* k, int p, int r, int dest, int mask, int ci,
                    int opt, bint commit) noexcept nogil:
     """``_move_rat``: pay the shortcuts (FR-1), move, fix option B's colour, launch."""
-    cdef int m
-    if mask and not has(s, k, p, CK_FREE):
+    cdef int m, sc_mult = seat_q(s, k, p, Q_SHORTCUT) if mask else 0
+    if sc_mult:   # FR-1: pay each shortcut used
         for m in range(4):
-            s.mats[p][m] -= k.mask_cost[mask][m]
+            s.mats[p][m] -= k.mask_cost[mask][m] * sc_mult
             if commit:
-                s.supply[m] += k.mask_cost[mask][m]
+                s.supply[m] += k.mask_cost[mask][m] * sc_mult
     s.rats[p][r] = dest
     s.moved[s.nmoved] = r
     s.nmoved += 1
-    if opt == 1 and s.b_colour < 0 and not is_super(s, k, p, r, CK_CHAM):
+    if opt == 1 and s.b_colour < 0 and super_q(s, k, p, r, Q_SUP_COLOUR) > 0:
         s.b_colour = k.lp_colour[ci] if dest == k.L else colour_of(s, k, dest)
     if commit and dest == k.L:
         to_rocket(s, k, p)
@@ -613,7 +714,7 @@ cdef int display_all(const FRState* s, const FRConst* k, int slot, int* out) noe
 cdef inline int price(const FRState* s, const FRConst* k, int p, int item) noexcept nogil:
     cdef int kind = k.item_kind[item]
     cdef int v = k.price[1 if kind == IK_DRINK else (0 if kind == IK_BP else 2)] \
-        - has(s, k, p, CK_DISCOUNT)
+        + seat_q(s, k, p, Q_PRICE)
     return v if v > 0 else 0
 
 
@@ -707,14 +808,14 @@ cdef void build(FRState* s, const FRConst* k, int part) noexcept nogil:
 # ====================================================================== landing, Launchpad
 cdef void pay_landing(FRState* s, const FRConst* k, int p) noexcept nogil:
     """FR-4: 1 Cheese per other player with a rat on each space where a moved rat ends."""
-    cdef int L = k.L, gh, i, j, q, x, sp, total = 0, value, need, amount, ne = 0
+    cdef int L = k.L, i, j, q, x, sp, total = 0, value, need, amount, ne = 0, fee
     cdef int debts[FR_MAXO]
     cdef int ends[FR_RATS]
-    if has(s, k, p, CK_NOFEE):
+    fee = seat_q(s, k, p, Q_FEE)
+    if fee <= 0:
         return
-    gh = ghost(s, k, p)
     for i in range(s.nmoved):
-        if s.moved[i] == gh:
+        if super_q(s, k, p, s.moved[i], Q_SUP_PAYS) <= 0:
             continue
         x = s.rats[p][s.moved[i]]
         if 0 < x < L:
@@ -732,12 +833,12 @@ cdef void pay_landing(FRState* s, const FRConst* k, int p) noexcept nogil:
             if q != p:
                 for i in range(FR_RATS):
                     if s.rats[q][i] == sp:
-                        debts[q] += k.landing_fee
+                        debts[q] += fee
                         break
         if k.solo:
             for i in range(FR_RATS):
                 if s.greg_rats[i] == sp:
-                    debts[k.greg] += k.landing_fee
+                    debts[k.greg] += fee
                     break
     for q in range(k.n_owners):
         total += debts[q]
@@ -791,30 +892,57 @@ cdef void raise_rat(FRState* s, int p) noexcept nogil:
 
 
 # ====================================================================== collect, burrow
+cdef void give_reward(FRState* s, const FRConst* k, int p, int n, const signed char* op,
+                      const signed char* arg, const int* amt) noexcept nogil:
+    """``_reward``: a reward's automatic effects in order (score a track, gain Cheese or a
+    material as far as the supply goes, FR-13)."""
+    cdef int i, j, m, take
+    for i in range(n):
+        if op[i] == RO_SCORE:
+            for j in range(amt[i]):
+                place(s, k, arg[i], p, True)
+        elif op[i] == RO_CHEESE:
+            s.cheese[p] += amt[i]
+            s.cheese_issued += amt[i]
+        elif op[i] == RO_MAT:
+            m = arg[i]
+            take = amt[i] if amt[i] < s.supply[m] else s.supply[m]
+            s.supply[m] -= take
+            s.mats[p][m] += take
+
+
 cdef void collect(FRState* s, const FRConst* k, int p) noexcept nogil:
     """Yields of the rats moved this turn (FR-5, FR-6, FR-13); see ``_collect``. FR-17: no
     decision, everything the moved rats earn is collected; unmoved rats collect nothing."""
     cdef int L = k.L, lit, mult, i, r, pos, tile, amount, kind, m, take, old, new, c
-    cdef int extra_bulb, bulbs = 0, apples = 0
+    cdef int every, bulbs = 0, apples = 0
     cdef int bonus[8]
-    lit = s.light[p] * k.lit_per_step
+    cdef int on_colour[8]
+    cdef int of_kind[8]
+    lit = s.light[p]   # the marker where it stood at the start of Collect (FR-5)
     mult = k.drink_multiplier if s.drink_used else 1
     for i in range(8):
         bonus[i] = 0
     for i in range(s.nbp[p]):
         bonus[k.bp_colour[s.bp[p][i]]] += k.bp_bonus[s.bp[p][i]]
-    extra_bulb = has(s, k, p, CK_BULB)
+    every = seat_q(s, k, p, Q_YIELD)
+    for i in range(5):
+        on_colour[i] = seat_q(s, k, p, Q_YIELD_ON + i)
+    for i in range(7):
+        of_kind[i] = seat_q(s, k, p, Q_YIELD_OF + i)
     for i in range(s.nmoved):
         r = s.moved[i]
         pos = s.rats[p][r]
         if not 0 < pos < L:
             continue
         tile = s.tiles[pos]
-        amount = k.tile_amount[tile] + (1 if pos <= lit else 0) + bonus[k.tile_colour[tile]]
-        amount += super_amount(s, k, p, r, CK_STRONG)
         kind = k.tile_kind[tile]
-        if kind == Y_BULB:
-            amount += extra_bulb
+        amount = k.tile_amount[tile] + (k.lit_bonus if k.lit[lit][pos] else 0) \
+            + bonus[k.tile_colour[tile]]
+        amount += every + on_colour[k.tile_colour[tile]] + of_kind[kind]
+        amount += super_q(s, k, p, r, Q_SUP_YIELD)
+        if amount < 0:
+            amount = 0
         amount *= mult
         if kind == Y_CHEESE:
             s.cheese[p] += amount
@@ -834,11 +962,10 @@ cdef void collect(FRState* s, const FRConst* k, int p) noexcept nogil:
         if new > k.light_length:
             new = k.light_length
         s.light[p] = new
-        for i in range(k.n_clights):
-            c = k.clights[i]
-            if old < c <= new and s.lights_scored[p] < k.n_clights:
+        for c in range(old + 1, new + 1):
+            if k.n_lrw[c]:
                 s.lights_scored[p] += 1
-                place(s, k, T_CLIGHTS, p, True)
+                give_reward(s, k, p, k.n_lrw[c], k.lrw_op[c], k.lrw_arg[c], k.lrw_amt[c])
     s.burrow_steps = apples
 
 
@@ -847,10 +974,9 @@ cdef bint burrow_enter(FRState* s, const FRConst* k, int node) noexcept nogil:
     cdef int p = s.seat, reward
     s.burrow[p] = node
     s.burrow_steps -= 1
+    give_reward(s, k, p, k.n_rw[node], k.rw_op[node], k.rw_arg[node], k.rw_amt[node])
     reward = k.reward[node]
-    if reward == RW_STORED:
-        place(s, k, T_STORED, p, True)
-    elif reward == RW_NURSERY:
+    if reward == RW_NURSERY:
         if sc_in(s.rats[p], FR_RATS, NURSERY) and s.raised[p] < k.max_nursery_raises:
             s.phase = PH_NURSERY
             return True
@@ -1697,6 +1823,55 @@ def _limit(cond, what):
                          f"use backend='python'")
 
 
+cdef void _compile_item(FRConst* c, int i, str item, g) except *:
+    """An item's effects into the constant tables: its ``modify`` summaries per quantity
+    (``FirstRatGame.item_mods``) and its end-of-game ``score`` effects."""
+    cdef int q, e = 0
+    for q, name in enumerate(QUANTITIES):
+        c.item_lo[i][q] = -FR_QOPEN
+        c.item_hi[i][q] = FR_QOPEN
+        if name in g.item_mods[item]:
+            add, lo, hi = g.item_mods[item][name]
+            c.item_qmask[i] |= 1U << q
+            c.item_add[i][q] = add
+            c.item_lo[i][q] = -FR_QOPEN if lo is None else max(lo, -FR_QOPEN)
+            c.item_hi[i][q] = FR_QOPEN if hi is None else min(hi, FR_QOPEN)
+    for eff in g.data.item_effects[item]:
+        if eff.op != "score" or eff.when != "game_end":
+            continue
+        _limit(e < FR_MAXEFF, "the scoring effects of one item")
+        a = eff.amount
+        c.sc_count[i][e] = -1 if a.count is None else COUNTS.index(a.count.of)
+        c.sc_times[i][e] = a.times
+        c.sc_divide[i][e] = a.divide
+        c.sc_plus[i][e] = a.plus
+        c.sc_max[i][e] = -1 if a.max is None else a.max
+        cond = eff.condition
+        c.sc_ccount[i][e] = -1 if cond is None else COUNTS.index(cond.count.of)
+        c.sc_cmp[i][e] = 0 if cond is None else _COMPARISONS.index(cond.cmp)
+        c.sc_cvalue[i][e] = 0 if cond is None else cond.value
+        e += 1
+    c.n_score[i] = e
+
+
+cdef int _compile_reward(effects, signed char* op, signed char* arg, int* amt) except -1:
+    """A reward's automatic effects (``_reward``) as RO_* codes; returns how many."""
+    cdef int n = 0
+    for eff in effects:
+        if eff.op == "move":
+            continue   # the choice: FRConst.reward
+        _limit(n < FR_MAXEFF, "the effects of one reward")
+        if eff.op == "score":
+            op[n], arg[n] = RO_SCORE, TRACKS.index(eff.resource)
+        elif eff.resource == "cheese":
+            op[n], arg[n] = RO_CHEESE, 0
+        else:
+            op[n], arg[n] = RO_MAT, MATERIALS.index(eff.resource)
+        amt[n] = eff.amount.plus
+        n += 1
+    return n
+
+
 def _make_consts(game, params) -> _Consts:
     cdef _Consts obj = _Consts()
     cdef FRConst* c = &obj.c
@@ -1717,7 +1892,6 @@ def _make_consts(game, params) -> _Consts:
     _limit(g.n_masks <= FR_MAXMASK, "the shortcuts")
     _limit(len(d.variable_value_sets) <= FR_MAXSETS, "the value sets")
     _limit(len(d.greg_tracks) <= FR_MAXGT, "Greg's tracks")
-    _limit(len(d.construction_lights) <= 32, "the Construction Lights")
     _limit(len(d.tile_groups) <= 8, "the tile groups")
     _limit(g.n_colours <= 8 and len(d.neutral_markers[g.table_n]) <= 4, "the colours")
     _limit(len(d.start_cheese) >= FR_MAXP or g.n <= len(d.start_cheese), "the seats")
@@ -1765,15 +1939,11 @@ def _make_consts(game, params) -> _Consts:
             c.item_kind[i] = IK_DRINK
         elif i < c.first_comic:
             c.item_kind[i] = IK_CAP
-            per, counts = g.cap_info[item]
-            c.cap_per[i] = per
-            c.cap_counts[i] = CAP_COUNTS.index(counts)
+            _compile_item(c, i, item, g)
         else:
             c.item_kind[i] = IK_COMIC
-            eff = g.comic_kind[item]
-            c.comic_kind[i] = COMIC_KINDS.index(eff["kind"])
-            c.comic_amount[i] = eff.get("amount", 1)
             c.comic_super[i] = bool(g.comic_super[item])
+            _compile_item(c, i, item, g)
     for m in range(g.n_masks):
         cost = g.mask_cost[m]
         c.mask_any[m] = bool(cost)
@@ -1788,7 +1958,10 @@ def _make_consts(game, params) -> _Consts:
             c.route_dest[o][j] = dest
             c.route_mask[o][j] = mask
             c.route_steps[o][j] = steps
-    bound = 2 * FR_RATS * max(c.nroutes[o] for o in range(L)) * g.n_colours + 64
+    # one option's moves: per rat its routes, a Launchpad route once per colour
+    bound = 2 * FR_RATS * max(
+        sum(g.n_colours if dest == L else 1 for dest, _, _ in g.route_table[o][g.max_steps])
+        for o in range(L)) + 64
     _limit(bound <= FR_MAXLEG, "the legal moves of one position")
     for t in range(FR_MAXL):
         c.booth[t] = -1
@@ -1801,16 +1974,19 @@ def _make_consts(game, params) -> _Consts:
         c.booth[slot] = kinds[BOOTH_ITEMS[booth]]
     for i, colour in enumerate(d.launchpad_colours):
         c.lp_colour[i] = COLOURS.index(colour)
+    _limit(d.light_length < FR_MAXLIGHT, "the light string")
     c.light_length = d.light_length
-    c.n_clights = len(d.construction_lights)
-    for i, x in enumerate(d.construction_lights):
-        c.clights[i] = x
-    c.lit_per_step = d.lit_per_step
+    c.lit_bonus = d.lit_bonus
+    for t in range(d.light_length + 1):
+        for x in d.lit_spaces(t):
+            c.lit[t][x] = 1
+    for t, effects in d.light_effects.items():
+        c.n_lrw[t] = _compile_reward(effects, c.lrw_op[t], c.lrw_arg[t], c.lrw_amt[t])
     nodes = list(d.burrow_edges)
     obj.node_names = tuple(nodes)
     c.n_nodes = len(nodes)
     c.burrow_start = nodes.index(d.burrow_start)
-    rewards = {"stored_food": RW_STORED, "nursery": RW_NURSERY, "library": RW_LIBRARY}
+    rewards = {"nursery": RW_NURSERY, "library": RW_LIBRARY}
     for i, node in enumerate(nodes):
         c.nedges[i] = len(d.burrow_edges[node])
         for j, nxt in enumerate(d.burrow_edges[node]):
@@ -1819,7 +1995,9 @@ def _make_consts(game, params) -> _Consts:
             c.choice[i][j] = -1
         for dname, nxt in d.burrow_choices.get(node, {}).items():
             c.choice[i][g.directions.index(dname)] = nodes.index(nxt)
-        c.reward[i] = rewards.get(d.burrow_rewards.get(node), RW_NONE)
+        c.reward[i] = rewards.get(d.burrow_choice.get(node), RW_NONE)
+        c.n_rw[i] = _compile_reward(d.burrow_rewards.get(node, ()), c.rw_op[i], c.rw_arg[i],
+                                    c.rw_amt[i])
     for t, name in enumerate(TRACKS):
         for j in range(FR_NV):
             c.track_values0[t][j] = d.track_values[name][j]
@@ -1909,6 +2087,8 @@ def _make_consts(game, params) -> _Consts:
     trank = {tname: j for j, tname in enumerate(sorted(TRACKS))}
     for t, name in enumerate(TRACKS):
         c.track_rank[t] = trank[name]
+    for t, qv in enumerate(QUANTITIES.values()):
+        c.q_base[t] = qv
     R = RULEBOOK
     c.option_a_max = R["option_a_max"]
     c.option_b_min_rats = R["option_b_min_rats"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from fr_helpers import clear_board, do, labels, make, restart
 
-from ratai.engines.first_rat.data import load
+from ratai.engines.first_rat.data import TRACK_NAMES, load
 
 
 def at_booth(s, origin: int, booth: int, cheese: int) -> None:
@@ -105,8 +105,8 @@ def test_rocket_part_costs(part, cost):
     clear_board(s, {0: [2]})
     restart(s)
     do(s, "A: rat 0 space 2 -> space 3")
-    assert f"build {part}" in labels(s)
-    do(s, f"build {part}")
+    assert f"build a {TRACK_NAMES[part]}" in labels(s)
+    do(s, f"build a {TRACK_NAMES[part]}")
     assert s.built[0][part] == 1 and sum(s.mats[0].values()) == 0
     assert s.track_slots[part][0] == 0  # leftmost free space
     assert s.phase != "build"  # nothing else possible: the turn ended
@@ -133,10 +133,10 @@ def test_rocket_track_scores_each_complete_set_and_duplicates_are_allowed():
     do(s, "build a Cockpit")
     do(s, "build a Cargo Bay")
     assert s.rocket_sets[0] == 0
-    do(s, "build thruster")
+    do(s, "build a Thruster")
     assert s.rocket_sets[0] == 1 and s.track_slots["rocket"][0] == 0
     do(s, "build a Cargo Bay")
-    do(s, "build thruster")
+    do(s, "build a Thruster")
     assert s.rocket_sets[0] == 2 and s.track_slots["rocket"][:2] == [0, 0]
     assert s._track_points(0)["rocket"] == 12 + 10
 
