@@ -18,6 +18,12 @@ state_from_observation) convert the C state to the equivalent reference ``FirstR
 run the reference code, so their results are identical by construction; ``tests/speedups``
 checks the twin against the reference at every step of seeded games.
 
+Component effects (comics, bottle caps, Rat Burrow rewards, the light string; data
+``effects``) are compiled at load into constant tables of ``FRConst``: per item and quantity a
+modifier summary (add, at least, at most), per item its end-of-game scoring effects (count,
+times, divide, plus, max, condition), per reward its automatic effects as codes, and the
+light string's lit spaces per marker position. The hot path reads only those tables.
+
 The reference turn driver recurses (``_run`` -> ``_end_turn`` -> ``_start_turn`` -> ``_run``);
 here it is one loop (``run``) whose helpers return "the new turn needs running", which visits
 the same steps in the same order.

@@ -9,6 +9,13 @@ First Rat), packaged here as ``first_rat.json``. Load another file with
 
 Numbers printed in the rulebook's rule text (not on components) are the constants of
 :data:`RULEBOOK`; each names its rulebook section.
+
+What components *do* is data too: comics, bottle caps, Rat Burrow reward spaces and
+light-string positions carry ``effects`` lists in the shared effect language of
+``engines/effects.py``, checked against First Rat's vocabularies (:data:`EFFECTS`: the
+quantities a comic may modify, :data:`QUANTITIES`; what a score may count, :data:`COUNTS`).
+Both backends interpret the primitives; no component has its own code path. Every problem
+of a file is reported at once (``effects.EffectError``: file, JSON path, what is allowed).
 """
 
 from __future__ import annotations

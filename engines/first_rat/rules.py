@@ -2,6 +2,9 @@
 
 Rulebook: ``../shared/seeds/first_rat_rulebook.txt``; component stand-ins and rulings FR-1..FR-19:
 ``../shared/RULES_GAPS.md``. Board numbers come from :mod:`.data`; rules never hard-code them.
+Comics, bottle caps, burrow rewards and the light string act through their data ``effects``
+(:meth:`FirstRatState._q` / ``_sq`` read the quantities they modify, ``_item_points`` their
+end-of-game scores, ``_reward`` the rewards).
 
 Seats and rounds
 ----------------

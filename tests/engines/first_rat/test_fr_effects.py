@@ -282,3 +282,27 @@ def test_shipped_effects_keep_the_shipped_rules():
     s.comics[0] = ["CM1"]
     restart(s)
     do(s, "A: rat 0 space 2 -> space 6 via SC1")  # free: no Vinegar Bottle held
+
+
+def test_shipped_and_alternative_effects_match_the_json_schema():
+    """Editors can check an owner's file with the JSON Schema of each component kind's
+    vocabulary (``effects.json_schema(EFFECTS[kind])``): every effect list of the shipped
+    and of the alternative file is valid, and a misspelt quantity is not."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from ratai.engines.effects import json_schema
+    from ratai.engines.first_rat.data import EFFECTS
+
+    for doc in (shipped(), alternative()):
+        lists = {"comics": [c["effects"] for c in doc["comics"]],
+                 "bottle_caps": [c["effects"] for c in doc["bottle_caps"]],
+                 "burrow": [r["effects"] for r in doc["burrow"]["rewards"].values()
+                            if isinstance(r, dict)],
+                 "light_string": [p.get("effects", []) for p in
+                                  doc["light_string"]["positions"]]}
+        for kind, effect_lists in lists.items():
+            schema = json_schema(EFFECTS[kind])
+            for effects in effect_lists:
+                jsonschema.validate(effects, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate([{"op": "modify", "quantity": "warp_speed", "add": 1}],
+                            json_schema(EFFECTS["comics"]))
