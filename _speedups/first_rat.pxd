@@ -52,6 +52,7 @@ ctypedef struct FRConst:
     # (add, at_least, at_most; bounds FR_QOPEN when open) and end-of-game scoring effects
     int q_base[FR_NQ]
     unsigned int item_qmask[FR_MAXITEMS]        # bit q: the item modifies quantity q
+    unsigned int comic_qmask, cap_qmask         # unions over the comics / bottle caps
     int item_add[FR_MAXITEMS][FR_NQ]
     int item_lo[FR_MAXITEMS][FR_NQ]
     int item_hi[FR_MAXITEMS][FR_NQ]

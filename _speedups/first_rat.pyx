@@ -292,16 +292,20 @@ cdef inline int q_value(int base, int add, int lo, int hi) noexcept nogil:
 cdef int seat_q(const FRState* s, const FRConst* k, int p, int q) noexcept nogil:
     """``_q``: seat ``p``'s quantity ``q`` as modified by its comics and bottle caps."""
     cdef int i, add = 0, lo = -FR_QOPEN, hi = FR_QOPEN
-    for i in range(s.ncomics[p]):
-        q_apply(k, s.comics[p][i], q, &add, &lo, &hi)
-    for i in range(s.ncaps[p]):
-        q_apply(k, s.caps[p][i], q, &add, &lo, &hi)
+    if (k.comic_qmask >> q) & 1U:   # fast path: no comic of the data modifies q
+        for i in range(s.ncomics[p]):
+            q_apply(k, s.comics[p][i], q, &add, &lo, &hi)
+    if (k.cap_qmask >> q) & 1U:
+        for i in range(s.ncaps[p]):
+            q_apply(k, s.caps[p][i], q, &add, &lo, &hi)
     return q_value(k.q_base[q], add, lo, hi)
 
 
 cdef int super_q(const FRState* s, const FRConst* k, int p, int r, int q) noexcept nogil:
     """``_sq``: rat ``r``'s Super Rat quantity ``q`` (its Super Rat comic's modifiers)."""
     cdef int i, add = 0, lo = -FR_QOPEN, hi = FR_QOPEN
+    if not (k.comic_qmask >> q) & 1U:
+        return k.q_base[q]
     for i in range(s.nsup[p]):
         if s.sup_r[p][i] == r:
             q_apply(k, s.sup_c[p][i], q, &add, &lo, &hi)
@@ -1839,6 +1843,10 @@ cdef void _compile_item(FRConst* c, int i, str item, g) except *:
         if name in g.item_mods[item]:
             add, lo, hi = g.item_mods[item][name]
             c.item_qmask[i] |= 1U << q
+            if i >= c.first_comic:
+                c.comic_qmask |= 1U << q
+            else:
+                c.cap_qmask |= 1U << q
             c.item_add[i][q] = add
             c.item_lo[i][q] = -FR_QOPEN if lo is None else max(lo, -FR_QOPEN)
             c.item_hi[i][q] = FR_QOPEN if hi is None else min(hi, FR_QOPEN)
