@@ -289,6 +289,17 @@ cdef inline int q_value(int base, int add, int lo, int hi) noexcept nogil:
     return v
 
 
+cdef inline unsigned int owned_qmask(const FRState* s, const FRConst* k, int p) noexcept nogil:
+    """The quantities seat ``p``'s comics and bottle caps modify, as bits."""
+    cdef int i
+    cdef unsigned int m = 0
+    for i in range(s.ncomics[p]):
+        m |= k.item_qmask[s.comics[p][i]]
+    for i in range(s.ncaps[p]):
+        m |= k.item_qmask[s.caps[p][i]]
+    return m
+
+
 cdef int seat_q(const FRState* s, const FRConst* k, int p, int q) noexcept nogil:
     """``_q``: seat ``p``'s quantity ``q`` as modified by its comics and bottle caps."""
     cdef int i, add = 0, lo = -FR_QOPEN, hi = FR_QOPEN
@@ -326,6 +337,8 @@ cdef inline unsigned long long super_sig(const FRState* s, const FRConst* k, int
 cdef inline int sharers(const FRState* s, const FRConst* k, int p) noexcept nogil:
     """``_sharers`` as bits: Super Rats with ``super_rat_blocks`` 0 (e.g. the Ghost)."""
     cdef int i, r, bits = 0
+    if s.nsup[p] == 0:
+        return 0
     for i in range(s.nsup[p]):
         r = s.sup_r[p][i]
         if r >= 0 and super_q(s, k, p, r, Q_SUP_BLOCKS) <= 0:
@@ -536,18 +549,46 @@ cdef int movable(const FRState* s, const FRConst* k, int p, int* out) noexcept n
     return n
 
 
+ctypedef struct MoveCtx:
+    # the quantities of one seat's movement (they change only when items or Super Rats do,
+    # never during a movement): computed once per legal-move generation
+    int sc_mult, sh, base_a, base_b
+    int steps[FR_RATS]
+    bint cham[FR_RATS]
+
+
+cdef void move_ctx(const FRState* s, const FRConst* k, int p, MoveCtx* c) noexcept nogil:
+    """Seat ``p``'s movement quantities (``_rat_moves``' ``_q`` / ``_sq`` reads)."""
+    cdef int r
+    cdef unsigned int om = owned_qmask(s, k, p)
+    c.sc_mult = seat_q(s, k, p, Q_SHORTCUT) if (om >> Q_SHORTCUT) & 1U else k.q_base[Q_SHORTCUT]
+    c.base_a = seat_q(s, k, p, Q_A_STEPS) if (om >> Q_A_STEPS) & 1U else k.q_base[Q_A_STEPS]
+    c.base_b = seat_q(s, k, p, Q_B_STEPS) if (om >> Q_B_STEPS) & 1U else k.q_base[Q_B_STEPS]
+    if s.nsup[p] == 0:   # no Super Rat: every rat has the base values
+        c.sh = 0
+        for r in range(FR_RATS):
+            c.steps[r] = k.q_base[Q_SUP_STEPS]
+            c.cham[r] = k.q_base[Q_SUP_COLOUR] <= 0
+        return
+    c.sh = sharers(s, k, p)
+    for r in range(FR_RATS):
+        c.steps[r] = super_q(s, k, p, r, Q_SUP_STEPS)
+        c.cham[r] = super_q(s, k, p, r, Q_SUP_COLOUR) <= 0
+
+
 cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
-                   bint early) noexcept nogil:
+                   bint early, const MoveCtx* c) noexcept nogil:
     """``_rat_moves`` as encoded MOVE ids, sorted (routes are stored by (mask, dest)).
 
-    ``early``: stop at the first one (the reference's ``bool(self._rat_moves(...))``)."""
+    ``early``: stop at the first one (the reference's ``bool(self._rat_moves(...))``);
+    ``c``: seat ``p``'s :c:func:`move_ctx`."""
     cdef int L = k.L, n = 0, nm, i, j, q, r, pos, dest, mask, m, ci, maxs, base, sh, x
     cdef int sc_mult
     cdef int rs[FR_RATS]
     cdef bint is_sharer, cham, launch_used = False, ok
     cdef unsigned long long ends = 0, others   # positions as bits (L < 64, FR_MAXL)
-    sc_mult = seat_q(s, k, p, Q_SHORTCUT)
-    sh = sharers(s, k, p)
+    sc_mult = c.sc_mult
+    sh = c.sh
     if opt == 1:
         for i in range(s.nmoved):
             x = s.rats[p][s.moved[i]]
@@ -555,17 +596,14 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
                 launch_used = True
             if x >= 0:
                 ends |= 1ULL << x
-    if opt == 0:
-        base = seat_q(s, k, p, Q_A_STEPS)
-    else:
-        base = seat_q(s, k, p, Q_B_STEPS)
+    base = c.base_a if opt == 0 else c.base_b
     nm = movable(s, k, p, rs)
     for i in range(nm):
         r = rs[i]
         pos = s.rats[p][r]
         is_sharer = (sh >> r) & 1
-        cham = opt == 1 and super_q(s, k, p, r, Q_SUP_COLOUR) <= 0
-        maxs = base + super_q(s, k, p, r, Q_SUP_STEPS)
+        cham = opt == 1 and c.cham[r]
+        maxs = base + c.steps[r]
         if maxs < 0:
             maxs = 0
         if maxs > k.max_steps:
@@ -636,7 +674,7 @@ cdef void move_rat(FRState* s, const FRConst* k, int p, int r, int dest, int mas
     s.rats[p][r] = dest
     s.moved[s.nmoved] = r
     s.nmoved += 1
-    if opt == 1 and s.b_colour < 0 and super_q(s, k, p, r, Q_SUP_COLOUR) > 0:
+    if opt == 1 and s.b_colour < 0 and (s.nsup[p] == 0 or super_q(s, k, p, r, Q_SUP_COLOUR) > 0):
         s.b_colour = k.lp_colour[ci] if dest == k.L else colour_of(s, k, dest)
     if commit and dest == k.L:
         to_rocket(s, k, p)
@@ -644,16 +682,24 @@ cdef void move_rat(FRState* s, const FRConst* k, int p, int r, int dest, int mas
 
 
 cdef bint b_can_follow(FRState* s, const FRConst* k, int p, int r, int dest, int mask,
-                       int ci) noexcept nogil:
-    """FR-3: after this first option-B rat, can a second rat complete option B?"""
+                       int ci, const MoveCtx* c) noexcept nogil:
+    """FR-3: after this first option-B rat, can a second rat complete option B? (The move is
+    ``move_rat`` without committing: pay the shortcuts, move, fix the colour.)"""
     cdef int tmp[16]
     cdef int saved_pos = s.rats[p][r], saved_colour = s.b_colour, m
     cdef int saved_mats[4]
     cdef bint ok
     for m in range(4):
         saved_mats[m] = s.mats[p][m]
-    move_rat(s, k, p, r, dest, mask, ci, 1, False)
-    ok = rat_moves(s, k, p, 1, tmp, True) > 0
+    if mask and c.sc_mult:
+        for m in range(4):
+            s.mats[p][m] -= k.mask_cost[mask][m] * c.sc_mult
+    s.rats[p][r] = dest
+    s.moved[s.nmoved] = r
+    s.nmoved += 1
+    if s.b_colour < 0 and not c.cham[r]:
+        s.b_colour = k.lp_colour[ci] if dest == k.L else colour_of(s, k, dest)
+    ok = rat_moves(s, k, p, 1, tmp, True, c) > 0
     s.rats[p][r] = saved_pos
     for m in range(4):
         s.mats[p][m] = saved_mats[m]
@@ -662,16 +708,18 @@ cdef bint b_can_follow(FRState* s, const FRConst* k, int p, int r, int dest, int
     return ok
 
 
-cdef int move_actions(FRState* s, const FRConst* k, int opt, int* out) noexcept nogil:
-    """``_move_actions``: legal MOVE ids of option ``opt`` (FR-1, FR-3), sorted."""
+cdef int move_actions(FRState* s, const FRConst* k, int opt, int* out,
+                      const MoveCtx* c) noexcept nogil:
+    """``_move_actions``: legal MOVE ids of option ``opt`` (FR-1, FR-3), sorted; ``c`` is the
+    seat's :c:func:`move_ctx`."""
     cdef int n, i, j = 0, o, r, mask, dest, ci
     if opt == 0 and s.nmoved:
         return 0
-    n = rat_moves(s, k, s.seat, opt, out, False)
+    n = rat_moves(s, k, s.seat, opt, out, False, c)
     if opt == 1 and s.nmoved == 0:
         for i in range(n):
             decode_move(k, out[i], &o, &r, &mask, &dest, &ci)
-            if b_can_follow(s, k, s.seat, r, dest, mask, ci):
+            if b_can_follow(s, k, s.seat, r, dest, mask, ci, c):
                 out[j] = out[i]
                 j += 1
         return j
@@ -825,7 +873,7 @@ cdef void pay_landing(FRState* s, const FRConst* k, int p) noexcept nogil:
     if fee <= 0:
         return
     for i in range(s.nmoved):
-        if super_q(s, k, p, s.moved[i], Q_SUP_PAYS) <= 0:
+        if s.nsup[p] and super_q(s, k, p, s.moved[i], Q_SUP_PAYS) <= 0:
             continue
         x = s.rats[p][s.moved[i]]
         if 0 < x < L:
@@ -926,6 +974,7 @@ cdef void collect(FRState* s, const FRConst* k, int p) noexcept nogil:
     decision, everything the moved rats earn is collected; unmoved rats collect nothing."""
     cdef int L = k.L, lit, mult, i, r, pos, tile, amount, kind, m, take, old, new, c
     cdef int every, bulbs = 0, apples = 0
+    cdef unsigned int om
     cdef int bonus[8]
     cdef int on_colour[8]
     cdef int of_kind[8]
@@ -935,11 +984,14 @@ cdef void collect(FRState* s, const FRConst* k, int p) noexcept nogil:
         bonus[i] = 0
     for i in range(s.nbp[p]):
         bonus[k.bp_colour[s.bp[p][i]]] += k.bp_bonus[s.bp[p][i]]
-    every = seat_q(s, k, p, Q_YIELD)
+    om = owned_qmask(s, k, p)
+    every = seat_q(s, k, p, Q_YIELD) if (om >> Q_YIELD) & 1U else k.q_base[Q_YIELD]
     for i in range(5):
-        on_colour[i] = seat_q(s, k, p, Q_YIELD_ON + i)
+        on_colour[i] = seat_q(s, k, p, Q_YIELD_ON + i) if (om >> (Q_YIELD_ON + i)) & 1U \
+            else k.q_base[Q_YIELD_ON + i]
     for i in range(7):
-        of_kind[i] = seat_q(s, k, p, Q_YIELD_OF + i)
+        of_kind[i] = seat_q(s, k, p, Q_YIELD_OF + i) if (om >> (Q_YIELD_OF + i)) & 1U \
+            else k.q_base[Q_YIELD_OF + i]
     for i in range(s.nmoved):
         r = s.moved[i]
         pos = s.rats[p][r]
@@ -950,7 +1002,8 @@ cdef void collect(FRState* s, const FRConst* k, int p) noexcept nogil:
         amount = k.tile_amount[tile] + (k.lit_bonus if k.lit[lit][pos] else 0) \
             + bonus[k.tile_colour[tile]]
         amount += every + on_colour[k.tile_colour[tile]] + of_kind[kind]
-        amount += super_q(s, k, p, r, Q_SUP_YIELD)
+        if s.nsup[p]:
+            amount += super_q(s, k, p, r, Q_SUP_YIELD)
         if amount < 0:
             amount = 0
         amount *= mult
@@ -1044,6 +1097,7 @@ cdef void take_comic(FRState* s, const FRConst* k, int comic) noexcept nogil:
 cdef int start_turn(FRState* s, const FRConst* k, int seat) noexcept nogil:
     """``_start_turn``; returns 1 when the turn has no movement and must be run now."""
     cdef int tmp[16]
+    cdef MoveCtx c
     s.seat = seat
     s.nmoved = 0
     s.option = -1
@@ -1055,7 +1109,8 @@ cdef int start_turn(FRState* s, const FRConst* k, int seat) noexcept nogil:
     s.nshops = 0
     s.phase = PH_MOVE
     s.step = ST_MOVE
-    if rat_moves(s, k, seat, 0, tmp, True) == 0:  # only with no rat on the path
+    move_ctx(s, k, seat, &c)
+    if rat_moves(s, k, seat, 0, tmp, True, &c) == 0:  # only with no rat on the path
         s.step = ST_SHOP
         return 1
     return 0
@@ -1506,10 +1561,13 @@ cdef void init_state(FRState* s, const FRConst* k) noexcept nogil:
 cdef void apply_move(FRState* s, const FRConst* k, int action) noexcept nogil:
     cdef int opt, r, mask, dest, ci, p = s.seat
     cdef int tmp[16]
+    cdef MoveCtx c
     decode_move(k, action, &opt, &r, &mask, &dest, &ci)
     s.option = opt
     move_rat(s, k, p, r, dest, mask, ci, opt, True)
-    if opt == 0 or s.nmoved >= k.option_b_max_rats or not rat_moves(s, k, p, 1, tmp, True):
+    if opt == 1 and s.nmoved < k.option_b_max_rats:
+        move_ctx(s, k, p, &c)
+    if opt == 0 or s.nmoved >= k.option_b_max_rats or not rat_moves(s, k, p, 1, tmp, True, &c):
         s.step = ST_PAY
         run(s, k)
     else:
@@ -1608,11 +1666,14 @@ cdef void apply_action(FRState* s, const FRConst* k, int a) noexcept nogil:
 cdef int legal_actions(FRState* s, const FRConst* k, int* out) noexcept nogil:
     """``_legal_actions`` (sorted) into ``out``; 0 at chance and terminal nodes."""
     cdef int ph = s.phase, n = 0, i, node
+    cdef MoveCtx c
     if ph == PH_MOVE:
-        n = move_actions(s, k, 0, out)
-        return n + move_actions(s, k, 1, out + n)
+        move_ctx(s, k, s.seat, &c)
+        n = move_actions(s, k, 0, out, &c)
+        return n + move_actions(s, k, 1, out + n, &c)
     if ph == PH_MOVE_B:
-        n = move_actions(s, k, 1, out)
+        move_ctx(s, k, s.seat, &c)
+        n = move_actions(s, k, 1, out, &c)
         if s.nmoved >= k.option_b_min_rats:
             out[n] = k.STOP_B
             n += 1

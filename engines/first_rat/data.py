@@ -63,7 +63,7 @@ PARTS = ("cockpit", "cargo_bay", "thruster")
 #: energy drinks, the Madcap Crow bottle caps).
 BOOTH_ITEMS = {"harry_hamster": "backpack", "zippy_the_frog": "energy_drink",
                "madcap_crow": "bottle_cap"}
-#: Bottle-cap count names (data "bottle_caps[].counts").
+#: Counts of the game state a scoring effect may count (first part of :data:`COUNTS`).
 CAP_COUNTS = ("cockpits_built", "cargo_bays_built", "thrusters_built", "rocket_markers",
               "rattronauts", "provisions_markers", "construction_lights_markers",
               "stored_food_markers", "comics_owned", "backpacks_owned")

@@ -53,8 +53,7 @@ class Both:
     twin ``cy`` rebuilt from ``ref.observation(0)``; ``do`` acts on both by label and checks
     that they agree (observation, legal actions, current player) after every action.
 
-    Without a compiled twin (``RATAI_BACKEND``-less builds), ``cy`` is None and only the
-    reference is played.
+    Without a compiled twin (not built), ``cy`` is None and only the reference is played.
     """
 
     def __init__(self, ref: FirstRatState):
