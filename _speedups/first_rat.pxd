@@ -28,6 +28,11 @@ cdef enum:
     FR_MAXMASK = 64
     FR_MAXGT = 8         # Greg's tracks
     FR_MAXLEG = 2048     # legal decisions at one node (checked per data file)
+    FR_NQ = 23           # quantities an effect may modify (data.QUANTITIES, checked)
+    FR_NCOUNT = 20       # things a scoring effect may count (data.COUNTS, checked)
+    FR_MAXEFF = 8        # effects of one kind on one component
+    FR_MAXLIGHT = 33     # light-string positions + 1
+    FR_QOPEN = 1073741824  # an open modifier bound (+-)
 
 
 ctypedef struct FRConst:
@@ -42,11 +47,24 @@ ctypedef struct FRConst:
     signed char bp_colour[FR_MAXITEMS]
     signed char bp_bonus[FR_MAXITEMS]
     signed char bp_sig[FR_MAXITEMS]         # equal (colour, bonus) -> equal signature
-    int cap_per[FR_MAXITEMS]
-    signed char cap_counts[FR_MAXITEMS]
-    signed char comic_kind[FR_MAXITEMS]
-    int comic_amount[FR_MAXITEMS]
     signed char comic_super[FR_MAXITEMS]
+    # effects compiled from the data (data.item_effects): modifier summaries per quantity
+    # (add, at_least, at_most; bounds FR_QOPEN when open) and end-of-game scoring effects
+    int q_base[FR_NQ]
+    unsigned int item_qmask[FR_MAXITEMS]        # bit q: the item modifies quantity q
+    unsigned int comic_qmask, cap_qmask         # unions over the comics / bottle caps
+    int item_add[FR_MAXITEMS][FR_NQ]
+    int item_lo[FR_MAXITEMS][FR_NQ]
+    int item_hi[FR_MAXITEMS][FR_NQ]
+    signed char n_score[FR_MAXITEMS]
+    signed char sc_count[FR_MAXITEMS][FR_MAXEFF]   # data.COUNTS index, -1 a fixed amount
+    int sc_times[FR_MAXITEMS][FR_MAXEFF]
+    int sc_divide[FR_MAXITEMS][FR_MAXEFF]
+    int sc_plus[FR_MAXITEMS][FR_MAXEFF]
+    int sc_max[FR_MAXITEMS][FR_MAXEFF]             # -1 none
+    signed char sc_ccount[FR_MAXITEMS][FR_MAXEFF]  # condition's count, -1 no condition
+    signed char sc_cmp[FR_MAXITEMS][FR_MAXEFF]     # effects.COMPARISONS index
+    int sc_cvalue[FR_MAXITEMS][FR_MAXEFF]
     int mask_cost[FR_MAXMASK][4]
     signed char mask_any[FR_MAXMASK]
     int max_steps
@@ -59,13 +77,21 @@ ctypedef struct FRConst:
     int tile_amount[FR_MAXL]
     signed char booth[FR_MAXL]               # item kind sold there, or -1
     signed char lp_colour[8]
-    int light_length, n_clights, lit_per_step
-    int clights[32]
+    int light_length, lit_bonus
+    signed char lit[FR_MAXLIGHT][FR_MAXL]        # marker position -> path space lit (FR-5)
+    signed char n_lrw[FR_MAXLIGHT]               # reward effects on reaching a position
+    signed char lrw_op[FR_MAXLIGHT][FR_MAXEFF]   # RO_* codes
+    signed char lrw_arg[FR_MAXLIGHT][FR_MAXEFF]
+    int lrw_amt[FR_MAXLIGHT][FR_MAXEFF]
     int n_nodes, burrow_start
     int nedges[FR_MAXNODES]
     signed char edge[FR_MAXNODES][FR_MAXDIRS]
     signed char choice[FR_MAXNODES][FR_MAXDIRS]  # direction -> node, -1 none
-    signed char reward[FR_MAXNODES]              # 0 none, 1 stored_food, 2 nursery, 3 library
+    signed char reward[FR_MAXNODES]              # its choice: 0 none, 2 nursery, 3 library
+    signed char n_rw[FR_MAXNODES]                # automatic reward effects (RO_* codes)
+    signed char rw_op[FR_MAXNODES][FR_MAXEFF]
+    signed char rw_arg[FR_MAXNODES][FR_MAXEFF]
+    int rw_amt[FR_MAXNODES][FR_MAXEFF]
     int track_values0[FR_NT][FR_NV]
     int n_neutral
     int neutral[4]

@@ -6,7 +6,7 @@ behaviour, same action ids, every parameter: 1-5 players with solo Greg, both la
 The state is one C struct (:c:type:`FRState` in ``first_rat.pxd``), so ``clone()`` is an
 allocation plus a ``memcpy``. The rules are a function-by-function transcription of the
 reference ``rules.py`` (``_rat_moves``, ``_b_can_follow``, ``_run``, ``_collect``,
-``_pay_landing``, ``_greg_run``, ...; rulings FR-1..FR-16 and the JUDGEMENT calls are cited
+``_pay_landing``, ``_greg_run``, ...; rulings FR-1..FR-19 and the JUDGEMENT calls are cited
 there): the same turn cursor (``step``), the same lazy draws, the same automatic application
 of single-option steps. Lists keep the reference's order (e.g. displays in draw order during
 setup, string-sorted after it), so the conversion back is exact.
@@ -18,6 +18,12 @@ state_from_observation) convert the C state to the equivalent reference ``FirstR
 run the reference code, so their results are identical by construction; ``tests/speedups``
 checks the twin against the reference at every step of seeded games.
 
+Component effects (comics, bottle caps, Rat Burrow rewards, the light string; data
+``effects``) are compiled at load into constant tables of ``FRConst``: per item and quantity a
+modifier summary (add, at least, at most), per item its end-of-game scoring effects (count,
+times, divide, plus, max, condition), per reward its automatic effects as codes, and the
+light string's lit spaces per marker position. The hot path reads only those tables.
+
 The reference turn driver recurses (``_run`` -> ``_end_turn`` -> ``_start_turn`` -> ``_run``);
 here it is one loop (``run``) whose helpers return "the new turn needs running", which visits
 the same steps in the same order.
@@ -28,13 +34,14 @@ from libc.string cimport memcpy, memset
 import numpy as np
 
 from ratai.engines import api as _api
+from ratai.engines.effects import COMPARISONS as _COMPARISONS
 from ratai.engines.first_rat import rules as _R
 from ratai.engines.first_rat.data import (
     BOOTH_ITEMS,
-    CAP_COUNTS,
     COLOURS,
-    COMIC_EFFECTS,
+    COUNTS,
     MATERIALS,
+    QUANTITIES,
     PARTS,
     RULEBOOK,
     TRACKS,
@@ -91,17 +98,26 @@ cdef enum:
     GS_END
 
 cdef enum:
-    # comic effect kinds (COMIC_KINDS order)
-    CK_FREE = 0
-    CK_NOFEE
-    CK_AEXTRA
-    CK_BEXTRA
-    CK_DISCOUNT
-    CK_BULB
-    CK_CHAM
-    CK_TURBO
-    CK_STRONG
-    CK_GHOST
+    # quantities an effect may modify (data.QUANTITIES order, checked at import)
+    Q_A_STEPS = 0
+    Q_B_STEPS
+    Q_SHORTCUT
+    Q_FEE
+    Q_PRICE
+    Q_YIELD
+    Q_YIELD_ON = 6    # + colour (data.COLOURS order)
+    Q_YIELD_OF = 11   # + yield kind (data.YIELD_KINDS order)
+    Q_SUP_STEPS = 18
+    Q_SUP_YIELD
+    Q_SUP_COLOUR
+    Q_SUP_BLOCKS
+    Q_SUP_PAYS
+
+cdef enum:
+    # reward effect codes (Rat Burrow spaces, light-string positions)
+    RO_SCORE = 1      # arg: track
+    RO_CHEESE = 2
+    RO_MAT = 3        # arg: material
 
 cdef enum:
     # yield kinds (data.YIELD_KINDS order); materials are 1..4 (supply index kind - 1)
@@ -133,9 +149,8 @@ cdef enum:
     IC_PREPARE = 1
     IC_REMOVE = 2
     IC_BEST = 3
-    # burrow rewards
+    # burrow choices (a reward's "move" effect)
     RW_NONE = 0
-    RW_STORED = 1
     RW_NURSERY = 2
     RW_LIBRARY = 3
 
@@ -144,9 +159,6 @@ PHASE_NAMES = ("setup", "move", "move_b", "launch", "drink", "burrow", "nursery"
                "over")
 STEP_NAMES = ("", "move", "pay", "launch", "drink", "collect", "burrow", "shop", "build", "end")
 GREG_STEP_NAMES = ("", "draw", "booths", "icon", "end")
-COMIC_KINDS = ("free_shortcuts", "no_landing_fee", "option_a_extra", "option_b_extra",
-               "item_discount", "extra_bulb", "super_chameleon", "super_turbo", "super_strong",
-               "super_ghost")
 _PHASE_ID = {name: i for i, name in enumerate(PHASE_NAMES)}
 _STEP_ID = {name: i for i, name in enumerate(STEP_NAMES)}
 _GREG_STEP_ID = {name: i for i, name in enumerate(GREG_STEP_NAMES)}
@@ -174,8 +186,24 @@ def _check_constants() -> None:
                TRACKS[T_RATTRONAUT]) == ("rocket", "provisions", "construction_lights",
                                          "stored_food", "rattronaut")
           and set(BOOTH_ITEMS.values()) == {"backpack", "energy_drink", "bottle_cap"}
-          and {e["kind"] for e in COMIC_EFFECTS.values()} <= set(COMIC_KINDS)
-          and len(CAP_COUNTS) == 10)
+          and len(QUANTITIES) == FR_NQ and len(COUNTS) == FR_NCOUNT
+          and tuple(QUANTITIES)[Q_YIELD_ON:Q_YIELD_OF] == tuple(f"yield_on_{c}" for c in COLOURS)
+          and tuple(QUANTITIES)[Q_YIELD_OF:Q_SUP_STEPS] == tuple(
+              f"yield_of_{y}" for y in YIELD_KINDS)
+          and tuple(QUANTITIES)[:Q_YIELD_ON] == ("option_a_steps", "option_b_steps",
+                                                 "shortcut_cost", "landing_fee", "item_price",
+                                                 "yield")
+          and tuple(QUANTITIES)[Q_SUP_STEPS:] == (
+              "super_rat_steps", "super_rat_yield", "super_rat_matches_colour",
+              "super_rat_blocks", "super_rat_pays_landing")
+          and COUNTS[:4] == ("cockpits_built", "cargo_bays_built", "thrusters_built",
+                             "rocket_markers")
+          and COUNTS[4:10] == ("rattronauts", "provisions_markers",
+                               "construction_lights_markers", "stored_food_markers",
+                               "comics_owned", "backpacks_owned")
+          and COUNTS[10:] == ("cheese", *MATERIALS, "awards", "moldy_cheese", "light_string",
+                              "energy_drinks", "bottle_caps_owned")
+          and _COMPARISONS == (">", ">=", "==", "!=", "<=", "<", "most", "least"))
     if not ok:
         raise ImportError("ratai._speedups.first_rat is out of date with "
                           "ratai.engines.first_rat: rebuild it (pip install -e .)")
@@ -240,32 +268,59 @@ cdef inline void sc_pop0(signed char* a, signed char* n) noexcept nogil:
     n[0] -= 1
 
 
-cdef inline int has(const FRState* s, const FRConst* k, int p, int kind) noexcept nogil:
-    """``_has``: total amount of seat ``p``'s comics with effect ``kind``."""
-    cdef int i, c, total = 0
-    for i in range(s.ncomics[p]):
-        c = s.comics[p][i]
-        if k.comic_kind[c] == kind:
-            total += k.comic_amount[c]
-    return total
+cdef inline void q_apply(const FRConst* k, int item, int q, int* add, int* lo,
+                         int* hi) noexcept nogil:
+    """Fold ``item``'s modifier of quantity ``q`` into (add, lo, hi) (``data.combine``)."""
+    if (k.item_qmask[item] >> q) & 1U:
+        add[0] += k.item_add[item][q]
+        if k.item_lo[item][q] > lo[0]:
+            lo[0] = k.item_lo[item][q]
+        if k.item_hi[item][q] < hi[0]:
+            hi[0] = k.item_hi[item][q]
 
 
-cdef inline bint is_super(const FRState* s, const FRConst* k, int p, int r,
-                          int kind) noexcept nogil:
+cdef inline int q_value(int base, int add, int lo, int hi) noexcept nogil:
+    """``data.resolve``: base plus the adds, raised to ``lo``, lowered to ``hi``."""
+    cdef int v = base + add
+    if v < lo:
+        v = lo
+    if v > hi:
+        v = hi
+    return v
+
+
+cdef inline unsigned int owned_qmask(const FRState* s, const FRConst* k, int p) noexcept nogil:
+    """The quantities seat ``p``'s comics and bottle caps modify, as bits."""
     cdef int i
-    for i in range(s.nsup[p]):
-        if s.sup_r[p][i] == r and k.comic_kind[s.sup_c[p][i]] == kind:
-            return True
-    return False
+    cdef unsigned int m = 0
+    for i in range(s.ncomics[p]):
+        m |= k.item_qmask[s.comics[p][i]]
+    for i in range(s.ncaps[p]):
+        m |= k.item_qmask[s.caps[p][i]]
+    return m
 
 
-cdef inline int super_amount(const FRState* s, const FRConst* k, int p, int r,
-                             int kind) noexcept nogil:
-    cdef int i, total = 0
+cdef int seat_q(const FRState* s, const FRConst* k, int p, int q) noexcept nogil:
+    """``_q``: seat ``p``'s quantity ``q`` as modified by its comics and bottle caps."""
+    cdef int i, add = 0, lo = -FR_QOPEN, hi = FR_QOPEN
+    if (k.comic_qmask >> q) & 1U:   # fast path: no comic of the data modifies q
+        for i in range(s.ncomics[p]):
+            q_apply(k, s.comics[p][i], q, &add, &lo, &hi)
+    if (k.cap_qmask >> q) & 1U:
+        for i in range(s.ncaps[p]):
+            q_apply(k, s.caps[p][i], q, &add, &lo, &hi)
+    return q_value(k.q_base[q], add, lo, hi)
+
+
+cdef int super_q(const FRState* s, const FRConst* k, int p, int r, int q) noexcept nogil:
+    """``_sq``: rat ``r``'s Super Rat quantity ``q`` (its Super Rat comic's modifiers)."""
+    cdef int i, add = 0, lo = -FR_QOPEN, hi = FR_QOPEN
+    if not (k.comic_qmask >> q) & 1U:
+        return k.q_base[q]
     for i in range(s.nsup[p]):
-        if s.sup_r[p][i] == r and k.comic_kind[s.sup_c[p][i]] == kind:
-            total += k.comic_amount[s.sup_c[p][i]]
-    return total
+        if s.sup_r[p][i] == r:
+            q_apply(k, s.sup_c[p][i], q, &add, &lo, &hi)
+    return q_value(k.q_base[q], add, lo, hi)
 
 
 cdef inline unsigned long long super_sig(const FRState* s, const FRConst* k, int p,
@@ -279,12 +334,16 @@ cdef inline unsigned long long super_sig(const FRState* s, const FRConst* k, int
     return sig
 
 
-cdef inline int ghost(const FRState* s, const FRConst* k, int p) noexcept nogil:
-    cdef int i
+cdef inline int sharers(const FRState* s, const FRConst* k, int p) noexcept nogil:
+    """``_sharers`` as bits: Super Rats with ``super_rat_blocks`` 0 (e.g. the Ghost)."""
+    cdef int i, r, bits = 0
+    if s.nsup[p] == 0:
+        return 0
     for i in range(s.nsup[p]):
-        if k.comic_kind[s.sup_c[p][i]] == CK_GHOST and s.sup_r[p][i] >= 0:
-            return s.sup_r[p][i]
-    return -9   # None: equal to no rat index
+        r = s.sup_r[p][i]
+        if r >= 0 and super_q(s, k, p, r, Q_SUP_BLOCKS) <= 0:
+            bits |= 1 << r
+    return bits
 
 
 cdef inline int colour_of(const FRState* s, const FRConst* k, int pos) noexcept nogil:
@@ -380,23 +439,83 @@ cdef inline int markers_on(const FRState* s, int track, int owner) noexcept nogi
     return c
 
 
+cdef void counts_of(const FRState* s, const FRConst* k, int p, int* out) noexcept nogil:
+    """``FirstRatState.count`` for every name of ``data.COUNTS``, in that order."""
+    cdef int i
+    out[0] = s.built[p][0]
+    out[1] = s.built[p][1]
+    out[2] = s.built[p][2]
+    out[3] = markers_on(s, T_ROCKET, p)
+    out[4] = rattronauts(s, k, p)
+    out[5] = markers_on(s, T_PROVISIONS, p)
+    out[6] = markers_on(s, T_CLIGHTS, p)
+    out[7] = markers_on(s, T_STORED, p)
+    out[8] = s.ncomics[p]
+    out[9] = s.nbp[p]
+    out[10] = s.cheese[p]
+    for i in range(4):
+        out[11 + i] = s.mats[p][i]
+    out[15] = s.awards[p]
+    out[16] = s.moldy[p]
+    out[17] = s.light[p]
+    out[18] = s.drinks[p]
+    out[19] = s.ncaps[p]
+
+
+cdef bint cond_holds(const FRState* s, const FRConst* k, int p, int item, int e,
+                     const int* mine) noexcept nogil:
+    """``effects.Condition.holds`` of scoring effect ``e`` of ``item`` for seat ``p``."""
+    cdef int c = k.sc_ccount[item][e], cmp = k.sc_cmp[item][e], v = k.sc_cvalue[item][e]
+    cdef int q, m = mine[c], best, other[FR_NCOUNT]
+    if c < 0:
+        return True
+    if cmp >= 6:   # most / least: tied for the extreme among all seats
+        best = m
+        for q in range(k.n):
+            counts_of(s, k, q, other)
+            if (cmp == 6 and other[c] > best) or (cmp == 7 and other[c] < best):
+                best = other[c]
+        return m == best
+    if cmp == 0:
+        return m > v
+    if cmp == 1:
+        return m >= v
+    if cmp == 2:
+        return m == v
+    if cmp == 3:
+        return m != v
+    if cmp == 4:
+        return m <= v
+    return m < v
+
+
+cdef int item_points(const FRState* s, const FRConst* k, int p, int item,
+                     const int* mine) noexcept nogil:
+    """``_item_points``: the end-of-game points of seat ``p``'s comic or bottle cap."""
+    cdef int e, v, total = 0
+    for e in range(k.n_score[item]):
+        if not cond_holds(s, k, p, item, e, mine):
+            continue
+        if k.sc_count[item][e] < 0:
+            v = k.sc_plus[item][e]
+        else:
+            v = mine[k.sc_count[item][e]] * k.sc_times[item][e] // k.sc_divide[item][e] \
+                + k.sc_plus[item][e]
+        if k.sc_max[item][e] >= 0 and v > k.sc_max[item][e]:
+            v = k.sc_max[item][e]
+        total += v
+    return total
+
+
 cdef int score(const FRState* s, const FRConst* k, int p) noexcept nogil:
     """``sum(score_breakdown(p).values())`` (rulebook "End of Game"; FR-12)."""
-    cdef int counts[10]
-    cdef int total = track_points(s, k, p), i, c, left = 0
-    counts[0] = s.built[p][0]
-    counts[1] = s.built[p][1]
-    counts[2] = s.built[p][2]
-    counts[3] = markers_on(s, T_ROCKET, p)
-    counts[4] = rattronauts(s, k, p)
-    counts[5] = markers_on(s, T_PROVISIONS, p)
-    counts[6] = markers_on(s, T_CLIGHTS, p)
-    counts[7] = markers_on(s, T_STORED, p)
-    counts[8] = s.ncomics[p]
-    counts[9] = s.nbp[p]
+    cdef int mine[FR_NCOUNT]
+    cdef int total = track_points(s, k, p), i, left = 0
+    counts_of(s, k, p, mine)
     for i in range(s.ncaps[p]):
-        c = s.caps[p][i]
-        total += k.cap_per[c] * counts[k.cap_counts[c]]
+        total += item_points(s, k, p, s.caps[p][i], mine)
+    for i in range(s.ncomics[p]):
+        total += item_points(s, k, p, s.comics[p][i], mine)
     total += k.award_points * s.awards[p] - k.moldy_penalty * s.moldy[p]
     for i in range(4):
         left += s.mats[p][i]
@@ -430,17 +549,46 @@ cdef int movable(const FRState* s, const FRConst* k, int p, int* out) noexcept n
     return n
 
 
+ctypedef struct MoveCtx:
+    # the quantities of one seat's movement (they change only when items or Super Rats do,
+    # never during a movement): computed once per legal-move generation
+    int sc_mult, sh, base_a, base_b
+    int steps[FR_RATS]
+    bint cham[FR_RATS]
+
+
+cdef void move_ctx(const FRState* s, const FRConst* k, int p, MoveCtx* c) noexcept nogil:
+    """Seat ``p``'s movement quantities (``_rat_moves``' ``_q`` / ``_sq`` reads)."""
+    cdef int r
+    cdef unsigned int om = owned_qmask(s, k, p)
+    c.sc_mult = seat_q(s, k, p, Q_SHORTCUT) if (om >> Q_SHORTCUT) & 1U else k.q_base[Q_SHORTCUT]
+    c.base_a = seat_q(s, k, p, Q_A_STEPS) if (om >> Q_A_STEPS) & 1U else k.q_base[Q_A_STEPS]
+    c.base_b = seat_q(s, k, p, Q_B_STEPS) if (om >> Q_B_STEPS) & 1U else k.q_base[Q_B_STEPS]
+    if s.nsup[p] == 0:   # no Super Rat: every rat has the base values
+        c.sh = 0
+        for r in range(FR_RATS):
+            c.steps[r] = k.q_base[Q_SUP_STEPS]
+            c.cham[r] = k.q_base[Q_SUP_COLOUR] <= 0
+        return
+    c.sh = sharers(s, k, p)
+    for r in range(FR_RATS):
+        c.steps[r] = super_q(s, k, p, r, Q_SUP_STEPS)
+        c.cham[r] = super_q(s, k, p, r, Q_SUP_COLOUR) <= 0
+
+
 cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
-                   bint early) noexcept nogil:
+                   bint early, const MoveCtx* c) noexcept nogil:
     """``_rat_moves`` as encoded MOVE ids, sorted (routes are stored by (mask, dest)).
 
-    ``early``: stop at the first one (the reference's ``bool(self._rat_moves(...))``)."""
-    cdef int L = k.L, n = 0, nm, i, j, q, r, pos, dest, mask, m, ci, maxs, base, gh, x
+    ``early``: stop at the first one (the reference's ``bool(self._rat_moves(...))``);
+    ``c``: seat ``p``'s :c:func:`move_ctx`."""
+    cdef int L = k.L, n = 0, nm, i, j, q, r, pos, dest, mask, m, ci, maxs, base, sh, x
+    cdef int sc_mult
     cdef int rs[FR_RATS]
-    cdef bint free, is_ghost, cham, launch_used = False, ok
+    cdef bint is_sharer, cham, launch_used = False, ok
     cdef unsigned long long ends = 0, others   # positions as bits (L < 64, FR_MAXL)
-    free = has(s, k, p, CK_FREE) > 0
-    gh = ghost(s, k, p)
+    sc_mult = c.sc_mult
+    sh = c.sh
     if opt == 1:
         for i in range(s.nmoved):
             x = s.rats[p][s.moved[i]]
@@ -448,24 +596,25 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
                 launch_used = True
             if x >= 0:
                 ends |= 1ULL << x
-    if opt == 0:
-        base = k.option_a_max + has(s, k, p, CK_AEXTRA)
-    else:
-        base = k.option_b_max + has(s, k, p, CK_BEXTRA)
+    base = c.base_a if opt == 0 else c.base_b
     nm = movable(s, k, p, rs)
     for i in range(nm):
         r = rs[i]
         pos = s.rats[p][r]
-        is_ghost = r == gh
-        cham = opt == 1 and is_super(s, k, p, r, CK_CHAM)
-        maxs = base + super_amount(s, k, p, r, CK_TURBO)
-        # blocked: the other rats' path spaces (not for the ghost; the ghost blocks nobody),
-        # and in option B the spaces where moved rats ended
+        is_sharer = (sh >> r) & 1
+        cham = opt == 1 and c.cham[r]
+        maxs = base + c.steps[r]
+        if maxs < 0:
+            maxs = 0
+        if maxs > k.max_steps:
+            maxs = k.max_steps
+        # blocked: the other rats' path spaces (not for a sharer such as the Ghost, which
+        # blocks nobody), and in option B the spaces where moved rats ended
         others = 0
-        if not is_ghost:
+        if not is_sharer:
             for q in range(FR_RATS):
                 x = s.rats[p][q]
-                if q != r and q != gh and 0 < x < L:
+                if q != r and not (sh >> q) & 1 and 0 < x < L:
                     others |= 1ULL << x
         if opt == 1:
             others |= ends
@@ -476,10 +625,10 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
             if (others >> dest) & 1ULL:
                 continue
             mask = k.route_mask[pos][j]
-            if mask and not free:
+            if mask and sc_mult:
                 ok = True
                 for m in range(4):
-                    if s.mats[p][m] < k.mask_cost[mask][m]:
+                    if s.mats[p][m] < k.mask_cost[mask][m] * sc_mult:
                         ok = False
                         break
                 if not ok:
@@ -516,16 +665,16 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
 cdef void move_rat(FRState* s, const FRConst* k, int p, int r, int dest, int mask, int ci,
                    int opt, bint commit) noexcept nogil:
     """``_move_rat``: pay the shortcuts (FR-1), move, fix option B's colour, launch."""
-    cdef int m
-    if mask and not has(s, k, p, CK_FREE):
+    cdef int m, sc_mult = seat_q(s, k, p, Q_SHORTCUT) if mask else 0
+    if sc_mult:   # FR-1: pay each shortcut used
         for m in range(4):
-            s.mats[p][m] -= k.mask_cost[mask][m]
+            s.mats[p][m] -= k.mask_cost[mask][m] * sc_mult
             if commit:
-                s.supply[m] += k.mask_cost[mask][m]
+                s.supply[m] += k.mask_cost[mask][m] * sc_mult
     s.rats[p][r] = dest
     s.moved[s.nmoved] = r
     s.nmoved += 1
-    if opt == 1 and s.b_colour < 0 and not is_super(s, k, p, r, CK_CHAM):
+    if opt == 1 and s.b_colour < 0 and (s.nsup[p] == 0 or super_q(s, k, p, r, Q_SUP_COLOUR) > 0):
         s.b_colour = k.lp_colour[ci] if dest == k.L else colour_of(s, k, dest)
     if commit and dest == k.L:
         to_rocket(s, k, p)
@@ -533,16 +682,24 @@ cdef void move_rat(FRState* s, const FRConst* k, int p, int r, int dest, int mas
 
 
 cdef bint b_can_follow(FRState* s, const FRConst* k, int p, int r, int dest, int mask,
-                       int ci) noexcept nogil:
-    """FR-3: after this first option-B rat, can a second rat complete option B?"""
+                       int ci, const MoveCtx* c) noexcept nogil:
+    """FR-3: after this first option-B rat, can a second rat complete option B? (The move is
+    ``move_rat`` without committing: pay the shortcuts, move, fix the colour.)"""
     cdef int tmp[16]
     cdef int saved_pos = s.rats[p][r], saved_colour = s.b_colour, m
     cdef int saved_mats[4]
     cdef bint ok
     for m in range(4):
         saved_mats[m] = s.mats[p][m]
-    move_rat(s, k, p, r, dest, mask, ci, 1, False)
-    ok = rat_moves(s, k, p, 1, tmp, True) > 0
+    if mask and c.sc_mult:
+        for m in range(4):
+            s.mats[p][m] -= k.mask_cost[mask][m] * c.sc_mult
+    s.rats[p][r] = dest
+    s.moved[s.nmoved] = r
+    s.nmoved += 1
+    if s.b_colour < 0 and not c.cham[r]:
+        s.b_colour = k.lp_colour[ci] if dest == k.L else colour_of(s, k, dest)
+    ok = rat_moves(s, k, p, 1, tmp, True, c) > 0
     s.rats[p][r] = saved_pos
     for m in range(4):
         s.mats[p][m] = saved_mats[m]
@@ -551,16 +708,18 @@ cdef bint b_can_follow(FRState* s, const FRConst* k, int p, int r, int dest, int
     return ok
 
 
-cdef int move_actions(FRState* s, const FRConst* k, int opt, int* out) noexcept nogil:
-    """``_move_actions``: legal MOVE ids of option ``opt`` (FR-1, FR-3), sorted."""
+cdef int move_actions(FRState* s, const FRConst* k, int opt, int* out,
+                      const MoveCtx* c) noexcept nogil:
+    """``_move_actions``: legal MOVE ids of option ``opt`` (FR-1, FR-3), sorted; ``c`` is the
+    seat's :c:func:`move_ctx`."""
     cdef int n, i, j = 0, o, r, mask, dest, ci
     if opt == 0 and s.nmoved:
         return 0
-    n = rat_moves(s, k, s.seat, opt, out, False)
+    n = rat_moves(s, k, s.seat, opt, out, False, c)
     if opt == 1 and s.nmoved == 0:
         for i in range(n):
             decode_move(k, out[i], &o, &r, &mask, &dest, &ci)
-            if b_can_follow(s, k, s.seat, r, dest, mask, ci):
+            if b_can_follow(s, k, s.seat, r, dest, mask, ci, c):
                 out[j] = out[i]
                 j += 1
         return j
@@ -613,7 +772,7 @@ cdef int display_all(const FRState* s, const FRConst* k, int slot, int* out) noe
 cdef inline int price(const FRState* s, const FRConst* k, int p, int item) noexcept nogil:
     cdef int kind = k.item_kind[item]
     cdef int v = k.price[1 if kind == IK_DRINK else (0 if kind == IK_BP else 2)] \
-        - has(s, k, p, CK_DISCOUNT)
+        + seat_q(s, k, p, Q_PRICE)
     return v if v > 0 else 0
 
 
@@ -707,14 +866,14 @@ cdef void build(FRState* s, const FRConst* k, int part) noexcept nogil:
 # ====================================================================== landing, Launchpad
 cdef void pay_landing(FRState* s, const FRConst* k, int p) noexcept nogil:
     """FR-4: 1 Cheese per other player with a rat on each space where a moved rat ends."""
-    cdef int L = k.L, gh, i, j, q, x, sp, total = 0, value, need, amount, ne = 0
+    cdef int L = k.L, i, j, q, x, sp, total = 0, value, need, amount, ne = 0, fee
     cdef int debts[FR_MAXO]
     cdef int ends[FR_RATS]
-    if has(s, k, p, CK_NOFEE):
+    fee = seat_q(s, k, p, Q_FEE)
+    if fee <= 0:
         return
-    gh = ghost(s, k, p)
     for i in range(s.nmoved):
-        if s.moved[i] == gh:
+        if s.nsup[p] and super_q(s, k, p, s.moved[i], Q_SUP_PAYS) <= 0:
             continue
         x = s.rats[p][s.moved[i]]
         if 0 < x < L:
@@ -732,12 +891,12 @@ cdef void pay_landing(FRState* s, const FRConst* k, int p) noexcept nogil:
             if q != p:
                 for i in range(FR_RATS):
                     if s.rats[q][i] == sp:
-                        debts[q] += k.landing_fee
+                        debts[q] += fee
                         break
         if k.solo:
             for i in range(FR_RATS):
                 if s.greg_rats[i] == sp:
-                    debts[k.greg] += k.landing_fee
+                    debts[k.greg] += fee
                     break
     for q in range(k.n_owners):
         total += debts[q]
@@ -787,32 +946,66 @@ cdef void raise_rat(FRState* s, int p) noexcept nogil:
     for i in range(s.nsup[p]):
         if s.sup_r[p][i] == -1:
             s.sup_r[p][i] = r
+            break   # FR-19: one rat is at most one Super Rat; the next waits on
 
 
 # ====================================================================== collect, burrow
+cdef void give_reward(FRState* s, const FRConst* k, int p, int n, const signed char* op,
+                      const signed char* arg, const int* amt) noexcept nogil:
+    """``_reward``: a reward's automatic effects in order (score a track, gain Cheese or a
+    material as far as the supply goes, FR-13)."""
+    cdef int i, j, m, take
+    for i in range(n):
+        if op[i] == RO_SCORE:
+            for j in range(amt[i]):
+                place(s, k, arg[i], p, True)
+        elif op[i] == RO_CHEESE:
+            s.cheese[p] += amt[i]
+            s.cheese_issued += amt[i]
+        elif op[i] == RO_MAT:
+            m = arg[i]
+            take = amt[i] if amt[i] < s.supply[m] else s.supply[m]
+            s.supply[m] -= take
+            s.mats[p][m] += take
+
+
 cdef void collect(FRState* s, const FRConst* k, int p) noexcept nogil:
-    """Yields of the rats moved this turn (FR-5, FR-6, FR-13); see ``_collect``."""
+    """Yields of the rats moved this turn (FR-5, FR-6, FR-13); see ``_collect``. FR-17: no
+    decision, everything the moved rats earn is collected; unmoved rats collect nothing."""
     cdef int L = k.L, lit, mult, i, r, pos, tile, amount, kind, m, take, old, new, c
-    cdef int extra_bulb, bulbs = 0, apples = 0
+    cdef int every, bulbs = 0, apples = 0
+    cdef unsigned int om
     cdef int bonus[8]
-    lit = s.light[p] * k.lit_per_step
+    cdef int on_colour[8]
+    cdef int of_kind[8]
+    lit = s.light[p]   # the marker where it stood at the start of Collect (FR-5)
     mult = k.drink_multiplier if s.drink_used else 1
     for i in range(8):
         bonus[i] = 0
     for i in range(s.nbp[p]):
         bonus[k.bp_colour[s.bp[p][i]]] += k.bp_bonus[s.bp[p][i]]
-    extra_bulb = has(s, k, p, CK_BULB)
+    om = owned_qmask(s, k, p)
+    every = seat_q(s, k, p, Q_YIELD) if (om >> Q_YIELD) & 1U else k.q_base[Q_YIELD]
+    for i in range(5):
+        on_colour[i] = seat_q(s, k, p, Q_YIELD_ON + i) if (om >> (Q_YIELD_ON + i)) & 1U \
+            else k.q_base[Q_YIELD_ON + i]
+    for i in range(7):
+        of_kind[i] = seat_q(s, k, p, Q_YIELD_OF + i) if (om >> (Q_YIELD_OF + i)) & 1U \
+            else k.q_base[Q_YIELD_OF + i]
     for i in range(s.nmoved):
         r = s.moved[i]
         pos = s.rats[p][r]
         if not 0 < pos < L:
             continue
         tile = s.tiles[pos]
-        amount = k.tile_amount[tile] + (1 if pos <= lit else 0) + bonus[k.tile_colour[tile]]
-        amount += super_amount(s, k, p, r, CK_STRONG)
         kind = k.tile_kind[tile]
-        if kind == Y_BULB:
-            amount += extra_bulb
+        amount = k.tile_amount[tile] + (k.lit_bonus if k.lit[lit][pos] else 0) \
+            + bonus[k.tile_colour[tile]]
+        amount += every + on_colour[k.tile_colour[tile]] + of_kind[kind]
+        if s.nsup[p]:
+            amount += super_q(s, k, p, r, Q_SUP_YIELD)
+        if amount < 0:
+            amount = 0
         amount *= mult
         if kind == Y_CHEESE:
             s.cheese[p] += amount
@@ -832,11 +1025,10 @@ cdef void collect(FRState* s, const FRConst* k, int p) noexcept nogil:
         if new > k.light_length:
             new = k.light_length
         s.light[p] = new
-        for i in range(k.n_clights):
-            c = k.clights[i]
-            if old < c <= new and s.lights_scored[p] < k.n_clights:
+        for c in range(old + 1, new + 1):
+            if k.n_lrw[c]:
                 s.lights_scored[p] += 1
-                place(s, k, T_CLIGHTS, p, True)
+                give_reward(s, k, p, k.n_lrw[c], k.lrw_op[c], k.lrw_arg[c], k.lrw_amt[c])
     s.burrow_steps = apples
 
 
@@ -845,10 +1037,9 @@ cdef bint burrow_enter(FRState* s, const FRConst* k, int node) noexcept nogil:
     cdef int p = s.seat, reward
     s.burrow[p] = node
     s.burrow_steps -= 1
+    give_reward(s, k, p, k.n_rw[node], k.rw_op[node], k.rw_arg[node], k.rw_amt[node])
     reward = k.reward[node]
-    if reward == RW_STORED:
-        place(s, k, T_STORED, p, True)
-    elif reward == RW_NURSERY:
+    if reward == RW_NURSERY:
         if sc_in(s.rats[p], FR_RATS, NURSERY) and s.raised[p] < k.max_nursery_raises:
             s.phase = PH_NURSERY
             return True
@@ -860,23 +1051,20 @@ cdef bint burrow_enter(FRState* s, const FRConst* k, int node) noexcept nogil:
 
 
 cdef int super_candidates(const FRState* s, const FRConst* k, int* out) noexcept nogil:
-    """Rats that may become the Super Rat: on the path, Start included (FR-15)."""
+    """``_super_candidates``: rats on the path, Start included (FR-15), that are not a Super
+    Rat already (FR-19); rats on one space once, by the lowest index."""
     cdef int p = s.seat, r, pos, i, n = 0, dup
     cdef int seen_pos[FR_RATS]
-    cdef unsigned long long seen_sig[FR_RATS]
-    cdef unsigned long long sig
     for r in range(FR_RATS):
         pos = s.rats[p][r]
-        if 0 <= pos < k.L:
-            sig = super_sig(s, k, p, r)
+        if 0 <= pos < k.L and super_sig(s, k, p, r) == 0:   # FR-19
             dup = 0
             for i in range(n):
-                if seen_pos[i] == pos and seen_sig[i] == sig:
+                if seen_pos[i] == pos:
                     dup = 1
                     break
             if not dup:
                 seen_pos[n] = pos
-                seen_sig[n] = sig
                 out[n] = r
                 n += 1
     return n
@@ -909,6 +1097,7 @@ cdef void take_comic(FRState* s, const FRConst* k, int comic) noexcept nogil:
 cdef int start_turn(FRState* s, const FRConst* k, int seat) noexcept nogil:
     """``_start_turn``; returns 1 when the turn has no movement and must be run now."""
     cdef int tmp[16]
+    cdef MoveCtx c
     s.seat = seat
     s.nmoved = 0
     s.option = -1
@@ -920,7 +1109,8 @@ cdef int start_turn(FRState* s, const FRConst* k, int seat) noexcept nogil:
     s.nshops = 0
     s.phase = PH_MOVE
     s.step = ST_MOVE
-    if rat_moves(s, k, seat, 0, tmp, True) == 0:  # only with no rat on the path
+    move_ctx(s, k, seat, &c)
+    if rat_moves(s, k, seat, 0, tmp, True, &c) == 0:  # only with no rat on the path
         s.step = ST_SHOP
         return 1
     return 0
@@ -1304,7 +1494,7 @@ cdef int greg_draw(FRState* s, const FRConst* k, int card) noexcept nogil:
             s.cheese[0] += k.landing_fee
             s.cheese_issued += k.landing_fee
     s.nbooths = 0
-    for i in range(FR_RATS):
+    for i in range(FR_RATS):   # FR-18: every Greg rat ending his turn on a booth, moved or not
         x = s.greg_rats[i]
         if 0 <= x < FR_MAXL and k.booth[x] >= 0:
             j = s.nbooths
@@ -1371,10 +1561,13 @@ cdef void init_state(FRState* s, const FRConst* k) noexcept nogil:
 cdef void apply_move(FRState* s, const FRConst* k, int action) noexcept nogil:
     cdef int opt, r, mask, dest, ci, p = s.seat
     cdef int tmp[16]
+    cdef MoveCtx c
     decode_move(k, action, &opt, &r, &mask, &dest, &ci)
     s.option = opt
     move_rat(s, k, p, r, dest, mask, ci, opt, True)
-    if opt == 0 or s.nmoved >= k.option_b_max_rats or not rat_moves(s, k, p, 1, tmp, True):
+    if opt == 1 and s.nmoved < k.option_b_max_rats:
+        move_ctx(s, k, p, &c)
+    if opt == 0 or s.nmoved >= k.option_b_max_rats or not rat_moves(s, k, p, 1, tmp, True, &c):
         s.step = ST_PAY
         run(s, k)
     else:
@@ -1473,11 +1666,14 @@ cdef void apply_action(FRState* s, const FRConst* k, int a) noexcept nogil:
 cdef int legal_actions(FRState* s, const FRConst* k, int* out) noexcept nogil:
     """``_legal_actions`` (sorted) into ``out``; 0 at chance and terminal nodes."""
     cdef int ph = s.phase, n = 0, i, node
+    cdef MoveCtx c
     if ph == PH_MOVE:
-        n = move_actions(s, k, 0, out)
-        return n + move_actions(s, k, 1, out + n)
+        move_ctx(s, k, s.seat, &c)
+        n = move_actions(s, k, 0, out, &c)
+        return n + move_actions(s, k, 1, out + n, &c)
     if ph == PH_MOVE_B:
-        n = move_actions(s, k, 1, out)
+        move_ctx(s, k, s.seat, &c)
+        n = move_actions(s, k, 1, out, &c)
         if s.nmoved >= k.option_b_min_rats:
             out[n] = k.STOP_B
             n += 1
@@ -1698,6 +1894,59 @@ def _limit(cond, what):
                          f"use backend='python'")
 
 
+cdef void _compile_item(FRConst* c, int i, str item, g) except *:
+    """An item's effects into the constant tables: its ``modify`` summaries per quantity
+    (``FirstRatGame.item_mods``) and its end-of-game ``score`` effects."""
+    cdef int q, e = 0
+    for q, name in enumerate(QUANTITIES):
+        c.item_lo[i][q] = -FR_QOPEN
+        c.item_hi[i][q] = FR_QOPEN
+        if name in g.item_mods[item]:
+            add, lo, hi = g.item_mods[item][name]
+            c.item_qmask[i] |= 1U << q
+            if i >= c.first_comic:
+                c.comic_qmask |= 1U << q
+            else:
+                c.cap_qmask |= 1U << q
+            c.item_add[i][q] = add
+            c.item_lo[i][q] = -FR_QOPEN if lo is None else max(lo, -FR_QOPEN)
+            c.item_hi[i][q] = FR_QOPEN if hi is None else min(hi, FR_QOPEN)
+    for eff in g.data.item_effects[item]:
+        if eff.op != "score" or eff.when != "game_end":
+            continue
+        _limit(e < FR_MAXEFF, "the scoring effects of one item")
+        a = eff.amount
+        c.sc_count[i][e] = -1 if a.count is None else COUNTS.index(a.count.of)
+        c.sc_times[i][e] = a.times
+        c.sc_divide[i][e] = a.divide
+        c.sc_plus[i][e] = a.plus
+        c.sc_max[i][e] = -1 if a.max is None else a.max
+        cond = eff.condition
+        c.sc_ccount[i][e] = -1 if cond is None else COUNTS.index(cond.count.of)
+        c.sc_cmp[i][e] = 0 if cond is None else _COMPARISONS.index(cond.cmp)
+        c.sc_cvalue[i][e] = 0 if cond is None else cond.value
+        e += 1
+    c.n_score[i] = e
+
+
+cdef int _compile_reward(effects, signed char* op, signed char* arg, int* amt) except -1:
+    """A reward's automatic effects (``_reward``) as RO_* codes; returns how many."""
+    cdef int n = 0
+    for eff in effects:
+        if eff.op == "move":
+            continue   # the choice: FRConst.reward
+        _limit(n < FR_MAXEFF, "the effects of one reward")
+        if eff.op == "score":
+            op[n], arg[n] = RO_SCORE, TRACKS.index(eff.resource)
+        elif eff.resource == "cheese":
+            op[n], arg[n] = RO_CHEESE, 0
+        else:
+            op[n], arg[n] = RO_MAT, MATERIALS.index(eff.resource)
+        amt[n] = eff.amount.plus
+        n += 1
+    return n
+
+
 def _make_consts(game, params) -> _Consts:
     cdef _Consts obj = _Consts()
     cdef FRConst* c = &obj.c
@@ -1718,7 +1967,6 @@ def _make_consts(game, params) -> _Consts:
     _limit(g.n_masks <= FR_MAXMASK, "the shortcuts")
     _limit(len(d.variable_value_sets) <= FR_MAXSETS, "the value sets")
     _limit(len(d.greg_tracks) <= FR_MAXGT, "Greg's tracks")
-    _limit(len(d.construction_lights) <= 32, "the Construction Lights")
     _limit(len(d.tile_groups) <= 8, "the tile groups")
     _limit(g.n_colours <= 8 and len(d.neutral_markers[g.table_n]) <= 4, "the colours")
     _limit(len(d.start_cheese) >= FR_MAXP or g.n <= len(d.start_cheese), "the seats")
@@ -1766,15 +2014,11 @@ def _make_consts(game, params) -> _Consts:
             c.item_kind[i] = IK_DRINK
         elif i < c.first_comic:
             c.item_kind[i] = IK_CAP
-            per, counts = g.cap_info[item]
-            c.cap_per[i] = per
-            c.cap_counts[i] = CAP_COUNTS.index(counts)
+            _compile_item(c, i, item, g)
         else:
             c.item_kind[i] = IK_COMIC
-            eff = g.comic_kind[item]
-            c.comic_kind[i] = COMIC_KINDS.index(eff["kind"])
-            c.comic_amount[i] = eff.get("amount", 1)
             c.comic_super[i] = bool(g.comic_super[item])
+            _compile_item(c, i, item, g)
     for m in range(g.n_masks):
         cost = g.mask_cost[m]
         c.mask_any[m] = bool(cost)
@@ -1789,7 +2033,10 @@ def _make_consts(game, params) -> _Consts:
             c.route_dest[o][j] = dest
             c.route_mask[o][j] = mask
             c.route_steps[o][j] = steps
-    bound = 2 * FR_RATS * max(c.nroutes[o] for o in range(L)) * g.n_colours + 64
+    # one option's moves: per rat its routes, a Launchpad route once per colour
+    bound = 2 * FR_RATS * max(
+        sum(g.n_colours if dest == L else 1 for dest, _, _ in g.route_table[o][g.max_steps])
+        for o in range(L)) + 64
     _limit(bound <= FR_MAXLEG, "the legal moves of one position")
     for t in range(FR_MAXL):
         c.booth[t] = -1
@@ -1802,16 +2049,19 @@ def _make_consts(game, params) -> _Consts:
         c.booth[slot] = kinds[BOOTH_ITEMS[booth]]
     for i, colour in enumerate(d.launchpad_colours):
         c.lp_colour[i] = COLOURS.index(colour)
+    _limit(d.light_length < FR_MAXLIGHT, "the light string")
     c.light_length = d.light_length
-    c.n_clights = len(d.construction_lights)
-    for i, x in enumerate(d.construction_lights):
-        c.clights[i] = x
-    c.lit_per_step = d.lit_per_step
+    c.lit_bonus = d.lit_bonus
+    for t in range(d.light_length + 1):
+        for x in d.lit_spaces(t):
+            c.lit[t][x] = 1
+    for t, effects in d.light_effects.items():
+        c.n_lrw[t] = _compile_reward(effects, c.lrw_op[t], c.lrw_arg[t], c.lrw_amt[t])
     nodes = list(d.burrow_edges)
     obj.node_names = tuple(nodes)
     c.n_nodes = len(nodes)
     c.burrow_start = nodes.index(d.burrow_start)
-    rewards = {"stored_food": RW_STORED, "nursery": RW_NURSERY, "library": RW_LIBRARY}
+    rewards = {"nursery": RW_NURSERY, "library": RW_LIBRARY}
     for i, node in enumerate(nodes):
         c.nedges[i] = len(d.burrow_edges[node])
         for j, nxt in enumerate(d.burrow_edges[node]):
@@ -1820,7 +2070,9 @@ def _make_consts(game, params) -> _Consts:
             c.choice[i][j] = -1
         for dname, nxt in d.burrow_choices.get(node, {}).items():
             c.choice[i][g.directions.index(dname)] = nodes.index(nxt)
-        c.reward[i] = rewards.get(d.burrow_rewards.get(node), RW_NONE)
+        c.reward[i] = rewards.get(d.burrow_choice.get(node), RW_NONE)
+        c.n_rw[i] = _compile_reward(d.burrow_rewards.get(node, ()), c.rw_op[i], c.rw_arg[i],
+                                    c.rw_amt[i])
     for t, name in enumerate(TRACKS):
         for j in range(FR_NV):
             c.track_values0[t][j] = d.track_values[name][j]
@@ -1910,6 +2162,8 @@ def _make_consts(game, params) -> _Consts:
     trank = {tname: j for j, tname in enumerate(sorted(TRACKS))}
     for t, name in enumerate(TRACKS):
         c.track_rank[t] = trank[name]
+    for t, qv in enumerate(QUANTITIES.values()):
+        c.q_base[t] = qv
     R = RULEBOOK
     c.option_a_max = R["option_a_max"]
     c.option_b_min_rats = R["option_b_min_rats"]

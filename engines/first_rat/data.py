@@ -9,6 +9,13 @@ First Rat), packaged here as ``first_rat.json``. Load another file with
 
 Numbers printed in the rulebook's rule text (not on components) are the constants of
 :data:`RULEBOOK`; each names its rulebook section.
+
+What components *do* is data too: comics, bottle caps, Rat Burrow reward spaces and
+light-string positions carry ``effects`` lists in the shared effect language of
+``engines/effects.py``, checked against First Rat's vocabularies (:data:`EFFECTS`: the
+quantities a comic may modify, :data:`QUANTITIES`; what a score may count, :data:`COUNTS`).
+Both backends interpret the primitives; no component has its own code path. Every problem
+of a file is reported at once (``effects.EffectError``: file, JSON path, what is allowed).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..api import read_component_json
+from ..effects import Effect, Problem, Vocabulary, raise_problems, validate_effects
 
 #: Numbers from the rulebook's text (section in the comment).
 RULEBOOK: dict[str, int] = {
@@ -55,7 +63,7 @@ PARTS = ("cockpit", "cargo_bay", "thruster")
 #: energy drinks, the Madcap Crow bottle caps).
 BOOTH_ITEMS = {"harry_hamster": "backpack", "zippy_the_frog": "energy_drink",
                "madcap_crow": "bottle_cap"}
-#: Bottle-cap count names (data "bottle_caps[].counts").
+#: Counts of the game state a scoring effect may count (first part of :data:`COUNTS`).
 CAP_COUNTS = ("cockpits_built", "cargo_bays_built", "thrusters_built", "rocket_markers",
               "rattronauts", "provisions_markers", "construction_lights_markers",
               "stored_food_markers", "comics_owned", "backpacks_owned")
@@ -71,24 +79,147 @@ TRACK_NAMES = {"cockpit": "Cockpit", "cargo_bay": "Cargo Bay", "thruster": "Thru
                "rocket": "Rocket", "provisions": "Provisions",
                "construction_lights": "Construction Lights", "stored_food": "Stored Food",
                "rattronaut": "Rattronaut"}
+#: Rulebook names of the yield kinds ("Step 2: Collect Resources"), singular and plural.
+YIELD_NAMES = {"cheese": ("Cheese", "Cheese"), "vinegar": ("Vinegar Bottle", "Vinegar Bottles"),
+               "soda": ("Baking Soda", "Baking Soda"), "tin": ("Tin Can", "Tin Cans"),
+               "calculator": ("Calculator", "Calculators"),
+               "bulb": ("Lightbulb", "Lightbulbs"), "apple": ("Apple Core", "Apple Cores")}
 BOOTH_NAMES = {"harry_hamster": "Harry Hamster's booth",
                "zippy_the_frog": "Zippy the Frog's booth",
                "madcap_crow": "the Madcap Crow's booth"}
 
-#: Comic effects in machine form, keyed by comic id. The amounts restate the data's effect
-#: texts (``comics[].effect``); a data file whose comic ids differ must extend this table.
-COMIC_EFFECTS: dict[str, dict[str, Any]] = {
-    "CM1": {"kind": "free_shortcuts"},
-    "CM2": {"kind": "no_landing_fee"},
-    "CM3": {"kind": "option_a_extra", "amount": 1},
-    "CM4": {"kind": "option_b_extra", "amount": 1},
-    "CM5": {"kind": "item_discount", "amount": 2},
-    "CM6": {"kind": "extra_bulb", "amount": 1},
-    "SR1": {"kind": "super_chameleon"},
-    "SR2": {"kind": "super_turbo", "amount": 2},
-    "SR3": {"kind": "super_strong", "amount": 1},
-    "SR4": {"kind": "super_ghost"},
+#: What one unit of each further count is (bottle caps and other scoring effects).
+COUNT_NAMES = {**CAP_COUNT_NAMES, "cheese": "Cheese", "vinegar": "Vinegar Bottle",
+               "soda": "Baking Soda", "tin": "Tin Can", "calculator": "Calculator",
+               "awards": "Award", "moldy_cheese": "Moldy Cheese",
+               "light_string": "light-string step", "energy_drinks": "Energy Drink",
+               "bottle_caps_owned": "bottle cap owned"}
+#: Everything a scoring count may count (``{"count": {"of": NAME}}``; see :data:`EFFECTS`).
+COUNTS = tuple(COUNT_NAMES)
+
+#: Game quantities a comic or bottle cap may ``modify`` while owned, with their base values
+#: (rulebook numbers where the rulebook prints them). ``shortcut_cost`` multiplies the
+#: material a shortcut takes (0: free), ``landing_fee`` is the Cheese per other player's rat
+#: (FR-4), ``item_price`` is added to every booth price (never below 0), ``yield`` /
+#: ``yield_on_<colour>`` / ``yield_of_<kind>`` add to what a moved rat collects on a space
+#: (all spaces / of that colour / of that yield kind, before an Energy Drink doubles it).
+SEAT_QUANTITIES: dict[str, int] = {
+    "option_a_steps": RULEBOOK["option_a_max"], "option_b_steps": RULEBOOK["option_b_max"],
+    "shortcut_cost": 1, "landing_fee": RULEBOOK["landing_fee"], "item_price": 0, "yield": 0,
+    **{f"yield_on_{c}": 0 for c in COLOURS}, **{f"yield_of_{k}": 0 for k in YIELD_KINDS},
 }
+#: Quantities of a Super Rat comic's own rat (FR-15, FR-19): ``super_rat_steps`` extra steps
+#: (options A and B), ``super_rat_yield`` extra yield, and three switches (1 yes, 0 no):
+#: ``super_rat_matches_colour`` (option B's same-colour condition binds it),
+#: ``super_rat_blocks`` (no other rat of yours may end on its space, nor it on theirs) and
+#: ``super_rat_pays_landing`` (its space counts for the landing fee, FR-4).
+SUPER_QUANTITIES: dict[str, int] = {
+    "super_rat_steps": 0, "super_rat_yield": 0, "super_rat_matches_colour": 1,
+    "super_rat_blocks": 1, "super_rat_pays_landing": 1,
+}
+QUANTITIES = {**SEAT_QUANTITIES, **SUPER_QUANTITIES}
+
+
+def _vocabulary(triggers: tuple[str, ...], ops: tuple[str, ...]) -> Vocabulary:
+    return Vocabulary(
+        game="first_rat", resources=("cheese", *MATERIALS, *TRACKS), triggers=triggers,
+        countables=tuple(c for c in COUNTS if c not in ("cheese", *MATERIALS)),
+        zones=("nursery", "start", "library", "tableau"), components=("rat", "comic"),
+        quantities=tuple(QUANTITIES), ops=ops, selectors=("self",))
+
+
+#: The effect vocabularies of First Rat's components (module ``engines/effects.py``; the
+#: first trigger of each is its default ``when``):
+#:
+#: * ``comics`` and ``bottle_caps``: ``modify`` a quantity of :data:`QUANTITIES` while owned
+#:   (``"when": "passive"``), and ``score`` points at the end of the game
+#:   (``"when": "game_end"``) by an amount that may count things (:data:`COUNTS`), with an
+#:   optional condition (``"if"``).
+#: * ``burrow.rewards``: on entering the space (``"enter"``), ``score`` a track (one Score
+#:   marker on the track named by ``resource``), ``gain`` Cheese or a material, ``move`` a rat
+#:   from the Nursery to Start or a comic from the Library to the tableau (a choice).
+#: * ``light_string.positions``: on reaching or passing the position (``"reach"``), the same
+#:   as burrow rewards except ``move``.
+EFFECTS = {
+    "comics": _vocabulary(("passive", "game_end"), ("modify", "score")),
+    "bottle_caps": _vocabulary(("game_end", "passive"), ("modify", "score")),
+    "burrow": _vocabulary(("enter",), ("score", "gain", "move")),
+    "light_string": _vocabulary(("reach",), ("score", "gain")),
+}
+
+
+#: A modifier summary ``(add, at_least, at_most)``; ``None`` bounds are open.
+Mod = tuple[int, "int | None", "int | None"]
+
+
+def modifiers(effects: tuple[Effect, ...]) -> dict[str, Mod]:
+    """The ``modify`` effects of one component, summed per quantity: adds add up, the
+    tightest bounds win (the same rule combines several components, :func:`resolve`)."""
+    out: dict[str, Mod] = {}
+    for e in effects:
+        if e.op == "modify":
+            out[e.quantity] = combine(out.get(e.quantity, (0, None, None)),
+                                      (e.add, e.at_least, e.at_most))
+    return out
+
+
+def combine(a: Mod, b: Mod) -> Mod:
+    """Two modifier summaries as one (associative and commutative)."""
+    lo = a[1] if b[1] is None else b[1] if a[1] is None else max(a[1], b[1])
+    hi = a[2] if b[2] is None else b[2] if a[2] is None else min(a[2], b[2])
+    return a[0] + b[0], lo, hi
+
+
+def resolve(base: int, mod: Mod) -> int:
+    """A quantity's value: ``base`` plus the adds, raised to ``at_least``, then lowered to
+    ``at_most``."""
+    v = base + mod[0]
+    if mod[1] is not None:
+        v = max(v, mod[1])
+    if mod[2] is not None:
+        v = min(v, mod[2])
+    return v
+
+
+def _amount_text(a: Any) -> str:
+    if a.count is None:
+        return str(a.plus)
+    unit = COUNT_NAMES[a.count.of]
+    per = f"{a.times} per {unit}" if a.divide == 1 else f"{a.times} per {a.divide} {unit}"
+    if a.plus:
+        per += f" plus {a.plus}"
+    if a.max is not None:
+        per += f" (at most {a.max})"
+    return per
+
+
+def describe(effects: tuple[Effect, ...]) -> str:
+    """Effects in words, for labels: an effect's ``text`` if given, else generated, e.g.
+    ``4 per rocket marker`` for ``score {"count": {"of": "rocket_markers"}, "times": 4}``."""
+    parts = []
+    for e in effects:
+        if e.text:
+            parts.append(e.text)
+        elif e.op == "score" and e.when == "game_end":
+            what = _amount_text(e.amount)
+            if e.condition is not None:
+                c = e.condition
+                unit = COUNT_NAMES[c.count.of]
+                what += (f" if you have the {c.cmp} {unit}s" if c.cmp in ("most", "least")
+                         else f" if {unit}s {c.cmp} {c.value}")
+            parts.append(what)
+        elif e.op == "score":
+            parts.append(f"score the {TRACK_NAMES[e.resource]} track")
+        elif e.op == "gain":
+            parts.append(f"gain {e.amount.plus} {YIELD_NAMES[e.resource][e.amount.plus != 1]}")
+        elif e.op == "move":
+            parts.append("raise a rat" if e.what == "rat" else "take a Comic")
+        else:
+            bounds = [f"{e.add:+d}" if e.add else "",
+                      f"at least {e.at_least}" if e.at_least is not None else "",
+                      f"at most {e.at_most}" if e.at_most is not None else ""]
+            parts.append(f"{e.quantity.replace('_', ' ')} {' '.join(b for b in bounds if b)}")
+    return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -132,12 +263,16 @@ class FirstRatData:
     shortcuts: tuple[Shortcut, ...]
     tile_groups: tuple[tuple[str, tuple[int, ...]], ...]  # (letter, slots) in path order
     light_length: int
-    construction_lights: tuple[int, ...]
-    lit_per_step: int
+    construction_lights: tuple[int, ...]  # light positions (1-based) that have effects
+    light_lights: tuple[tuple[int, ...], ...]  # per light position: the path spaces it lights
+    light_effects: dict[int, tuple[Effect, ...]]  # light position -> effects on reaching it
+    lit_bonus: int
     burrow_start: str
     burrow_edges: dict[str, tuple[str, ...]]
     burrow_choices: dict[str, dict[str, str]]  # intersection -> {direction: next node}
-    burrow_rewards: dict[str, str]  # node -> stored_food | nursery | library
+    burrow_rewards: dict[str, tuple[Effect, ...]]  # node -> effects on entering it
+    burrow_names: dict[str, str]  # reward node -> its name ("Nursery")
+    burrow_choice: dict[str, str]  # reward node -> "nursery" | "library" (its move effect)
     track_values: dict[str, tuple[int, ...]]
     neutral_markers: dict[int, tuple[int, ...]]  # players -> 1-based track spaces
     variable_value_sets: tuple[tuple[int, ...], ...]
@@ -152,13 +287,20 @@ class FirstRatData:
     start_cheese: tuple[int, ...]
     supply: dict[str, int]
     backpacks: tuple[tuple[str, str, int], ...]  # (id, colour, bonus)
-    bottle_caps: tuple[tuple[str, int, str], ...]  # (id, points_per, counts)
+    bottle_caps: tuple[str, ...]  # ids
     comics: tuple[tuple[str, str, bool], ...]  # (id, name, super_rat)
+    item_effects: dict[str, tuple[Effect, ...]]  # comic / bottle cap id -> its effects
     solo_deck: dict[str, dict[str, int]]
     greg_start: tuple[int, ...]
     greg_tracks: tuple[str, ...]
     cards: tuple[Card, ...]
     source: str
+
+    def lit_spaces(self, position: int) -> frozenset[int]:
+        """Path spaces lit for a Light String marker at ``position`` (FR-5): those of the
+        positions ``1..position``."""
+        return frozenset(x for k in range(min(position, self.light_length))
+                         for x in self.light_lights[k])
 
     def routes(self, origin: int, max_steps: int) -> list[tuple[int, int, int]]:
         """Moves of 1..``max_steps`` steps from ``origin`` (FR-1).
@@ -229,6 +371,69 @@ def _int_keys(raw: dict, source: str, field: str) -> dict[int, Any]:
     return out
 
 
+_NATURAL_WHEN = {"modify": "passive", "score": "game_end"}
+
+
+def _effects(raw: Any, kind: str, source: str, path: str, problems: list[Problem],
+             super_rat: bool = False) -> tuple[Effect, ...]:
+    """Effects of one component of ``kind`` (a key of :data:`EFFECTS`), checked against its
+    vocabulary and First Rat's rules for it; every problem is appended to ``problems``
+    (file, JSON path, what is allowed), so one load reports them all."""
+    if kind in ("comics", "bottle_caps") and isinstance(raw, list):
+        # ``when`` may be omitted: a modify holds while owned, points count at game end
+        raw = [{"when": _NATURAL_WHEN[e.get("op")], **e}
+               if isinstance(e, dict) and e.get("op") in _NATURAL_WHEN else e for e in raw]
+    effects, found = validate_effects(raw, EFFECTS[kind], source, path)
+    problems.extend(found)
+    if len(effects) != (len(raw) if isinstance(raw, list) else 0):
+        return effects
+    moves = 0
+    for i, e in enumerate(effects):
+        at = f"{path}[{i}]"
+
+        def bad(where: str, message: str, at: str = at) -> None:
+            problems.append(Problem(source, at + where, message))
+
+        if e.op == "modify":
+            if e.when != "passive":
+                bad(".when", "a 'modify' holds while the component is owned: 'passive'")
+            if e.condition is not None:
+                bad(".if", "conditions are allowed on 'score' effects only")
+            if e.quantity in SUPER_QUANTITIES and not super_rat:
+                bad(".quantity", f"{e.quantity!r} needs a Super Rat comic (super_rat: true); "
+                    f"allowed here: {', '.join(SEAT_QUANTITIES)}")
+        elif e.op == "score" and e.when in ("game_end", "passive"):
+            if e.when != "game_end":
+                bad(".when", "points are scored at the end of the game: 'game_end'")
+            if e.resource:
+                bad(".resource", "points at the end of the game go to no track; omit it")
+            for c in (e.amount.count, e.condition.count if e.condition else None):
+                if c is not None and c.whose == "target":
+                    bad("", "counts are of the owner ('subject' or 'self')")
+        else:  # rewards of the Rat Burrow and the light string: fixed amounts, no conditions
+            if e.condition is not None or e.amount.count is not None:
+                bad("", "rewards have fixed amounts and no conditions")
+            if e.op == "score" and e.resource not in TRACKS[:-1]:
+                bad(".resource", "a reward scores a Score track (one Score marker); allowed: "
+                    + ", ".join(TRACKS[:-1]))
+            if e.op == "gain" and e.resource not in ("cheese", *MATERIALS):
+                bad(".resource", f"a reward gains one of {', '.join(('cheese', *MATERIALS))}")
+            if e.op == "move":
+                moves += 1
+                route = (e.source, e.to)
+                if e.what == "rat" and route != ("nursery", "start") or \
+                        e.what == "comic" and route != ("library", "tableau"):
+                    bad("", "a reward moves a rat from 'nursery' to 'start' or a comic from "
+                        "'library' to 'tableau'")
+                if e.amount.fixed != 1:
+                    bad(".amount", "a reward moves 1 rat or comic")
+                if moves > 1:
+                    bad("", "a reward space has at most one 'move' (the owner's choice)")
+            if e.op in ("score", "gain") and (e.amount.fixed or 0) < 1:
+                bad(".amount", "must be at least 1")
+    return effects
+
+
 #: Solo difficulty levels (rulebook "Solo Play" deck table); each needs a deck row.
 LEVELS = ("easy", "medium", "difficult", "unfair")
 
@@ -296,15 +501,24 @@ def _parse(doc: dict, source: str) -> FirstRatData:
     if covered != list(range(1, launchpad)):
         raise _fail(source, "path.variable_tile_groups", "must partition the path spaces")
 
+    problems: list[Problem] = []
     light = doc["light_string"]
-    light_length = _int(light["length"], source, "light_string.length", 1)
-    lights = _ints(light["construction_lights"], source, "light_string.construction_lights",
-                   1, light_length)
-    if list(lights) != sorted(set(lights)):
-        raise _fail(source, "light_string.construction_lights",
-                    "must be increasing positions on the light string")
-    lit_per_step = _int(light["lit_path_spaces_per_step"], source,
-                        "light_string.lit_path_spaces_per_step", 0)
+    positions = light["positions"]
+    if not isinstance(positions, list) or not positions:
+        raise _fail(source, "light_string.positions", "must be a non-empty list")
+    light_length = len(positions)
+    lit_bonus = _int(light["lit_bonus"], source, "light_string.lit_bonus", 0)
+    light_lights = []
+    light_effects: dict[int, tuple[Effect, ...]] = {}
+    for k, pos in enumerate(positions):
+        field = f"light_string.positions[{k}]"
+        light_lights.append(_ints(pos["lights"], source, field + ".lights", 1, launchpad - 1))
+        if "effects" in pos:
+            effects = _effects(pos["effects"], "light_string", source,
+                               f"$.{field}.effects", problems)
+            if effects:
+                light_effects[k + 1] = effects
+    lights = tuple(sorted(light_effects))
 
     burrow = doc["burrow"]
     edges = {k: tuple(v) for k, v in burrow["edges"].items()}
@@ -321,13 +535,23 @@ def _parse(doc: dict, source: str) -> FirstRatData:
                         "must be a node with several edges")
     if burrow["start"] not in edges:
         raise _fail(source, "burrow.start", "unknown node")
-    rewards = dict(burrow["rewards"])
-    for node, reward in rewards.items():
+    rewards: dict[str, tuple[Effect, ...]] = {}
+    reward_names: dict[str, str] = {}
+    reward_choice: dict[str, str] = {}
+    for node, reward in burrow["rewards"].items():
+        if node.startswith("_"):
+            continue
         if node not in edges:
             raise _fail(source, f"burrow.rewards.{node}", "reward on an unknown burrow node")
-        if reward not in ("stored_food", "nursery", "library"):
+        if not isinstance(reward, dict) or "effects" not in reward:
             raise _fail(source, f"burrow.rewards.{node}",
-                        "rewards are stored_food, nursery, library")
+                        "must be an object {'name': ..., 'effects': [...]}")
+        reward_names[node] = str(reward.get("name", node))
+        rewards[node] = _effects(reward["effects"], "burrow", source,
+                                 f"$.burrow.rewards.{node}.effects", problems)
+        for e in rewards[node]:
+            if e.op == "move":
+                reward_choice[node] = "nursery" if e.what == "rat" else "library"
 
     st = doc["score_tracks"]
     values = {t: _ints(st["values"][t], source, f"score_tracks.values.{t}", 0)
@@ -367,16 +591,20 @@ def _parse(doc: dict, source: str) -> FirstRatData:
                       for k, b in enumerate(doc["backpacks"]))
     if any(c not in COLOURS for _, c, _ in backpacks):
         raise _fail(source, "backpacks", f"colours are {COLOURS}")
-    caps = tuple((str(c["id"]), _int(c["points_per"], source, f"bottle_caps[{k}].points_per"),
-                  c["counts"]) for k, c in enumerate(doc["bottle_caps"]))
-    if any(c not in CAP_COUNTS for _, _, c in caps):
-        raise _fail(source, "bottle_caps", f"counts are {CAP_COUNTS}")
-    comics = tuple((str(c["id"]), str(c["name"]), bool(c["super_rat"]))
-                   for c in doc["comics"])
-    for cid, _, _ in comics:
-        if cid not in COMIC_EFFECTS:
-            raise _fail(source, "comics", f"comic {cid!r} has no entry in COMIC_EFFECTS")
-    ids = [b[0] for b in backpacks] + [c[0] for c in caps] + [c[0] for c in comics]
+    item_effects: dict[str, tuple[Effect, ...]] = {}
+    caps = tuple(str(c["id"]) for c in doc["bottle_caps"])
+    for k, c in enumerate(doc["bottle_caps"]):
+        item_effects[caps[k]] = _effects(c["effects"], "bottle_caps", source,
+                                         f"$.bottle_caps[{k}].effects", problems)
+    comics = tuple((str(c["id"]), str(c["name"]), c["super_rat"]) for c in doc["comics"])
+    for k, c in enumerate(doc["comics"]):
+        if not isinstance(c["super_rat"], bool):
+            raise _fail(source, f"comics[{k}].super_rat", "must be true or false")
+        item_effects[comics[k][0]] = _effects(c["effects"], "comics", source,
+                                              f"$.comics[{k}].effects", problems,
+                                              super_rat=c["super_rat"])
+    raise_problems(problems)
+    ids = [b[0] for b in backpacks] + list(caps) + [c[0] for c in comics]
     if len(set(ids)) != len(ids) or "energy_drink" in ids:
         raise _fail(source, "backpacks/bottle_caps/comics", "item ids must be unique")
 
@@ -415,9 +643,11 @@ def _parse(doc: dict, source: str) -> FirstRatData:
     data = FirstRatData(
         launchpad=launchpad, tiles=tiles, booths=booths, launchpad_colours=lp_colours,
         shortcuts=tuple(shortcuts), tile_groups=groups,
-        light_length=light_length, construction_lights=lights, lit_per_step=lit_per_step,
+        light_length=light_length, construction_lights=lights,
+        light_lights=tuple(light_lights), light_effects=light_effects, lit_bonus=lit_bonus,
         burrow_start=burrow["start"], burrow_edges=edges, burrow_choices=choices,
-        burrow_rewards=rewards, track_values=values, neutral_markers=neutral,
+        burrow_rewards=rewards, burrow_names=reward_names, burrow_choice=reward_choice,
+        track_values=values, neutral_markers=neutral,
         variable_value_sets=value_sets, variable_tracks=variable_tracks,
         part_costs=costs, provisions_cost=provisions_cost, prices=prices,
         backpacks_shown={n: _int(v, source, f"setup.backpacks_shown.{n}", 0) for n, v in
@@ -432,6 +662,7 @@ def _parse(doc: dict, source: str) -> FirstRatData:
         start_cheese=_ints(setup["start_cheese_by_seat"], source,
                            "setup.start_cheese_by_seat", 0),
         supply=supply, backpacks=backpacks, bottle_caps=caps, comics=comics,
+        item_effects=item_effects,
         solo_deck=deck, greg_start=greg_start, greg_tracks=greg_tracks, cards=cards,
         source=source,
     )

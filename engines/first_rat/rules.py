@@ -1,7 +1,10 @@
 """First Rat: the reference rule engine (standard and variable layout, all items, solo Greg).
 
-Rulebook: ``../shared/seeds/first_rat_rulebook.txt``; component stand-ins and rulings FR-1..FR-16:
+Rulebook: ``../shared/seeds/first_rat_rulebook.txt``; component stand-ins and rulings FR-1..FR-19:
 ``../shared/RULES_GAPS.md``. Board numbers come from :mod:`.data`; rules never hard-code them.
+Comics, bottle caps, burrow rewards and the light string act through their data ``effects``
+(:meth:`FirstRatState._q` / ``_sq`` read the quantities they modify, ``_item_points`` their
+end-of-game scores, ``_reward`` the rewards).
 
 Seats and rounds
 ----------------
@@ -56,7 +59,7 @@ Judgement calls not covered by a ruling (also marked ``JUDGEMENT`` in comments)
   rat raised by it cannot join this turn's option B.
 * The Launchpad yields nothing (no Collect, no backpack bonus); its rat leaves the path (FR-4).
 * Shopping rats are served in path order; the Nursery reward is a decision (raise or not).
-* Each Super Rat comic has its own rat (two Super Rat comics may pick different rats).
+* FR-19: each Super Rat comic has its own rat, and a rat is at most one Super Rat.
 * With the 12 Moldy Cheese all taken, a debt that cannot be covered is not paid.
 * Bright Spark (CM6) adds its extra step per blue space collected (not once per turn).
 * Greg: his rats' positions rank furthest first (ties by rat index) at the start of his turn;
@@ -71,7 +74,7 @@ Rulings applied where the code could be read otherwise
 
 Rulebook wording followed literally
 -----------------------------------
-* Greg's booth discards (Solo Play): "If one of Greg's Rats ends its turn in a booth space
+* FR-18, Greg's booth discards (Solo Play): "If one of Greg's Rats ends its turn in a booth space
   ... mix the tiles facedown and return 1 at random to the box." The text says "ends its
   turn" (the cheese sentence just above says "end their move"), so every Greg rat standing on
   a booth space at the end of his turn triggers a discard, whether or not it moved (a 0 on
@@ -91,14 +94,20 @@ import numpy as np
 from ..api import CHANCE, TERMINAL, Game, Param, State, check_player
 from .data import (
     BOOTH_ITEMS,
-    CAP_COUNT_NAMES,
-    COMIC_EFFECTS,
     LEVELS,
     MATERIALS,
     PARTS,
+    QUANTITIES,
     RULEBOOK,
+    SUPER_QUANTITIES,
+    TRACK_NAMES,
     TRACKS,
+    YIELD_NAMES,
+    combine,
+    describe,
     load,
+    modifiers,
+    resolve,
 )
 from .validate import check_observation
 from .view import render
@@ -166,7 +175,7 @@ class FirstRatGame(Game):
             a += 1
         self.directions = tuple(sorted({k for ch in d.burrow_choices.values() for k in ch}))
         self.items = ([b[0] for b in d.backpacks] + ["energy_drink"]
-                      + [c[0] for c in d.bottle_caps] + [c[0] for c in d.comics])
+                      + list(d.bottle_caps) + [c[0] for c in d.comics])
         self.item_index = {it: i for i, it in enumerate(self.items)}
         self.n_shop_items = len(d.backpacks) + 1 + len(d.bottle_caps)
         self.BURROW = a
@@ -200,15 +209,13 @@ class FirstRatGame(Game):
                 if mask >> i & 1:
                     cost[sc.cost] = cost.get(sc.cost, 0) + 1
             self.mask_cost.append(cost)
-        extra = (sum(e.get("amount", 0) for e in COMIC_EFFECTS.values()
-                     if e["kind"] in ("option_a_extra", "super_turbo")))
-        self.max_steps = RULEBOOK["option_a_max"] + extra
+        # Modifier summaries of every comic and bottle cap (data "effects", op "modify").
+        self.item_mods = {it: modifiers(e) for it, e in d.item_effects.items()}
+        self.max_steps = max_steps(d, self.item_mods)
         self.route_table = [[d.routes(o, k) for k in range(self.max_steps + 1)]
                             for o in range(L)]
-        self.comic_kind = {c[0]: COMIC_EFFECTS[c[0]] for c in d.comics}
         self.comic_super = {c[0]: c[2] for c in d.comics}
         self.backpack_info = {b[0]: (b[1], b[2]) for b in d.backpacks}
-        self.cap_info = {c[0]: (c[1], c[2]) for c in d.bottle_caps}
         self.card_index = {c.id: i for i, c in enumerate(d.cards)}
 
     def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -323,15 +330,26 @@ class FirstRatGame(Game):
         return 0.5 + 0.5 * math.tanh((est[player] - max(others)) / 15.0)
 
 
+def max_steps(d: Any, item_mods: dict[str, dict]) -> int:
+    """An upper bound of the steps one rat may move (options A and B, Super Rats included):
+    the route tables are built up to it. Every comic's and bottle cap's positive adds count
+    as if all were owned by one seat."""
+    def bound(name: str) -> int:
+        mods = [m[name] for m in item_mods.values() if name in m]
+        v = QUANTITIES[name] + sum(max(0, m[0]) for m in mods)
+        return max([v] + [m[1] for m in mods if m[1] is not None])
+    return max(0, max(bound("option_a_steps"), bound("option_b_steps"))) \
+        + max(0, bound("super_rat_steps"))
+
+
 def item_text(g: FirstRatGame, item: str) -> str:
     """An item id with what it does (labels and render; see ``FirstRatState._item_text``)."""
     if item in g.backpack_info:
         colour, bonus = g.backpack_info[item]
         return f"backpack {item}: +{bonus} on {colour} spaces"
-    if item in g.cap_info:
-        per, counts = g.cap_info[item]
-        return f"bottle cap {item}: {per} per {CAP_COUNT_NAMES[counts]}"
-    if item in g.comic_kind:
+    if item in g.data.bottle_caps:
+        return f"bottle cap {item}: {describe(g.data.item_effects[item])}"
+    if item in g.comic_super:
         name = next(c[1] for c in g.data.comics if c[0] == item)
         return f"comic {item} {name}"
     return "an energy drink"
@@ -599,7 +617,7 @@ class FirstRatState(State):
             where = self._where(self.rats[mover][r]) if seat_ok else "?"
             if dest == g.L:
                 to = "Launchpad"
-                if opt == 1 and seat_ok and not self._is_super(mover, r, "super_chameleon"):
+                if opt == 1 and seat_ok and self._sq(mover, r, "super_rat_matches_colour") > 0:
                     to += f" ({d.launchpad_colours[ci]})"
             else:
                 to = f"space {dest}"
@@ -616,7 +634,7 @@ class FirstRatState(State):
                     "DONATE": "donate Cheese (Provisions)", "END_TURN": "end turn"
                     }[singles[action]]
         if action < g.LIBRARY:
-            return f"burrow: go {g.directions[action - g.BURROW]}"
+            return f"Rat Burrow: go {g.directions[action - g.BURROW]}"
         if action < g.SUPER:
             cid = g.items[action - g.LIBRARY + g.n_shop_items]
             return f"Library: take {cid} {dict((c[0], c[1]) for c in d.comics)[cid]}"
@@ -632,22 +650,23 @@ class FirstRatState(State):
         if action < g.STEAL:
             item = g.items[action - g.BUY]
             price = self._price(self.seat, item) if self.seat < g.n else "?"
-            return f"buy {self._item_text(item)} ({price} cheese)"
+            return f"buy {self._item_text(item)} ({price} Cheese)"
         if action < g.BUILD:
             rat = f"rat {self.shops[0]}" if self.phase == "shop" and self.shops else "the rat"
             return f"steal {self._item_text(g.items[action - g.STEAL])} ({rat} back to Start)"
         if action < g.GREG_BEST:
-            return f"build {PARTS[action - g.BUILD]}"
+            return f"build a {TRACK_NAMES[PARTS[action - g.BUILD]]}"
         if action < g.CH_TILE:
-            return f"Greg prepares {d.greg_tracks[action - g.GREG_BEST]}"
+            return f"Greg prepares the {TRACK_NAMES[d.greg_tracks[action - g.GREG_BEST]]} track"
         if action < g.CH_SET:
             t = d.tiles[action - g.CH_TILE + 1]
             slot = self.setup_todo[0][5:] if self.phase == "setup" else "?"
-            return f"space {slot} gets tile {t.tile} ({t.colour}, {t.amount} {t.kind})"
+            what = YIELD_NAMES[t.kind][0 if t.amount == 1 else 1]
+            return f"space {slot} gets tile {t.tile} ({t.colour}, {t.amount} {what})"
         if action < g.CH_ITEM:
-            track = self.setup_todo[0][4:] if self.phase == "setup" else "?"
+            track = TRACK_NAMES[self.setup_todo[0][4:]] if self.phase == "setup" else "a"
             values = list(d.variable_value_sets[action - g.CH_SET])
-            return f"{track} track gets values {values} (set {action - g.CH_SET})"
+            return f"the {track} track gets values {values} (set {action - g.CH_SET})"
         if action < g.CH_CARD:
             item = g.items[action - g.CH_ITEM]
             if self.phase == "greg_booth":
@@ -656,8 +675,16 @@ class FirstRatState(State):
                 return f"Greg removes {self._item_text(item)} from the Library"
             return f"reveal {self._item_text(item)}"
         card = d.cards[action - g.CH_CARD]
-        icon = f", {card.icon}" if card.icon else ""
+        icon = f", {self._icon_text(card.icon)}" if card.icon else ""
         return f"Greg reveals {card.id}: moves {list(card.moves)}{icon}"
+
+    def _icon_text(self, icon: str) -> str:
+        """A solo card's icon in the rulebook's words ("Solo Play", Sequence of Play)."""
+        if icon.startswith("prepare:"):
+            return f"Greg prepares the {TRACK_NAMES[icon[8:]]} track"
+        if icon == "remove_comic":
+            return "Greg removes a Comic from the Library"
+        return "Greg prepares his best Score track"
 
     def _item_text(self, item: str) -> str:
         """An item with what it does, e.g. ``backpack BP-Y1: +2 on yellow spaces``,
@@ -695,24 +722,52 @@ class FirstRatState(State):
         L = self._game.L
         return sum(1 for r in self.rats[p] if r == L)
 
+    def count(self, p: int, name: str) -> int:
+        """How many ``name`` (:data:`.data.COUNTS`) seat ``p`` has, for scoring effects."""
+        if name in self.mats[p]:
+            return self.mats[p][name]
+        return {
+            "cockpits_built": lambda: self.built[p]["cockpit"],
+            "cargo_bays_built": lambda: self.built[p]["cargo_bay"],
+            "thrusters_built": lambda: self.built[p]["thruster"],
+            "rocket_markers": lambda: self._markers_on("rocket", p),
+            "rattronauts": lambda: self.rattronauts(p),
+            "provisions_markers": lambda: self._markers_on("provisions", p),
+            "construction_lights_markers": lambda: self._markers_on("construction_lights", p),
+            "stored_food_markers": lambda: self._markers_on("stored_food", p),
+            "comics_owned": lambda: len(self.comics[p]),
+            "backpacks_owned": lambda: len(self.backpacks[p]),
+            "cheese": lambda: self.cheese[p],
+            "awards": lambda: self.awards[p],
+            "moldy_cheese": lambda: self.moldy[p],
+            "light_string": lambda: self.light[p],
+            "energy_drinks": lambda: self.drinks[p],
+            "bottle_caps_owned": lambda: len(self.caps[p]),
+        }[name]()
+
+    def _item_points(self, p: int, item: str) -> int:
+        """End-of-game points of seat ``p``'s comic or bottle cap ``item`` (its ``score``
+        effects, FR-12): each amount counts the owner's things; a condition is read for the
+        owner (``most`` / ``least``: tied for the extreme among all seats)."""
+        total = 0
+        for e in self._game.data.item_effects[item]:
+            if e.op != "score" or e.when != "game_end":
+                continue
+            c = e.condition
+            if c is not None:
+                mine = self.count(p, c.count.of)
+                every = [self.count(q, c.count.of) for q in range(self._game.n)]
+                if not c.holds(mine, every):
+                    continue
+            a = e.amount
+            total += a.value(self.count(p, a.count.of) if a.count is not None else 0)
+        return total
+
     def score_breakdown(self, p: int) -> dict[str, int]:
         """Seat ``p``'s points by scorepad line (rulebook "End of Game"; FR-12)."""
-        g: FirstRatGame = self._game
         out = dict(self._track_points(p))
-        counts = {
-            "cockpits_built": self.built[p]["cockpit"],
-            "cargo_bays_built": self.built[p]["cargo_bay"],
-            "thrusters_built": self.built[p]["thruster"],
-            "rocket_markers": self._markers_on("rocket", p),
-            "rattronauts": self.rattronauts(p),
-            "provisions_markers": self._markers_on("provisions", p),
-            "construction_lights_markers": self._markers_on("construction_lights", p),
-            "stored_food_markers": self._markers_on("stored_food", p),
-            "comics_owned": len(self.comics[p]),
-            "backpacks_owned": len(self.backpacks[p]),
-        }
-        out["bottle_caps"] = sum(g.cap_info[c][0] * counts[g.cap_info[c][1]]
-                                 for c in self.caps[p])
+        out["bottle_caps"] = sum(self._item_points(p, c) for c in self.caps[p])
+        out["comics"] = sum(self._item_points(p, c) for c in self.comics[p])
         out["awards_moldy"] = (RULEBOOK["award_points"] * self.awards[p]
                                - RULEBOOK["moldy_penalty"] * self.moldy[p])
         left = sum(self.mats[p].values()) + self.cheese[p]
@@ -778,7 +833,7 @@ class FirstRatState(State):
         if tok == "backpack":
             pool = [b[0] for b in d.backpacks if b[0] not in self.disp_backpacks]
         elif tok == "bottle_cap":
-            pool = [c[0] for c in d.bottle_caps if c[0] not in self.disp_caps]
+            pool = [c for c in d.bottle_caps if c not in self.disp_caps]
         else:
             pool = [c[0] for c in d.comics if c[0] not in self.library]
         return sorted(g.CH_ITEM + g.item_index[i] for i in pool)
@@ -830,19 +885,28 @@ class FirstRatState(State):
         dcode = dest - 1 if dest < g.L else g.L - 1 + ci
         return ((opt * RATS + r) * g.n_masks + mask) * g.n_dest + dcode
 
-    def _has(self, p: int, kind: str) -> int:
-        """Total ``amount`` (or count) of seat ``p``'s comics with effect ``kind``."""
-        ck = self._game.comic_kind
-        return sum(ck[c].get("amount", 1) for c in self.comics[p] if ck[c]["kind"] == kind)
+    def _q(self, p: int, name: str) -> int:
+        """Seat ``p``'s value of the quantity ``name`` (:data:`.data.SEAT_QUANTITIES`): its
+        base, modified by every comic and bottle cap the seat owns (their ``modify``)."""
+        mods = self._game.item_mods
+        mod = (0, None, None)
+        for it in self.comics[p]:
+            if name in mods[it]:
+                mod = combine(mod, mods[it][name])
+        for it in self.caps[p]:
+            if name in mods[it]:
+                mod = combine(mod, mods[it][name])
+        return resolve(QUANTITIES[name], mod)
 
-    def _is_super(self, p: int, r: int, kind: str) -> bool:
-        ck = self._game.comic_kind
-        return any(rat == r and ck[c]["kind"] == kind for c, rat in self.super_rats[p].items())
-
-    def _super_amount(self, p: int, r: int, kind: str) -> int:
-        ck = self._game.comic_kind
-        return sum(ck[c].get("amount", 1) for c, rat in self.super_rats[p].items()
-                   if rat == r and ck[c]["kind"] == kind)
+    def _sq(self, p: int, r: int, name: str) -> int:
+        """Rat ``r``'s value of the Super Rat quantity ``name`` (:data:`.data.SUPER_QUANTITIES`):
+        its base, modified by the Super Rat comic whose rat it is (FR-15, FR-19)."""
+        mods = self._game.item_mods
+        mod = (0, None, None)
+        for c, rat in self.super_rats[p].items():
+            if rat == r and name in mods[c]:
+                mod = combine(mod, mods[c][name])
+        return resolve(SUPER_QUANTITIES[name], mod)
 
     def _colour(self, pos: int) -> str:
         g: FirstRatGame = self._game
@@ -881,31 +945,30 @@ class FirstRatState(State):
         L = g.L
         rats = self.rats[p]
         mats = self.mats[p]
-        free = self._has(p, "free_shortcuts") > 0
-        ghost = self._ghost(p)
+        sc_mult = self._q(p, "shortcut_cost")
+        sharers = self._sharers(p)
         moved = self.moved
         b_ends = {rats[m] for m in moved}
         launch_used = opt == 1 and L in b_ends
         out = []
         if opt == 0:
-            base = RULEBOOK["option_a_max"] + self._has(p, "option_a_extra")
+            base = self._q(p, "option_a_steps")
         else:
-            base = RULEBOOK["option_b_max"] + self._has(p, "option_b_extra")
+            base = self._q(p, "option_b_steps")
         for r in self._movable(p):
             pos = rats[r]
-            is_ghost = r == ghost
-            chameleon = opt == 1 and self._is_super(p, r, "super_chameleon")
-            blocked = set() if is_ghost else {
-                x for q, x in enumerate(rats) if q != r and q != ghost and 0 < x < L}
+            chameleon = opt == 1 and self._sq(p, r, "super_rat_matches_colour") <= 0
+            blocked = set() if r in sharers else {
+                x for q, x in enumerate(rats) if q != r and q not in sharers and 0 < x < L}
             if opt == 1:
                 blocked |= b_ends
-            maxs = base + self._super_amount(p, r, "super_turbo")
+            maxs = min(g.max_steps, max(0, base + self._sq(p, r, "super_rat_steps")))
             for dest, mask, _steps in g.route_table[pos][maxs]:
                 if dest in blocked:
                     continue
-                if mask and not free:
+                if mask and sc_mult:
                     cost = g.mask_cost[mask]
-                    if any(mats[m] < c for m, c in cost.items()):
+                    if any(mats[m] < c * sc_mult for m, c in cost.items()):
                         continue
                 if dest == L:
                     if launch_used:
@@ -924,12 +987,11 @@ class FirstRatState(State):
                 out.append((r, dest, mask, 0))
         return out
 
-    def _ghost(self, p: int) -> int | None:
-        ck = self._game.comic_kind
-        for c, rat in self.super_rats[p].items():
-            if ck[c]["kind"] == "super_ghost" and rat >= 0:
-                return rat
-        return None
+    def _sharers(self, p: int) -> set[int]:
+        """Seat ``p``'s Super Rats that share spaces with the seat's other rats
+        (``super_rat_blocks`` 0, e.g. the Ghost)."""
+        return {rat for c, rat in self.super_rats[p].items()
+                if rat >= 0 and self._sq(p, rat, "super_rat_blocks") <= 0}
 
     def _b_can_follow(self, p: int, r: int, dest: int, mask: int, ci: int) -> bool:
         """FR-3: after this first option-B rat, can a second rat complete option B?"""
@@ -944,14 +1006,16 @@ class FirstRatState(State):
                   commit: bool = True) -> None:
         g: FirstRatGame = self._game
         d = g.data
-        if mask and not self._has(p, "free_shortcuts"):  # FR-1: pay each shortcut used
+        sc_mult = self._q(p, "shortcut_cost") if mask else 0
+        if sc_mult:  # FR-1: pay each shortcut used
             for m, c in g.mask_cost[mask].items():
-                self.mats[p][m] -= c
+                self.mats[p][m] -= c * sc_mult
                 if commit:
-                    self.supply[m] += c
+                    self.supply[m] += c * sc_mult
         self.rats[p][r] = dest
         self.moved.append(r)
-        if opt == 1 and self.b_colour is None and not self._is_super(p, r, "super_chameleon"):
+        if opt == 1 and self.b_colour is None \
+                and self._sq(p, r, "super_rat_matches_colour") > 0:
             self.b_colour = d.launchpad_colours[ci] if dest == g.L else self._colour(dest)
         if commit and dest == g.L:
             self._to_rocket(p)
@@ -1116,12 +1180,11 @@ class FirstRatState(State):
         """FR-4: 1 Cheese per other player with a rat on each space where a moved rat ends."""
         g: FirstRatGame = self._game
         L = g.L
-        if self._has(p, "no_landing_fee"):
+        fee = self._q(p, "landing_fee")
+        if fee <= 0:
             return
-        ghost = self._ghost(p)
-        ends = sorted({self.rats[p][r] for r in self.moved
-                       if r != ghost and 0 < self.rats[p][r] < L})
-        fee = RULEBOOK["landing_fee"]
+        ends = sorted({self.rats[p][r] for r in self.moved if 0 < self.rats[p][r] < L
+                       and self._sq(p, r, "super_rat_pays_landing") > 0})
         debts = [0] * g.n_owners
         for sp in ends:
             for q in range(g.n):
@@ -1166,6 +1229,7 @@ class FirstRatState(State):
         for c, rat in self.super_rats[p].items():  # FR-15: the next rat raised
             if rat == -1:
                 self.super_rats[p][c] = r
+                break  # FR-19: one rat is at most one Super Rat; the next waits on
 
     # ==================================================================================
     # collect (Step 2), burrow, items
@@ -1173,32 +1237,38 @@ class FirstRatState(State):
     def _collect(self, p: int) -> None:
         """Yields of the rats moved this turn (FR-5, FR-6, FR-13).
 
-        Per space: printed amount + lit bonus + backpacks + Strongpaws + Bright Spark (bulb
-        spaces), then doubled by an energy drink ("the whole turn's yield after other
-        bonuses", FR-6).
+        FR-17: Collect is not optional. The rulebook's "you may collect" grants the right to
+        collect from the spaces where a rat was just moved; the engine collects everything
+        the moved rats earn (no decision), and rats that did not move collect nothing.
+
+        Per space: printed amount + lit bonus (FR-5, the light string's ``lit_bonus``) +
+        backpacks + the seat's ``yield``, ``yield_on_<colour>`` and ``yield_of_<kind>``
+        quantities (e.g. Bright Spark on bulb spaces) + the rat's ``super_rat_yield`` (e.g.
+        Strongpaws), never below 0, then doubled by an energy drink ("the whole turn's yield
+        after other bonuses", FR-6). Light-string positions reached or passed by this turn's
+        bulbs then give their effects (Construction Lights score their track, FR-5).
         """
         g: FirstRatGame = self._game
         d = g.data
         L = g.L
-        lit = self.light[p] * d.lit_per_step  # marker where it stood at the start (FR-5)
+        lit = d.lit_spaces(self.light[p])  # marker where it stood at the start (FR-5)
         mult = RULEBOOK["drink_multiplier"] if self.drink_used else 1
         bonus: dict[str, int] = {}
         for b in self.backpacks[p]:
             colour, amount = g.backpack_info[b]
             bonus[colour] = bonus.get(colour, 0) + amount
-        extra_bulb = self._has(p, "extra_bulb")
+        every = self._q(p, "yield")
         bulbs = apples = 0
         for r in self.moved:
             pos = self.rats[p][r]
             if not 0 < pos < L:
                 continue
             sp = d.tiles[self.tiles[pos]]
-            amount = sp.amount + (1 if pos <= lit else 0) + bonus.get(sp.colour, 0)
-            amount += self._super_amount(p, r, "super_strong")
             kind = sp.kind
-            if kind == "bulb":  # Bright Spark: a bonus, so doubled by the drink (FR-6)
-                amount += extra_bulb
-            amount *= mult
+            amount = sp.amount + (d.lit_bonus if pos in lit else 0) + bonus.get(sp.colour, 0)
+            amount += every + self._q(p, f"yield_on_{sp.colour}") + self._q(p, f"yield_of_{kind}")
+            amount += self._sq(p, r, "super_rat_yield")  # bonuses, so doubled (FR-6)
+            amount = max(0, amount) * mult
             if kind == "cheese":
                 self.cheese[p] += amount
                 self.cheese_issued += amount
@@ -1214,10 +1284,10 @@ class FirstRatState(State):
             old = self.light[p]
             new = min(d.light_length, old + bulbs)  # FR-5: bulbs past the end are lost
             self.light[p] = new
-            for c in d.construction_lights:
-                if old < c <= new and self.lights_scored[p] < len(d.construction_lights):
+            for k in range(old + 1, new + 1):
+                if k in d.light_effects:
                     self.lights_scored[p] += 1
-                    self._place("construction_lights", p)
+                    self._reward(p, d.light_effects[k])
         self.burrow_steps = apples
 
     def _burrow_enter(self, node: str) -> bool:
@@ -1226,18 +1296,37 @@ class FirstRatState(State):
         p = self.seat
         self.burrow[p] = node
         self.burrow_steps -= 1
-        reward = g.data.burrow_rewards.get(node)
-        if reward == "stored_food":
-            self._place("stored_food", p)
-        elif reward == "nursery":
+        effects = g.data.burrow_rewards.get(node, ())
+        self._reward(p, effects)
+        choice = g.data.burrow_choice.get(node)  # its "move" effect: the seat's choice
+        if choice == "nursery":
             if NURSERY in self.rats[p] and self.raised[p] < RULEBOOK["max_nursery_raises"]:
                 self.phase = "nursery"
                 return True
-        elif reward == "library":
+        elif choice == "library":
             if self.library:
                 self.phase = "library"
                 return True
         return False
+
+    def _reward(self, p: int, effects: tuple) -> None:
+        """The automatic effects of a reward (Rat Burrow space, light-string position), in
+        order: ``score`` puts Score markers on a track, ``gain`` takes Cheese or a material
+        from the supply (as far as it goes, FR-13). ``move`` effects are choices, offered by
+        the caller after these."""
+        for e in effects:
+            n = e.amount.plus
+            if e.op == "score":
+                for _ in range(n):
+                    self._place(e.resource, p)
+            elif e.op == "gain":
+                if e.resource == "cheese":
+                    self.cheese[p] += n
+                    self.cheese_issued += n
+                else:
+                    take = min(n, self.supply[e.resource])
+                    self.supply[e.resource] -= take
+                    self.mats[p][e.resource] += take
 
     def _take_comic(self, comic: str) -> None:
         """Take a Comic from the Library; a Super Rat comic picks its rat (FR-15)."""
@@ -1254,18 +1343,18 @@ class FirstRatState(State):
                 self.pending_super.append(comic)
 
     def _super_candidates(self) -> list[int]:
-        """Rats that may become the Super Rat: on the path, Start included (FR-15)."""
+        """Rats that may become the Super Rat: on the path, Start included (FR-15), and not
+        a Super Rat already (FR-19: the four Super Rats are separate figures); rats on one
+        space are offered once, by the lowest index."""
         p = self.seat
         L = self._game.L
+        taken = set(self.super_rats[p].values())  # FR-19
         seen = set()
         out = []
-        sup = self.super_rats[p]
         for r, pos in enumerate(self.rats[p]):
-            if 0 <= pos < L:
-                sig = (pos, tuple(sorted(c for c, rat in sup.items() if rat == r)))
-                if sig not in seen:
-                    seen.add(sig)
-                    out.append(r)
+            if 0 <= pos < L and r not in taken and pos not in seen:
+                seen.add(pos)
+                out.append(r)
         return out
 
     def _booth_items(self, slot: int) -> list[str]:
@@ -1296,7 +1385,7 @@ class FirstRatState(State):
         g: FirstRatGame = self._game
         kind = ("energy_drink" if item == "energy_drink"
                 else "backpack" if item in g.backpack_info else "bottle_cap")
-        return max(0, g.data.prices[kind] - self._has(p, "item_discount"))
+        return max(0, g.data.prices[kind] + self._q(p, "item_price"))
 
     def _shop_actions(self) -> list[int]:
         g: FirstRatGame = self._game
@@ -1476,9 +1565,9 @@ class FirstRatState(State):
             if sp in self.rats[0]:
                 self.cheese[0] += RULEBOOK["landing_fee"]
                 self.cheese_issued += RULEBOOK["landing_fee"]
-        # Rulebook "Solo Play": "If one of Greg's Rats ends its turn in a booth space ... return
-        # 1 at random to the box": every rat on a booth at the end of his turn, moved or not
-        # (the cheese sentence above says "end their move": only rats that moved pay).
+        # FR-18, rulebook "Solo Play": "If one of Greg's Rats ends its turn in a booth space ...
+        # return 1 at random to the box": every rat on a booth at the end of his turn, moved
+        # or not (the cheese sentence above says "end their move": only rats that moved pay).
         self.greg_booths = sorted(x for x in self.greg_rats if x in d.booths)
         self.greg_step = "booths"
         self._greg_run()

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .data import COLOURS, LEVELS, MATERIALS, PARTS, RULEBOOK, TRACKS
+from .data import COLOURS, LEVELS, MATERIALS, PARTS, RULEBOOK, SUPER_QUANTITIES, TRACKS, resolve
 
 if TYPE_CHECKING:  # pragma: no cover
     from .rules import FirstRatGame
@@ -263,7 +263,7 @@ def _check_items(game: FirstRatGame, o: dict) -> None:
     setup = o["phase"] == "setup"
     todo = o["setup_todo"]
     backpack_ids = [b[0] for b in d.backpacks]
-    cap_ids = [c[0] for c in d.bottle_caps]
+    cap_ids = list(d.bottle_caps)
     comic_ids = [c[0] for c in d.comics]
     disp_b = _ids(o["disp_backpacks"], "disp_backpacks", backpack_ids, ordered=not setup)
     disp_c = _ids(o["disp_caps"], "disp_caps", cap_ids, ordered=not setup)
@@ -299,6 +299,9 @@ def _check_items(game: FirstRatGame, o: dict) -> None:
         _dict(sup[p], f"super_rats[{p}]", [c for c in own_m[p] if game.comic_super[c]])
         for c, r in sup[p].items():
             _int(r, f"super_rats[{p}].{c}", -1, RATS - 1)
+        chosen = [r for r in sup[p].values() if r >= 0]
+        if len(chosen) != len(set(chosen)):
+            raise bad(f"super_rats[{p}]", "a rat is at most one Super Rat (FR-19)")
 
 
 def _check_tracks(game: FirstRatGame, o: dict) -> None:
@@ -422,9 +425,11 @@ def _check_turn(game: FirstRatGame, o: dict) -> None:
     waiting = _ids(o["pending_super"], "pending_super", comics)
     shops = _ints(o["shops"], "shops", None, 0, RATS - 1)
     for p in range(game.n):
-        ghost = next((r for c, r in o["super_rats"][p].items()
-                      if game.comic_kind[c]["kind"] == "super_ghost" and r >= 0), None)
-        on_path = [x for r, x in enumerate(o["rats"][p]) if 0 < x < L and r != ghost]
+        sharers = {r for c, r in o["super_rats"][p].items()  # e.g. the Ghost
+                   if r >= 0 and resolve(SUPER_QUANTITIES["super_rat_blocks"],
+                                         game.item_mods[c].get("super_rat_blocks",
+                                                               (0, None, None))) <= 0}
+        on_path = [x for r, x in enumerate(o["rats"][p]) if 0 < x < L and r not in sharers]
         if len(on_path) != len(set(on_path)):
             raise bad(f"rats[{p}]", "two rats of a seat share a path space")
     if moved and option is None:
@@ -458,7 +463,7 @@ def _check_turn(game: FirstRatGame, o: dict) -> None:
     if phase == "burrow" and (not steps or o["burrow"][seat] not in d.burrow_choices):
         raise bad("burrow", "phase 'burrow' is a choice at an intersection with steps left")
     node = o["burrow"][seat]
-    if phase in ("nursery", "library") and d.burrow_rewards.get(node) != phase:
+    if phase in ("nursery", "library") and d.burrow_choice.get(node) != phase:
         raise bad("burrow", f"phase {phase!r} needs the burrow marker on its space")
     if phase == "nursery" and (NURSERY not in rats
                                or o["raised"][seat] >= RULEBOOK["max_nursery_raises"]):

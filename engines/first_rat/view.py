@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..api import check_player
-from .data import BOOTH_NAMES, MATERIALS, PARTS, RULEBOOK, TRACK_NAMES, TRACKS
+from .data import BOOTH_NAMES, MATERIALS, PARTS, RULEBOOK, TRACK_NAMES, TRACKS, YIELD_NAMES
 
 if TYPE_CHECKING:  # pragma: no cover
     from .rules import FirstRatState
@@ -55,9 +55,8 @@ def _where(state: FirstRatState, pos: int) -> str:
 def _burrow(state: FirstRatState, node: str) -> str:
     """A Rat Burrow space with its meaning, e.g. ``R7 (Nursery)``."""
     d = state.get_game().data
-    what = {"stored_food": "Stored Food", "nursery": "Nursery", "library": "Library"}
-    if node in d.burrow_rewards:
-        return f"{node} ({what[d.burrow_rewards[node]]})"
+    if node in d.burrow_names:
+        return f"{node} ({d.burrow_names[node]})"
     if node in d.burrow_choices:
         return f"{node} (crossroads: {' or '.join(sorted(d.burrow_choices[node]))})"
     if node == d.burrow_start:
@@ -159,7 +158,7 @@ def _board(state: FirstRatState, obs: dict) -> list[str]:
     g = state.get_game()
     d = g.data
     L = g.L
-    lit = [obs["light"][p] * d.lit_per_step for p in range(g.n)]
+    lit = [d.lit_spaces(obs["light"][p]) for p in range(g.n)]
     occupants: dict[int, list[str]] = {}
     for p, rats in enumerate(obs["rats"]):
         for r, pos in enumerate(rats):
@@ -175,26 +174,20 @@ def _board(state: FirstRatState, obs: dict) -> list[str]:
         booth = f" [{BOOTH_NAMES[d.booths[slot]]}]" if slot in d.booths else ""
         sc = "".join(f" [shortcut {c.id} to space {c.end}, pays 1 {_material(c.cost)}]"
                      for c in d.shortcuts if c.start == slot)
-        lit_by = [f"P{p}" for p in range(g.n) if slot <= lit[p]]
-        lit_s = f" (lit +1 for {', '.join(lit_by)})" if lit_by else ""
+        lit_by = [f"P{p}" for p in range(g.n) if slot in lit[p]]
+        lit_s = f" (lit +{d.lit_bonus} for {', '.join(lit_by)})" if lit_by else ""
         rats = ", ".join(occupants.get(slot, [])) or "-"
         out.append(f"{slot:3d}: {desc}{booth}{sc}{lit_s}: {rats}")
     out.append(f" Launchpad and rocket: {', '.join(occupants.get(L, [])) or '-'}")
     return out
 
 
-_KIND_NAMES = {"cheese": ("Cheese", "Cheese"), "vinegar": ("vinegar bottle", "vinegar bottles"),
-               "soda": ("baking soda", "baking soda"), "tin": ("tin can", "tin cans"),
-               "calculator": ("calculator", "calculators"), "bulb": ("light bulb", "light bulbs"),
-               "apple": ("apple core", "apple cores")}
-
-
 def _kind(kind: str, amount: int) -> str:
-    return _KIND_NAMES[kind][0 if amount == 1 else 1]
+    return YIELD_NAMES[kind][0 if amount == 1 else 1]
 
 
 def _material(m: str) -> str:
-    return _KIND_NAMES[m][0]
+    return YIELD_NAMES[m][0]
 
 
 def _players(state: FirstRatState, obs: dict, viewer: int) -> list[str]:
@@ -203,7 +196,7 @@ def _players(state: FirstRatState, obs: dict, viewer: int) -> list[str]:
     out = []
     for p in range(g.n):
         mats = ", ".join(f"{obs['mats'][p][m]} {_kind(m, 2)}" for m in MATERIALS)
-        built = ", ".join(f"{obs['built'][p][x]} {TRACK_NAMES[x].lower()}" for x in PARTS)
+        built = ", ".join(f"{obs['built'][p][x]} {TRACK_NAMES[x]}" for x in PARTS)
         sup = obs["super_rats"][p]
         supers = "; Super Rats: " + ", ".join(
             f"{c} on {'the next rat raised' if r < 0 else f'rat {r}'}"

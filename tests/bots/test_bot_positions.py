@@ -233,7 +233,7 @@ def fr_thruster_completes_a_rocket_set() -> Position:
         s.supply[m] -= k
     s.seat, s.phase, s.step = 1, "build", "build"
     return Position("first_rat: the thruster completes a rocket set", s,
-                    ["build thruster"], ["build cargo_bay", "end turn"])
+                    ["build a Thruster"], ["build a Cargo Bay", "end turn"])
 
 
 # ============================================================================ Ratapolis

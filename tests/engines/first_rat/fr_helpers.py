@@ -46,3 +46,44 @@ def clear_board(state: FirstRatState, rats: dict[int, list[int]] | None = None) 
     for p in range(n):
         pos = (rats or {}).get(p, [])
         state.rats[p] = list(pos) + [-1] * (4 - len(pos))
+
+
+class Both:
+    """One position on both backends: the reference ``ref`` (edited by a test) and its Cython
+    twin ``cy`` rebuilt from ``ref.observation(0)``; ``do`` acts on both by label and checks
+    that they agree (observation, legal actions, current player) after every action.
+
+    Without a compiled twin (not built), ``cy`` is None and only the reference is played.
+    """
+
+    def __init__(self, ref: FirstRatState):
+        from ratai.engines import _CYTHON_REGISTRY
+
+        self.ref = ref
+        self.cy = None
+        if "first_rat" in _CYTHON_REGISTRY:
+            g = load_game("first_rat", backend="cython", **ref.get_game().params)
+            self.cy = g.state_from_observation(0, ref.observation(0))
+        self.check()
+
+    def states(self) -> list:
+        return [self.ref] if self.cy is None else [self.ref, self.cy]
+
+    def check(self) -> None:
+        if self.cy is not None:
+            assert self.cy.current_player() == self.ref.current_player()
+            assert self.cy.observation(0) == self.ref.observation(0)
+            if not self.ref.is_terminal():
+                assert self.cy.legal_actions() == self.ref.legal_actions()
+
+    def do(self, label: str) -> None:
+        action = self.ref.string_to_action(self.ref.current_player(), label)
+        for s in self.states():
+            s.apply_action(action)
+        self.check()
+
+    def labels(self) -> list[str]:
+        return [labels(s) for s in self.states()][-1]
+
+    def obs(self) -> dict:
+        return self.ref.observation(0)

@@ -153,7 +153,7 @@ def test_drink_bought_this_turn_is_used_later():
     s.cheese[0] = 10
     moved_to(s, 12, 16)  # Zippy the Frog
     assert s.phase == "shop"
-    do(s, "buy an energy drink (3 cheese)")
+    do(s, "buy an energy drink (3 Cheese)")
     assert s.drinks[0] == 1 and s.phase == "move"  # the turn ended, no drink decision
     do(s, "A: rat 0 space 16 -> space 17")
     assert s.phase == "drink"  # used on a later turn
@@ -174,8 +174,8 @@ def test_burrow_intersection_is_a_decision():
     s.burrow[0] = "R1"
     moved_to(s, 12, 14)  # 2 apples: R1 -> R2, then choose
     assert s.phase == "burrow"
-    assert labels(s) == ["burrow: go left", "burrow: go up"]
-    do(s, "burrow: go left")
+    assert labels(s) == ["Rat Burrow: go left", "Rat Burrow: go up"]
+    do(s, "Rat Burrow: go left")
     assert s.burrow[0] == "R3"
 
 
@@ -184,7 +184,7 @@ def test_nursery_reward_raises_a_rat_to_start():
     s = make(2)
     s.burrow[0] = "R1"
     moved_to(s, 12, 14)
-    do(s, "burrow: go up")  # R7 = Nursery reward
+    do(s, "Rat Burrow: go up")  # R7 = Nursery reward
     assert s.phase == "nursery"
     do(s, "Nursery: raise a rat")
     assert sorted(s.rats[0]) == [-1, -1, 0, 14]
@@ -196,7 +196,7 @@ def test_nursery_reward_may_be_declined_and_needs_a_rat():
     s = make(2)
     s.burrow[0] = "R1"
     moved_to(s, 12, 14)
-    do(s, "burrow: go up")
+    do(s, "Rat Burrow: go up")
     do(s, "Nursery: do not raise")
     assert s.rats[0].count(-1) == 3
     s = make(2)
@@ -204,7 +204,7 @@ def test_nursery_reward_may_be_declined_and_needs_a_rat():
     clear_board(s, {0: [12, 0, 0, 0]})
     restart(s)
     do(s, "A: rat 0 space 12 -> space 14")
-    do(s, "burrow: go up")
+    do(s, "Rat Burrow: go up")
     assert s.burrow[0] == "R7" and s.phase != "nursery"
 
 
@@ -273,14 +273,14 @@ def test_super_rat_without_rat_on_the_path_is_the_next_raised():
 def test_strongpaws_and_turbo_super_rats():
     """Comics SR3 (+1 yield for the Super Rat) and SR2 (A: 1-7 spaces)."""
     s = make(2)
-    clear_board(s, {0: [10, 0]})
+    clear_board(s, {0: [10, 11]})
     s.comics[0] = ["SR2", "SR3"]
-    s.super_rats[0] = {"SR2": 0, "SR3": 0}
+    s.super_rats[0] = {"SR2": 0, "SR3": 1}  # FR-19: two Super Rats are two rats
     restart(s)
     assert "A: rat 0 space 10 -> space 17" in labels(s)  # 7 spaces
-    assert "A: rat 1 Start -> space 6" not in labels(s)  # a normal rat: 5
+    assert "A: rat 1 space 11 -> space 17" not in labels(s)  # not Turbo: 5
     before = s.cheese[0]
-    do(s, "A: rat 0 space 10 -> space 16")
+    do(s, "A: rat 1 space 11 -> space 16")
     assert s.cheese[0] == before + 2 + 1
 
 

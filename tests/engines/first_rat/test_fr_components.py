@@ -66,7 +66,8 @@ def test_three_burrow_rewards_and_two_nursery_rats():
     """Rat Burrow Details: "3 spaces in the Rat Burrow provide you with a reward"; "You can
     raise a maximum of 2 new Rats during the game" (2 Rats start in the Nursery)."""
     d = load()
-    assert sorted(d.burrow_rewards.values()) == ["library", "nursery", "stored_food"]
+    assert sorted(d.burrow_names.values()) == ["Library", "Nursery", "Stored Food"]
+    assert sorted(d.burrow_choice.values()) == ["library", "nursery"]
     assert RULEBOOK["rats_in_nursery"] == RULEBOOK["max_nursery_raises"] == 2
 
 
@@ -123,13 +124,13 @@ BAD_DATA = {
                            r"rocket_part_costs\.cockpit\.tin"),
     "negative-drinks": (_set("setup", "energy_drinks", "3", -1), r"setup\.energy_drinks\.3"),
     # Rat Burrow: rewards sit on burrow spaces
-    "reward-unknown-node": (_set("burrow", "rewards", "R99", "library"),
+    "reward-unknown-node": (_set("burrow", "rewards", "R99",
+                                 {"name": "Library", "effects": []}),
                             r"burrow\.rewards\.R99"),
-    # Light string: Construction Lights are positions on the string
-    "light-beyond-string": (_set("light_string", "construction_lights", [4, 8, 14]),
-                            r"light_string\.construction_lights\[2\]"),
-    "light-not-increasing": (_set("light_string", "construction_lights", [8, 4, 12]),
-                             r"light_string\.construction_lights"),
+    # Light string: a position lights path spaces
+    "light-beyond-path": (lambda d: d["light_string"]["positions"][0].__setitem__(
+        "lights", [1, 99]), r"light_string\.positions\[0\]\.lights\[1\]"),
+    "light-bonus-str": (_set("light_string", "lit_bonus", "1"), r"light_string\.lit_bonus"),
     "greg-track-unknown": (_set("solo", "unplayed_colour_tracks", ["cockpit", "moon"]),
                            r"solo\.unplayed_colour_tracks"),
     "card-move-str": (lambda d: d["solo"]["cards"][0].__setitem__("moves", [3, 2, "1", 0]),

@@ -29,9 +29,11 @@ def check_invariants(s) -> None:
     assert s.supply["moldy_cheese"] + sum(s.moldy) == d.supply["moldy_cheese"]
     assert s.supply["awards"] + sum(s.awards) == d.supply["awards"]
     for p, rats in enumerate(s.rats):
-        ghost = s._ghost(p)
-        on_path = [x for r, x in enumerate(rats) if 0 < x < L and r != ghost]
+        sharers = s._sharers(p)  # the Ghost
+        on_path = [x for r, x in enumerate(rats) if 0 < x < L and r not in sharers]
         assert len(on_path) == len(set(on_path)), (p, rats)
+        chosen = [r for r in s.super_rats[p].values() if r >= 0]
+        assert len(chosen) == len(set(chosen)), s.super_rats[p]  # FR-19
         assert 0 <= s.light[p] <= d.light_length and s.lights_scored[p] <= 3
     for owner, count in enumerate(s.markers):
         assert count <= 10

@@ -28,7 +28,7 @@ def test_bottle_cap_labels_say_what_the_cap_scores():
     _to_booth(s, 18, 21, 6)  # 6 + 3 from the yellow 3-cheese booth space
     assert s.phase == "shop"
     shop = [x for x in labels(s) if x.startswith(("buy", "steal"))]
-    assert "buy bottle cap BC4: 4 per rocket marker (3 cheese)" in shop
+    assert "buy bottle cap BC4: 4 per rocket marker (3 Cheese)" in shop
     assert "steal bottle cap BC4: 4 per rocket marker (rat 0 back to Start)" in shop
     assert len(shop) == 12 and all(" per " in x for x in shop)
 
@@ -37,10 +37,10 @@ def test_backpack_and_drink_labels():
     """Step 3: backpacks give +bonus on their colour (FR-6); Zippy's drinks are identical."""
     s = make(2)
     _to_booth(s, 4, 7, 4)
-    assert "buy backpack BP-Y1: +2 on yellow spaces (4 cheese)" in labels(s)
+    assert "buy backpack BP-Y1: +2 on yellow spaces (4 Cheese)" in labels(s)
     s = make(2)
     _to_booth(s, 14, 16, 2)
-    assert labels(s) == ["do not shop", "buy an energy drink (3 cheese)",
+    assert labels(s) == ["do not shop", "buy an energy drink (3 Cheese)",
                          "steal an energy drink (rat 0 back to Start)"]
 
 
@@ -113,3 +113,50 @@ def test_render_shows_greg_during_his_turn():
     text = s.render(0)
     assert "Greg revealed card A1" in text and "Harry Hamster's booth" in text
     assert "Greg rat 0" in text and not _INTERNAL.search(text)
+
+
+_ID_LIKE = re.compile(r"\b[a-z]+_[a-z_]+\b|prepare:|remove_comic")
+
+
+def test_no_label_or_render_shows_an_internal_id():
+    """Issue 17, "readable labels everywhere": over seeded random games (solo with every
+    Greg decision, and 3 players on the variable layout) no action label and no render
+    names a track, booth, icon or resource by its data id ("stored_food", "cargo_bay",
+    "prepare:cockpit"); they use the rulebook's names ("Stored Food", "Cargo Bay")."""
+    import numpy as np
+
+    from ratai.engines import load_game
+
+    for params in ({"num_players": 1, "difficulty": "unfair", "greg_best_tie": "choose",
+                    "layout": "variable"}, {"num_players": 3, "layout": "variable"}):
+        s = load_game("first_rat", backend="python", **params).new_initial_state()
+        rng = np.random.default_rng(5)
+        step = 0
+        while not s.is_terminal():
+            cp = s.current_player()
+            for a in s.legal_actions():
+                text = s.action_to_string(cp, a)
+                assert not _ID_LIKE.search(text), text
+            if step % 25 == 0:
+                text = s.render(0)
+                assert not _ID_LIKE.search(text), _ID_LIKE.search(text)
+            s.apply_action(int(rng.choice(s.legal_actions())))
+            step += 1
+
+
+def test_greg_card_and_choice_labels_use_rulebook_names():
+    """Solo Play: card icons read "Greg prepares the Cockpit track", "Greg removes a Comic
+    from the Library", "Greg prepares his best Score track"; Step 4 builds read
+    "build a Cargo Bay"."""
+    s = make(1)
+    s.seat = 1
+    s.step = "end"
+    s.greg_step = "draw"
+    s._greg_run()
+    texts = labels(s)
+    assert "Greg reveals A1: moves [3, 2, 1, 0], Greg prepares the Cockpit track" in texts
+    assert "Greg reveals A7: moves [2, 1, 2, 1], Greg removes a Comic from the Library" in texts
+    assert "Greg reveals C1: moves [2, 2, 1, 1], Greg prepares his best Score track" in texts
+    g = s.get_game()
+    assert s.action_to_string(0, g.BUILD + 1) == "build a Cargo Bay"
+    assert s.action_to_string(0, g.GREG_BEST + 3) == "Greg prepares the Stored Food track"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from fr_helpers import clear_board, do, labels, make, restart
 
-from ratai.engines.first_rat.data import load
+from ratai.engines.first_rat.data import TRACK_NAMES, load
 
 
 def at_booth(s, origin: int, booth: int, cheese: int) -> None:
@@ -21,7 +21,7 @@ def test_shop_buy_pays_and_the_rat_stays():
     s = make(2)
     at_booth(s, 4, 7, 3)  # 3 + 1 from the yellow booth space = 4
     item = s.disp_backpacks[0]
-    label = f"buy backpack {item}: +1 on green spaces (4 cheese)"
+    label = f"buy backpack {item}: +1 on green spaces (4 Cheese)"
     assert s.phase == "shop" and label in labels(s)
     do(s, label)
     assert s.backpacks[0] == [item] and s.cheese[0] == 0 and s.rats[0][0] == 7
@@ -49,8 +49,8 @@ def test_identical_backpacks_are_offered_once():
     s.disp_backpacks = ["BP-Y1", "BP-Y2", "BP-G1"]
     at_booth(s, 4, 7, 10)
     assert [x for x in labels(s) if x.startswith("buy")] == [
-        "buy backpack BP-Y1: +2 on yellow spaces (4 cheese)",
-        "buy backpack BP-G1: +1 on green spaces (4 cheese)"]
+        "buy backpack BP-Y1: +2 on yellow spaces (4 Cheese)",
+        "buy backpack BP-G1: +1 on green spaces (4 Cheese)"]
 
 
 def test_shopping_only_with_rats_moved_there_this_turn():
@@ -89,7 +89,7 @@ def test_haggler_discount():
     s = make(2)
     s.comics[0] = ["CM5"]
     at_booth(s, 4, 7, 1)  # 1 + 1 = 2
-    do(s, f"buy backpack {s.disp_backpacks[0]}: +1 on green spaces (2 cheese)")
+    do(s, f"buy backpack {s.disp_backpacks[0]}: +1 on green spaces (2 Cheese)")
     assert s.cheese[0] == 0
 
 
@@ -105,8 +105,8 @@ def test_rocket_part_costs(part, cost):
     clear_board(s, {0: [2]})
     restart(s)
     do(s, "A: rat 0 space 2 -> space 3")
-    assert f"build {part}" in labels(s)
-    do(s, f"build {part}")
+    assert f"build a {TRACK_NAMES[part]}" in labels(s)
+    do(s, f"build a {TRACK_NAMES[part]}")
     assert s.built[0][part] == 1 and sum(s.mats[0].values()) == 0
     assert s.track_slots[part][0] == 0  # leftmost free space
     assert s.phase != "build"  # nothing else possible: the turn ended
@@ -129,14 +129,14 @@ def test_rocket_track_scores_each_complete_set_and_duplicates_are_allowed():
     clear_board(s, {0: [2]})
     restart(s)
     do(s, "A: rat 0 space 2 -> space 3")
-    do(s, "build cockpit")
-    do(s, "build cockpit")
-    do(s, "build cargo_bay")
+    do(s, "build a Cockpit")
+    do(s, "build a Cockpit")
+    do(s, "build a Cargo Bay")
     assert s.rocket_sets[0] == 0
-    do(s, "build thruster")
+    do(s, "build a Thruster")
     assert s.rocket_sets[0] == 1 and s.track_slots["rocket"][0] == 0
-    do(s, "build cargo_bay")
-    do(s, "build thruster")
+    do(s, "build a Cargo Bay")
+    do(s, "build a Thruster")
     assert s.rocket_sets[0] == 2 and s.track_slots["rocket"][:2] == [0, 0]
     assert s._track_points(0)["rocket"] == 12 + 10
 

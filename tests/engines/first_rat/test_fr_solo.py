@@ -165,7 +165,7 @@ def test_prepare_best_ties_by_order_or_choice():
     greg_turn(s, "C1")
     assert s.phase == "greg_best" and s.current_player() == 0
     assert len(labels(s)) == 6
-    do(s, "Greg prepares stored_food")
+    do(s, "Greg prepares the Stored Food track")
     assert s.greg_prepared == ["stored_food"]
 
 
