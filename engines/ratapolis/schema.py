@@ -25,7 +25,7 @@ from ..obs_schema import (
 
 __all__ = ["observation_schema"]
 
-_PHASES = ["tokens", "deal", "archive", "plan", "hotel", "market", "hunt", "radio",
+_PHASES = ["tokens", "event", "deal", "archive", "plan", "hotel", "market", "hunt", "radio",
            "hospital", "end"]
 
 
@@ -36,10 +36,11 @@ def observation_schema(game) -> dict:
     letters = list(game.letters)
     reference = game.reference_game() if hasattr(game, "reference_game") else game  # a twin
     state = reference.new_initial_state()
-    cells = [state._cell_label(a) for a in range(game.C)]
+    cells = [state._cell_label(a) for a in range(game.C) if state._valid_id(a)]
     rounds = d.rounds
     rats = d.rats_per_player
     who = seat(n, "a seat")
+    event_ids = [c.id for c in d.event_cards]
     building = enum(letters, "a building (its letter A-T, rulebook Setup)")
     card = enum(letters, "a hunt card (the building it hunts)")
     cell = enum(cells, "a plan cell: idle, 'attack <building> <colour>' or "
@@ -55,7 +56,17 @@ def observation_schema(game) -> dict:
         "plans": skip(nullable(fixed(array(string("a plan cell's label"), 2, "the cells"),
                                      "each seat's revealed plan", n=n)),
                       "past plans are history; the board holds their effect"),
-    }, "one round's hunt cards and plans, round 1 first")
+        "event": nullable(enum(["normal", "no_attack", "not_played"], "an event"),
+                          "the round's scenario event (RP-9): normal, no_attack (phase 4 is "
+                          "skipped) or not_played (the round's phases are skipped); null "
+                          "while a random event card is still to be revealed"),
+        "event_card": nullable(obj({
+            "id": enum(event_ids, "the event card"),
+            "side": enum(["A", "B"], "the side revealed (A: normal or no attack, B: round "
+                         "not played)"),
+        }, "a revealed event card"), "the event card revealed for this round "
+            "(round_events='random', RP-9), or null"),
+    }, "one round's hunt cards, plans and scenario event, round 1 first")
     look = obj({
         "round": integer(1, rounds, "the round of the look"),
         "viewer": who,
@@ -67,7 +78,8 @@ def observation_schema(game) -> dict:
         "player": seat(n, "the seat this observation is for"),
         "num_players": integer(n, n, "number of seats"),
         "round": integer(0, rounds, f"the round (1-{rounds}; 0 during setup)"),
-        "phase": enum(_PHASES, "tokens: setup draws of property tokens; deal: Phase 1; "
+        "phase": enum(_PHASES, "tokens: setup draws of property tokens; event: a scenario "
+                      "event card is revealed (RP-9); deal: Phase 1; "
                       "archive/plan: Phase 2 (RP-2); hotel/market: Phase 3 options (RP-6); "
                       "hunt/radio/hospital: Phase 4; end: the game is over"),
         "current_player": integer(-4, n - 1, "the seat to act, -1 at a chance node, -4 at "
@@ -100,4 +112,9 @@ def observation_schema(game) -> dict:
         "drawn": nullable(card, "the hunt card just drawn in Phase 4 (before a Radio "
                           "redraw), or null"),
         "radio_used": boolean("the Radio station redraw was used this round (RP-6)"),
+        "event_cards_left": integer(0, len(event_ids), "event cards still face down "
+                                    "(round_events='random', RP-9)"),
+        "reshuffles": multiset(list(range(1, rounds + 1)), rounds, "rounds at whose start "
+                               "the discards were shuffled into the hunt stack (round 5; a "
+                               "smaller city when the stack ran short, RP-10)"),
     }, "What one seat knows in Ratapolis."))
