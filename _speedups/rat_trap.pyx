@@ -888,7 +888,8 @@ cdef void apply_phase(RTState* s, const RTConst* k, int a) noexcept nogil:
         s.tr_card = card
         s.tr_used[s.ntr_used] = card
         s.ntr_used += 1
-        if s.scratches[k.third_rat] == 2 and (s.dice[s.ctx_colour][0] == F_HEAL
+        # RT-12: Heal first at one scratch fewer than the data file's elimination limit
+        if s.scratches[k.third_rat] == k.s2e - 1 and (s.dice[s.ctx_colour][0] == F_HEAL
                                                or s.dice[s.ctx_colour][1] == F_HEAL):
             face = F_HEAL
         else:

@@ -490,9 +490,11 @@ class RatTrapState(State):
 
     def _third_rat_keeps(self, card: int, pair: list[int]) -> int:
         """RT-8: the first face of the card's priority that is rolled; Heal first when the
-        Third Rat has 2 scratches."""
+        Third Rat has one scratch fewer than the elimination limit (RT-12: the limit is the
+        data file's ``scratches_to_eliminate``, two scratches in the printed game)."""
         g: RatTrapGame = self._game
-        if self.scratches[g.third_rat] == 2 and HEAL in pair:
+        heal_at = g.data.scratches_to_eliminate - 1  # RT-12: never a literal 2
+        if self.scratches[g.third_rat] == heal_at and HEAL in pair:
             return HEAL
         return next(f for f in g.data.third_rat_cards[card].priority if f in pair)
 
