@@ -295,6 +295,7 @@ cdef void reset_round(RTState* s, const RTConst* k) noexcept nogil:
     memset(s.lost, 0, sizeof(s.lost))
     memset(s.elim, 0, sizeof(s.elim))
     memset(s.known, 0, sizeof(s.known))
+    memset(s.quiet, 0, sizeof(s.quiet))
     for i in range(k.npiles):
         s.pile_g[i] = 1
         s.pile_r[i] = 4
@@ -592,6 +593,8 @@ cdef void manipulator_sees(RTState* s, const RTConst* k, int actor, int pile,
 
 cdef void receive(RTState* s, const RTConst* k, int actor, int pile, int card) noexcept nogil:
     """Drawing and Storing Cards: a Trap is revealed (scratch) unless the Fool draws it."""
+    if actor < k.n and (card != C_TRAP or holds(s, k, actor, R_FOOL)):
+        s.quiet[actor][pile] += 1
     if card == C_TRAP:
         if holds(s, k, actor, R_FOOL):  # THE FOOL stores it unrevealed, no scratch
             store(s, actor, C_TRAP)
@@ -806,6 +809,23 @@ cdef void apply_roll(RTState* s, const RTConst* k, int a, int colour, int next_p
         ask(s, P_REROLL, s.active)
 
 
+cdef void bystander_learns(RTState* s, int o, int thief, int victim, int card) noexcept nogil:
+    """The reference's ``rules._bystander_learns`` on seat ``o``'s row of ``known``."""
+    cdef int t, nknown = 0, ntypes = 0, had = csum(s.stored[victim]) + 1
+    if card == C_TRAP:
+        return
+    for t in range(4):
+        nknown += s.known[o][victim][t]
+        ntypes += s.known[o][victim][t] > 0
+    if nknown == had and ntypes == 1:
+        s.known[o][victim][card] -= 1
+        s.known[o][thief][card] += 1
+        return
+    for t in range(4):
+        if s.known[o][victim][t] > 0:
+            s.known[o][victim][t] -= 1
+
+
 cdef void apply_steal_card(RTState* s, const RTConst* k, int a) noexcept nogil:
     cdef int thief = s.ctx_actor, victim = s.ctx_victim, card = a - A_STEAL_CARD
     cdef int o, others, i
@@ -822,8 +842,8 @@ cdef void apply_steal_card(RTState* s, const RTConst* k, int a) noexcept nogil:
                 s.known[o][victim][card] -= 1
             if card != C_TRAP:
                 s.known[o][thief][card] += 1
-        else:
-            memset(s.known[o][victim], 0, 4)  # any card of the victim's might have gone
+        else:  # a bystander keeps what stays certain (reference _bystander_learns)
+            bystander_learns(s, o, thief, victim, card)
     if thief == k.third_rat:
         for o in range(k.n):
             memset(s.known[o][thief], 0, 4)  # its cards are public anyway
@@ -836,6 +856,7 @@ cdef void apply_steal_card(RTState* s, const RTConst* k, int a) noexcept nogil:
     s.stored[victim][C_TRAP] = 0
     for i in range(s.nfool):
         s.trap_out[s.fool_piles[i]] += 1
+        s.quiet[victim][s.fool_piles[i]] -= 1  # no longer quiet: a revealed Trap
     s.nfool = 0
     s.role_public[victim] = 1
     s.role_gone[victim] = 1
@@ -1215,6 +1236,8 @@ cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) n
             h = mix(h, s.ctx_seat)
     for i in range(k.npiles):
         h = mix(h, s.trap_out[i])
+        for q in range(n):
+            h = mix(h, s.quiet[q][i])
         h = mix(h, pile_size(s, i))
         h = mix(h, (s.otail[i] - s.ohead[i]) if s.has_order[i] else -1)   # pile_placed
     h = mix(h, s.used_clovers)
@@ -1275,6 +1298,9 @@ cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) n
 # The compiled twin of ``view._rebuild``'s sampling half (the search's ``c_resample``): a
 # full state seat ``p`` cannot tell from the source, drawn from the same distribution as the
 # reference draws, from what ``view.observation(state, p)`` contains only.
+#: False while ``rt_determinize`` does not draw the exact posterior of ``view._rebuild``.
+DEF EXACT_C_SAMPLER = False
+
 cdef enum:
     RS_MAXSLOT = 128   # unknown cards handled in C (more: the reference is used)
 
@@ -1787,8 +1813,9 @@ cdef class RatTrapState(CyState):
         cy_share_history(self, new)
         return new
 
-    #: The search may call ``c_resample`` per iteration: it is compiled (see rt_determinize).
-    fast_c_resample = True
+    #: ``rt_determinize`` is not the exact posterior yet (issue 13): the search determinizes
+    #: with the reference sampler (``c_resample`` with the GIL; ``c_resample_into`` is -1).
+    fast_c_resample = False
 
     cdef RatTrapState _determinized(self, int player, object rng, RatTrapState out,
                                     unsigned long long* stream):
@@ -1806,7 +1833,7 @@ cdef class RatTrapState(CyState):
         elif out._hist:
             out._hist = []
         out._hist_shared = False
-        if rt_determinize(&out.s, &self.s, self.k, player, stream) == 0:
+        if EXACT_C_SAMPLER and rt_determinize(&out.s, &self.s, self.k, player, stream) == 0:
             return out
         gen = np.random.default_rng(stream[0]) if isinstance(rng, int) else rng
         return self._game.state_from_observation(player, self.observation(player), gen)
@@ -1829,6 +1856,8 @@ cdef class RatTrapState(CyState):
 
     cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil:
         # rt_determinize declines (non-zero) where only the reference sampler applies.
+        if not EXACT_C_SAMPLER:
+            return -1
         return 0 if rt_determinize(&(<RatTrapState>out).s, &self.s, self.k, player, rng) == 0 else -1
 
     cdef unsigned long long c_info_hash(self, int player) except? 0:
@@ -1901,6 +1930,7 @@ cdef class RatTrapState(CyState):
         d["role_public"] = [bool(s.role_public[q]) for q in range(n)]
         d["role_gone"] = [bool(s.role_gone[q]) for q in range(n)]
         d["not_fool"] = _lst(s.not_fool, s.nnot_fool)
+        d["quiet"] = [[s.quiet[q][i] for i in range(k.npiles)] for q in range(n)]
         d["fool_piles"] = _lst(s.fool_piles, s.nfool)
         d["manip_piles"] = _lst(s.manip_piles, s.nmanip)
         d["manip_hand"] = [s.manip_hand[t] for t in range(4)]
@@ -2003,6 +2033,8 @@ cdef class RatTrapState(CyState):
                     _set_arr(s.order[i], order, RT_MAXORDER, "pile_order")
                     s.otail[i] = len(order)
                 s.trap_out[i] = r.trap_out[i]
+                for q in range(n):
+                    s.quiet[q][i] = r.quiet[q][i]
             s.used_clovers = r.used_clovers
             for t in range(4):
                 s.pool[t] = r.pool[t]

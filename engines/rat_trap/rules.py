@@ -253,6 +253,10 @@ class RatTrapState(State):
         self.role_public = [False] * g.num_players()
         self.role_gone = [False] * g.num_players()
         self.not_fool: list[int] = []
+        #: ``quiet[q][i]``: cards seat ``q`` drew from pile ``i`` this round that were not
+        #: revealed as a Trap (public: everybody sees who draws where and what is revealed;
+        #: a quiet card of the Fool may be a Trap, so the exact belief needs its pile).
+        self.quiet = [[0] * n for _ in range(g.num_players())]
         self.fool_piles: list[int] = []
         self.manip_piles: list[int] = []
         self.manip_hand = [0, 0, 0, 0]  # cards of the pile being ordered, not yet placed
@@ -531,6 +535,8 @@ class RatTrapState(State):
     def _receive(self, actor: int, pile: int, card: int) -> None:
         """Drawing and Storing Cards: a Trap is revealed (scratch) unless the Fool draws it."""
         g: RatTrapGame = self._game
+        if actor < g.num_players() and (card != TRAP or self._holds(actor, FOOL)):
+            self.quiet[actor][pile] += 1
         if card == TRAP:
             if self._holds(actor, FOOL):  # THE FOOL stores it unrevealed, no scratch
                 self._store(actor, TRAP)
@@ -822,8 +828,8 @@ def _apply_steal_card(s: RatTrapState, a: int) -> None:
                 known.remove(card)
             if card != TRAP and o != thief:
                 _insort(s.known[o][thief], card)
-        else:
-            s.known[o][victim] = []  # any card of the victim's might have gone
+        else:  # a bystander keeps what stays certain (issue 13: a seat keeps what it knows)
+            _bystander_learns(s.known[o], thief, victim, card, len(s.stored[victim]) + 1)
     if thief == g.third_rat:
         for o in range(g.num_players()):
             s.known[o][thief] = []  # its cards are public anyway
@@ -836,12 +842,32 @@ def _apply_steal_card(s: RatTrapState, a: int) -> None:
     s.stored[victim] = [c for c in s.stored[victim] if c != TRAP]
     for pile in s.fool_piles:  # revealed Traps are laid by the piles they came from
         s.trap_out[pile] += 1
+        s.quiet[victim][pile] -= 1  # no longer a quiet card: it is a revealed Trap
     s.fool_piles = []
     s.role_public[victim] = True
     s.role_gone[victim] = True
     for row in s.known:
         row[victim] = [c for c in row[victim] if c != TRAP]
     s._push(["scratch", thief], *[["scratch", victim] for _ in range(others)])
+
+
+def _bystander_learns(known: list[list[int]], thief: int, victim: int, card: int,
+                      had: int) -> None:
+    """What a bystander still knows for certain after ``thief`` stole from ``victim`` (who
+    held ``had`` cards) a card it did not see. ``known`` is the bystander's row.
+
+    If every card of the victim was known and all are of one type, the stolen card is of that
+    type: it moves to the thief's known cards. Otherwise each known type of the victim may be
+    the one that went: one fewer of each stays certain. A stolen Trap is public (the Fool is
+    robbed): what was known of the victim's other cards stays."""
+    if card == TRAP:
+        return
+    cards = known[victim]
+    if len(cards) == had and len(set(cards)) == 1:
+        cards.remove(card)
+        _insort(known[thief], card)
+        return
+    known[victim] = sorted(t for t in set(cards) for _ in range(cards.count(t) - 1))
 
 
 def _apply_cat_target(s: RatTrapState, a: int) -> None:
