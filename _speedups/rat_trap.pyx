@@ -1299,7 +1299,7 @@ cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) n
 # full state seat ``p`` cannot tell from the source, drawn from the same distribution as the
 # reference draws, from what ``view.observation(state, p)`` contains only.
 #: False while ``rt_determinize`` does not draw the exact posterior of ``view._rebuild``.
-DEF EXACT_C_SAMPLER = False
+DEF EXACT_C_SAMPLER = True
 
 cdef enum:
     RS_MAXSLOT = 128   # unknown cards handled in C (more: the reference is used)
@@ -1332,6 +1332,14 @@ cdef double rs_perm(int a, int b) noexcept nogil:
     for i in range(b):
         c *= <double>(a - i)
     return c
+
+
+cdef inline bint contains_int(const int* arr, int n, int x) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        if arr[i] == x:
+            return True
+    return False
 
 
 cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
@@ -1375,6 +1383,20 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
     cdef signed char content[RT_MAXORDER + 1]
     cdef int ncontent, at
     cdef bint manip, fool_p, ok
+    cdef int held[RT_MAXP]
+    cdef int revealed[RT_MAXPILE]
+    cdef int fq[RT_MAXPILE]
+    cdef int pick[RT_MAXPILE]
+    cdef int nopt_pile[RT_MAXPILE]
+    cdef int opt_kind[RT_MAXPILE][3]
+    cdef int opt_c[RT_MAXPILE][3]
+    cdef bint is_open[RT_MAXPILE]
+    cdef int deal[RT_MAXP]
+    cdef signed char origin[RS_MAXSLOT]
+    cdef int rest[RS_MAXSLOT]
+    cdef int fp[RT_MAXFOOL]
+    cdef int n_open, rep, nperm, code, used, ncombo, c, z_f, z_u, cap_f = 0, keep, nrest, nfp
+    cdef bint found, hidden_fool
 
     # --- 1. public counts the observation derives from hidden fields
     for q in range(P):
@@ -1450,132 +1472,209 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
     if total > RS_MAXSLOT:
         return -1
 
-    # --- 4. the places of unknown cards (slots), in the reference's canonical order
+    # --- 4. the places of unknown cards: seats' unseen cards, then the piles p does not know
     for q in range(n):
         if q == p:
             continue
         x = stored_counts[q] - csum(d.known[p][q])
         if x < 0 or lost_counts[q] < 0 or S + x + lost_counts[q] > total:
             return -1
+        held[q] = x + lost_counts[q]
         for j in range(x + lost_counts[q]):
             slot_q[S] = q
             slot_lost[S] = j >= x
             S += 1
+    n_open = 0
     for i in range(npl):
-        ok = d.trap_out[i] == 0 and not (fool_p and contains(d.fool_piles, d.nfool, i))
-        reserve[i] = sizes[i] > 0 and ok       # p saw no Trap leave it: it keeps one
-        if placed[i] >= 0:
-            if manip:
-                reserve[i] = 0
-                continue
-            x = sizes[i] - reserve[i]
-            if S + L + x > total or x > RT_MAXORDER:
-                return -1
-            for j in range(x):
-                slot_pile[S + L] = i
-                L += 1
-        else:
-            pool_size += sizes[i] - reserve[i]
-        reserved += reserve[i]
-    nslots = S + L + pool_size
-    if nslots + reserved != total or unknown[C_TRAP] < reserved:
+        is_open[i] = not (manip and placed[i] >= 0)
+        if is_open[i]:
+            n_open += sizes[i]
+        revealed[i] = d.trap_out[i]
+        if fool_p:
+            for j in range(d.nfool):
+                revealed[i] += d.fool_piles[j] == i
+    if S + n_open != total:
         return -1
-    traps_left = unknown[C_TRAP] - reserved
 
-    # --- 5. roles: P(assignment) ~ comb(allowed, traps_left), allowed = the Trap places
+    # --- 5. roles and set-aside places: the exact joint posterior (view._posterior_table),
+    # in two passes over the same enumeration: the total weight, then the drawn entry
     if k.roles:
         for q in range(dealt):
             if d.roles[q] < 0:
                 seats[nseats] = q
                 nseats += 1
         for r in range(5):
-            if not contains(d.roles, n, r):
-                free_roles[nfree] = r
+            if not contains(d.roles, n, r) and not (r == R_MANIPULATOR and dealt == n):
+                free_roles[nfree] = r       # the Manipulator revealed once dealt (RT-10)
                 nfree += 1
         for q in range(n):
             if q != p and d.known[p][q][C_TRAP] > 0:
                 must[nmust] = q
                 nmust += 1
-        known_fool = role_index(d, k, R_FOOL)
-        nopt = 0
-        # the options: where the Fool is (a seat, or nobody); within one, every assignment
-        # of the other free roles has the same weight
-        for j in range(-1, nseats):
-            if known_fool >= 0:
-                if j >= 0:
-                    break
-                f = known_fool
-                w = rs_perm(nfree, nseats)
-            elif j < 0:
-                f = -1
-                w = rs_perm(nfree - 1, nseats)
-            else:
-                f = seats[j]
-                if contains(d.not_fool, d.nnot_fool, f):
-                    continue
-                w = rs_perm(nfree - 1, nseats - 1)
+    if nseats > nfree:
+        return -1
+    wsum = 0.0
+    u = -1.0
+    for rep in range(2):
+        if rep == 1:
+            if wsum <= 0.0:
+                return -1
+            u = ratai_uniform(rng) * wsum
+            wsum = 0.0
+        nperm = 1
+        for i in range(nseats):
+            nperm *= nfree
+        found = False
+        for code in range(nperm):
+            # the role deal: digits of ``code`` in base nfree, all different
+            x = code
             ok = True
+            used = 0
+            for i in range(nseats):
+                j = x % nfree
+                x //= nfree
+                if used & (1 << j):
+                    ok = False
+                    break
+                used |= 1 << j
+                deal[seats[i]] = free_roles[j]
+            if not ok:
+                continue
+            for q in range(n):
+                if not contains_int(seats, nseats, q):
+                    deal[q] = d.roles[q]
+            f = -1
+            for q in range(n):
+                if deal[q] == R_FOOL:
+                    f = q
             for i in range(nmust):
                 if must[i] != f:
                     ok = False
-            if not ok or w == 0.0:
+            if f >= 0 and contains_int(seats, nseats, f) and contains(d.not_fool, d.nnot_fool, f):
+                ok = False
+            if not ok:
                 continue
-            x = L + pool_size
-            if f >= 0 and not d.role_gone[f]:
-                for i in range(S):
-                    if slot_q[i] == f:
-                        x += 1
-            w *= rs_comb(x, traps_left)
-            if w > 0.0:
-                opt_seat[nopt] = f
-                opt_w[nopt] = w
-                nopt += 1
-        if nopt == 0:
-            return -1
-        wsum = 0.0
-        for i in range(nopt):
-            wsum += opt_w[i]
-        u = ratai_uniform(rng) * wsum
-        j = nopt - 1
-        for i in range(nopt - 1):
-            u -= opt_w[i]
-            if u < 0:
-                j = i
+            hidden_fool = f >= 0 and f != p and not d.role_gone[f]
+            x = 0
+            for i in range(npl):
+                fq[i] = d.quiet[f][i] if hidden_fool and is_open[i] else 0
+                x += fq[i]
+            cap_f = (x if x < held[f] else held[f]) if hidden_fool else 0
+            # the set-aside places: a mixed-radix count over each pile's options r/f/u
+            for i in range(npl):
+                nopt_pile[i] = 0
+                if not is_open[i]:
+                    opt_kind[i][0] = 3
+                    opt_c[i][0] = 1
+                    nopt_pile[i] = 1
+                    continue
+                if revealed[i] > 0:
+                    opt_kind[i][nopt_pile[i]] = 0
+                    opt_c[i][nopt_pile[i]] = revealed[i]
+                    nopt_pile[i] += 1
+                if fq[i] > 0:
+                    opt_kind[i][nopt_pile[i]] = 1
+                    opt_c[i][nopt_pile[i]] = fq[i]
+                    nopt_pile[i] += 1
+                if sizes[i] > 0:
+                    opt_kind[i][nopt_pile[i]] = 2
+                    opt_c[i][nopt_pile[i]] = sizes[i]
+                    nopt_pile[i] += 1
+                if nopt_pile[i] == 0:
+                    ok = False
+            if not ok:
+                continue
+            ncombo = 1
+            for i in range(npl):
+                ncombo *= nopt_pile[i]
+            for c in range(ncombo):
+                x = c
+                z_f = 0
+                z_u = 0
+                w = 1.0
+                for i in range(npl):
+                    j = x % nopt_pile[i]
+                    x //= nopt_pile[i]
+                    pick[i] = opt_kind[i][j]
+                    w *= opt_c[i][j]
+                    z_f += pick[i] == 1
+                    z_u += pick[i] == 2
+                t = unknown[C_TRAP] - z_f - z_u
+                if z_f > cap_f or t < 0:
+                    continue
+                w *= rs_comb(cap_f - z_f + n_open - z_u, t)
+                wsum += w
+                if rep == 1 and w > 0.0 and u < wsum:
+                    found = True
+                    break
+            if found:
                 break
-        fool = opt_seat[j]
-        # the Fool (if sampled at an unknown seat), then the rest uniformly
-        x = 0
-        for i in range(nfree):
-            if free_roles[i] != R_FOOL:
-                free_roles[x] = free_roles[i]
-                x += 1
-        if known_fool >= 0:
-            x = nfree
-        for i in range(nseats):
-            q = seats[i]
-            if q == fool and known_fool < 0:
-                d.roles[q] = R_FOOL
-                continue
-            j = rs_below(rng, x)
-            d.roles[q] = free_roles[j]
-            x -= 1
-            free_roles[j] = free_roles[x]
+        if rep == 1 and not found:
+            return -1               # rounding at the very top: not expected
+    for q in range(n):
+        d.roles[q] = deal[q]
+    fool = f
+    hidden_fool = cap_f > 0
 
-    # --- 6. cards: Traps into allowed slots, the other unknown cards into the rest
+    # --- 6. cards: the set-aside Traps, the unseen dealt Traps into the slots that may hold
+    # one (the Fool's remaining quiet cards, the undrawn pile cards), the rest uniformly
+    nslots = S
+    for i in range(npl):
+        if is_open[i]:
+            for j in range(sizes[i] - (pick[i] == 2)):
+                slot_q[nslots] = -1
+                slot_pile[nslots] = i
+                nslots += 1
     nallowed = 0
+    x = 0                           # the Fool's slots seen so far
+    nrest = 0
+    if hidden_fool:                 # the piles of the Fool's other quiet cards it holds
+        for i in range(npl):
+            for j in range(fq[i] - (pick[i] == 1)):
+                rest[nrest] = i
+                nrest += 1
+        keep = cap_f
+        for i in range(npl):
+            keep -= pick[i] == 1
+        for i in range(keep):       # a uniform subset (partial Fisher-Yates)
+            j = i + rs_below(rng, nrest - i)
+            t = rest[j]
+            rest[j] = rest[i]
+            rest[i] = t
+    nfp = 0
+    for i in range(npl):
+        if pick[i] == 1:
+            fp[nfp] = i             # the Fool's set-aside Traps
+            nfp += 1
+    z_f = nfp
     for i in range(nslots):
         card[i] = -1
-        if i >= S or (d.roles[slot_q[i]] == R_FOOL and not d.role_gone[slot_q[i]]):
+        origin[i] = -1
+        if i >= S:
             idx[nallowed] = i
             nallowed += 1
-    if traps_left > nallowed:
+        elif hidden_fool and slot_q[i] == fool:
+            if x < z_f:
+                card[i] = C_TRAP
+            elif x < cap_f:
+                origin[i] = rest[x - z_f]
+                idx[nallowed] = i
+                nallowed += 1
+            x += 1
+    t = unknown[C_TRAP] - z_f
+    for i in range(npl):
+        t -= pick[i] == 2
+    if t > nallowed or t < 0:
         return -1
-    for i in range(traps_left):     # a uniform subset (partial Fisher-Yates)
+    for i in range(t):              # a uniform subset (partial Fisher-Yates)
         j = i + rs_below(rng, nallowed - i)
         x = idx[j]
         idx[j] = idx[i]
         idx[i] = x
         card[x] = C_TRAP
+        if origin[x] >= 0 and nfp < RT_MAXFOOL:
+            fp[nfp] = origin[x]
+            nfp += 1
     x = 0
     for t in range(1, RT_NT):
         cnt[t] = unknown[t]
@@ -1603,22 +1702,30 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
             d.lost[slot_q[i]][card[i]] += 1
         else:
             d.stored[slot_q[i]][card[i]] += 1
-    # piles another seat ordered: their slots, the kept Trap at a uniform place
+    # piles: lazily dealt ones (set-aside Trap, pool), explicit ones another seat ordered
     for i in range(npl):
-        if placed[i] < 0 or manip:
+        if not is_open[i]:
             continue
         ncontent = 0
-        for j in range(S, S + L):
+        for j in range(S, nslots):
             if slot_pile[j] == i:
                 content[ncontent] = card[j]
                 ncontent += 1
-        if reserve[i]:
-            at = rs_below(rng, ncontent + 1)
-            for j in range(ncontent, at, -1):
-                content[j] = content[j - 1]
-            content[at] = C_TRAP
+        if pick[i] == 2 and placed[i] >= 0:
+            content[ncontent] = C_TRAP
             ncontent += 1
-        if placed[i] > ncontent:
+        if placed[i] < 0:
+            d.pile_g[i] = pick[i] == 2
+            d.pile_r[i] = ncontent
+            for j in range(ncontent):
+                d.pool[content[j]] += 1
+            continue
+        for j in range(ncontent - 1, 0, -1):    # a uniform order (Fisher-Yates)
+            at = rs_below(rng, j + 1)
+            t = content[j]
+            content[j] = content[at]
+            content[at] = t
+        if placed[i] > ncontent or placed[i] > RT_MAXORDER:
             return -1
         for j in range(placed[i]):
             d.order[i][j] = content[j]
@@ -1627,29 +1734,25 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
         if i == d.ordering:
             for j in range(placed[i], ncontent):
                 d.manip_hand[content[j]] += 1
-    # lazily dealt piles: the set-aside Traps and the pool of dealt cards
-    for i in range(S + L, nslots):
-        d.pool[card[i]] += 1
-    for i in range(npl):
-        if placed[i] < 0:
-            d.pile_g[i] = reserve[i]
-            d.pile_r[i] = sizes[i] - reserve[i]
-    # the sampled Fool's record of where its Traps came from
-    f = role_index(d, k, R_FOOL)
+    # the sampled Fool's record of where its Traps came from (a Trap p saw it draw as the
+    # Manipulator came from a pile p ordered)
+    f = fool
     if f >= 0 and f != p:
-        x = d.stored[f][C_TRAP] + d.lost[f][C_TRAP]
-        if x > RT_MAXFOOL:
-            return -1
-        for i in range(x):          # sorted uniform piles (insertion sort)
-            t = rs_below(rng, npl)
+        for i in range(d.known[p][f][C_TRAP]):
+            if nfp >= RT_MAXFOOL:
+                return -1
+            fp[nfp] = d.manip_piles[rs_below(rng, d.nmanip)] if d.nmanip else 0
+            nfp += 1
+        for i in range(nfp):        # sorted (insertion sort)
+            t = fp[i]
             j = i
             while j > 0 and d.fool_piles[j - 1] > t:
                 d.fool_piles[j] = d.fool_piles[j - 1]
                 j -= 1
             d.fool_piles[j] = t
-        for i in range(x, RT_MAXFOOL):
+        for i in range(nfp, RT_MAXFOOL):
             d.fool_piles[i] = 0
-        d.nfool = x
+        d.nfool = nfp
     elif f < 0:
         d.nfool = 0
         memset(d.fool_piles, 0, sizeof(d.fool_piles))
@@ -1815,7 +1918,7 @@ cdef class RatTrapState(CyState):
 
     #: ``rt_determinize`` is not the exact posterior yet (issue 13): the search determinizes
     #: with the reference sampler (``c_resample`` with the GIL; ``c_resample_into`` is -1).
-    fast_c_resample = False
+    fast_c_resample = True
 
     cdef RatTrapState _determinized(self, int player, object rng, RatTrapState out,
                                     unsigned long long* stream):
