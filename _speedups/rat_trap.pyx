@@ -16,8 +16,9 @@ state to the equivalent reference ``RatTrapState`` and run the reference code, s
 results are identical by construction; ``tests/speedups`` checks the conversion field by field.
 ``resample_from_infostate`` is the reference's too (same samples for the same seed).
 
-The search's determinization is compiled: ``c_resample`` (``fast_c_resample = True``) runs
-``rt_determinize``, the sampling half of ``view._rebuild`` over the struct (the same
+The search's determinization is compiled: ``c_resample`` (``fast_c_resample = True``) and
+``c_resample_into`` run ``rt_determinize``, the sampling half of ``view._rebuild`` over the
+struct (the exact posterior, the same
 distribution from the seat's view only, another random stream; ~0.5 us instead of ~120 us).
 ``tests/speedups/test_cy_resample.py`` checks it against the reference.
 """
@@ -1298,9 +1299,6 @@ cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) n
 # The compiled twin of ``view._rebuild``'s sampling half (the search's ``c_resample``): a
 # full state seat ``p`` cannot tell from the source, drawn from the same distribution as the
 # reference draws, from what ``view.observation(state, p)`` contains only.
-#: False while ``rt_determinize`` does not draw the exact posterior of ``view._rebuild``.
-DEF EXACT_C_SAMPLER = True
-
 cdef enum:
     RS_MAXSLOT = 128   # unknown cards handled in C (more: the reference is used)
 
@@ -1323,17 +1321,6 @@ cdef double rs_comb(int a, int b) noexcept nogil:
     return c
 
 
-cdef double rs_perm(int a, int b) noexcept nogil:
-    """Ordered selections of ``b`` of ``a`` things (``a! / (a - b)!``; 0 when ``b > a``)."""
-    cdef double c = 1.0
-    cdef int i
-    if b < 0 or b > a:
-        return 0.0
-    for i in range(b):
-        c *= <double>(a - i)
-    return c
-
-
 cdef inline bint contains_int(const int* arr, int n, int x) noexcept nogil:
     cdef int i
     for i in range(n):
@@ -1349,13 +1336,15 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
     Reads of ``src`` are only what ``view.observation(src, p)`` holds: the derived public
     counts (stored/lost counts, pile sizes and placed cards, roles dealt) computed first, then
     a copy of the struct from which every field ``p`` cannot see is wiped before anything is
-    sampled; the rest reads ``d`` only. The unknown cards are re-dealt as the reference does:
-    roles among seats whose role ``p`` does not know, each assignment weighted by
-    ``comb(allowed, traps_left)`` (grouped by the Fool's seat: the weight depends on nothing
-    else), the unseen Traps uniformly into allowed slots (piles, the pool, a Fool's stored
-    and lost cards), the other unknown cards uniformly into the remaining slots, one Trap kept
-    in every non-empty pile where ``p`` saw none (at a uniform place of an ordered pile), and
-    the sampled Fool's ``fool_piles`` uniform. Returns 0, or -1 when the view is not one the
+    sampled; the rest reads ``d`` only. The hidden parts follow the reference's exact
+    posterior (``view._posterior_table``): a (role deal, set-aside places) pair is drawn in
+    two passes over the same enumeration (total weight, then the drawn entry), each weighted
+    by the positions its set-aside Traps may take (a revealed Trap of the pile, a quiet card
+    the Fool drew from it, an undrawn card) times the placements of the unseen dealt Traps
+    in the slots that may hold one (the Fool's other quiet cards, the undrawn pile cards);
+    then the dealt Traps uniformly into those slots, the other unknown cards uniformly into
+    the rest, piles another seat ordered in a uniform order, and the Fool's ``fool_piles``
+    from where its Traps came. Returns 0, or -1 when the view is not one the
     C path handles (the caller then runs the reference, which raises for impossible views).
     """
     cdef int n = k.n, P = k.P, tr = k.third_rat, npl = k.npiles
@@ -1364,16 +1353,13 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
     cdef int lost_counts[RT_MAXP]
     cdef int sizes[RT_MAXPILE]
     cdef int placed[RT_MAXPILE]
-    cdef int reserve[RT_MAXPILE]
     cdef int unknown[RT_NT]
     cdef int cnt[RT_NT]
-    cdef int dealt = 0, S = 0, L = 0, pool_size = 0, reserved = 0, traps_left, nslots
-    cdef int nseats = 0, nfree = 0, nmust = 0, nallowed, fool, known_fool, nopt
+    cdef int dealt = 0, S = 0, nslots
+    cdef int nseats = 0, nfree = 0, nmust = 0, nallowed, fool
     cdef int seats[RT_MAXP]
     cdef int free_roles[5]
     cdef int must[RT_MAXP]
-    cdef int opt_seat[RT_MAXP + 1]
-    cdef double opt_w[RT_MAXP + 1]
     cdef double w, wsum, u
     cdef signed char slot_q[RS_MAXSLOT]      # stored slots: owner, and 1 for a lost card
     cdef signed char slot_lost[RS_MAXSLOT]
@@ -1916,8 +1902,8 @@ cdef class RatTrapState(CyState):
         cy_share_history(self, new)
         return new
 
-    #: ``rt_determinize`` is not the exact posterior yet (issue 13): the search determinizes
-    #: with the reference sampler (``c_resample`` with the GIL; ``c_resample_into`` is -1).
+    #: The search may call ``c_resample`` per iteration: it is compiled and exact (the
+    #: reference's posterior, see rt_determinize and tests/engines/test_exact_posterior.py).
     fast_c_resample = True
 
     cdef RatTrapState _determinized(self, int player, object rng, RatTrapState out,
@@ -1936,7 +1922,7 @@ cdef class RatTrapState(CyState):
         elif out._hist:
             out._hist = []
         out._hist_shared = False
-        if EXACT_C_SAMPLER and rt_determinize(&out.s, &self.s, self.k, player, stream) == 0:
+        if rt_determinize(&out.s, &self.s, self.k, player, stream) == 0:
             return out
         gen = np.random.default_rng(stream[0]) if isinstance(rng, int) else rng
         return self._game.state_from_observation(player, self.observation(player), gen)
@@ -1959,8 +1945,6 @@ cdef class RatTrapState(CyState):
 
     cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil:
         # rt_determinize declines (non-zero) where only the reference sampler applies.
-        if not EXACT_C_SAMPLER:
-            return -1
         return 0 if rt_determinize(&(<RatTrapState>out).s, &self.s, self.k, player, rng) == 0 else -1
 
     cdef unsigned long long c_info_hash(self, int player) except? 0:

@@ -34,7 +34,8 @@ Hidden information and piles
     counts. Drawing is a chance node weighted exactly as a shuffled pile. Piles the Manipulator
     looked at become explicit ordered lists. A seat's observation holds its own cards, what it
     knows of other players' cards (cards stolen from it, cards it saw drawn from a pile it
-    ordered), public facts (scratches, points, pile sizes, revealed Traps, used clovers, the
+    ordered, cards whose way it can follow through later steals), public facts (scratches,
+    points, pile sizes, revealed Traps, quiet draws per seat and pile, used clovers, the
     Third Rat's cards, revealed roles) and the pending turn. See :meth:`RatTrapGame.
     state_from_observation` for how unknown cards are re-dealt.
 """
@@ -198,15 +199,24 @@ class RatTrapGame(Game):
                                rng: Any = None) -> RatTrapState:
         """Rebuild a full state from ``observation(player)``, sampling what the seat cannot see.
 
-        Unknown cards (other players' stored and lost cards, the dealt cards not yet drawn,
-        piles looked at by another seat) are the round's deck minus every card whose place
-        the seat knows. They are re-dealt uniformly over consistent placements: a pile from
-        which the seat saw no Trap come out keeps one Trap (its set-aside Trap), and a Trap can
-        only lie in a pile or with a player holding the Fool. Unknown roles are dealt among
-        the seats whose role the seat does not know, each role assignment weighted by its
-        number of consistent card placements (so the joint sample is uniform), never giving
-        the Fool to a seat that revealed a drawn Trap this round. Other seats' private
-        knowledge is reduced to what ``player`` can deduce (what they know of its own cards).
+        The sample is drawn from the seat's exact posterior (issue 13; proved against brute
+        force by ``tests/engines/test_exact_posterior.py``): the rulebook shuffles each pile
+        (its set-aside Trap and four dealt cards) and deals roles uniformly (RT-9), so every
+        complete placement of the unseen cards consistent with the observation is equally
+        likely. The unknown roles and the place of each pile's set-aside Trap (a revealed
+        Trap of the pile, a quiet card the Fool drew from it, or a card not yet drawn) are
+        drawn jointly, weighted by the number of placements of the unseen dealt Traps they
+        leave (a Trap lies only in a pile or among the Fool's quiet cards); then the dealt
+        Traps and the other unknown cards are placed uniformly. Once the roles are dealt, a
+        Manipulator not revealed was not dealt (RT-10). Piles another seat ordered are taken
+        in a uniform order (the convention for the one choice a seat cannot see). Other
+        seats' private knowledge is reduced to what ``player`` can deduce (what they know of
+        its own cards).
+
+        Not modelled (documented limits, beyond early-round positions): the likelihood of a
+        steal from a possible Fool that did not reveal a Trap (its stolen quiet cards are
+        taken as the non-Traps), of another seat choosing to use a Lucky Clover, and
+        knowledge that is only probable (a bystander keeps only certain knowledge, RT-4).
 
         Raises:
             ValueError: a field is missing, malformed, or the counts are impossible.

@@ -96,7 +96,7 @@ def exact_posterior(game, actions: list[int], p: int,
             if (not chance and hidden_weight is not None and len(children) > 1
                     and len(children) == len(moves)):  # a choice p cannot see
                 children = [(a, hidden_weight(state, a), c) for a, _, c in children]
-            for a, prob, child in children:
+            for _, prob, child in children:
                 key = world_key(child)
                 old = nxt.get(key)
                 nxt[key] = (child, w * prob + (old[1] if old else 0.0))
