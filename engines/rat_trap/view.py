@@ -261,11 +261,6 @@ def _check_public(g: RatTrapGame, obs: Mapping[str, Any], template: RatTrapState
         raise ValueError("observation field 'ctx' lacks the seat to move ('who')")
 
 
-def fq_of(quiet: list[list[int]], f: int, i: int, open_piles: list[int]) -> int:
-    """Quiet cards seat ``f`` drew from pile ``i``, if the observer does not know the pile."""
-    return quiet[f][i] if i in open_piles else 0
-
-
 @functools.lru_cache(maxsize=4096)
 def _posterior_table(n: int, p: int, roles: tuple[int, ...], dealt: int,
                      must_fool: tuple[int, ...], not_fool: tuple[int, ...],
@@ -274,7 +269,8 @@ def _posterior_table(n: int, p: int, roles: tuple[int, ...], dealt: int,
                      open_piles: tuple[int, ...], role_gone: tuple[bool, ...],
                      unknown_traps: int) -> tuple[list, np.ndarray]:
     """The exact posterior of seat ``p`` over the unknown roles and the places of the piles'
-    set-aside Traps: ``([(roles, places, fool_slots), ...], cumulative weights)``.
+    set-aside Traps: ``([(roles, places, cap_f), ...], cumulative weights)``, ``places`` one
+    ``(kind, positions)`` per pile and ``cap_f`` the Fool's quiet cards that may be Traps.
 
     The rulebook shuffles each pile (its set-aside Trap and four dealt cards), so every
     order of the dealt cards and every place of a set-aside Trap in its pile is equally
@@ -457,8 +453,7 @@ def _rebuild(g: RatTrapGame, p: int, obs: Mapping[str, Any], rng: np.random.Gene
         if q == f and hidden_fool:
             # the Fool's quiet cards it still holds: its set-aside Traps first, then the
             # others' piles (more quiet cards than held ones: the stolen ones were no Traps)
-            rest = [i for i in range(piles) for _ in range(fq_of(quiet, f, i, open_piles)
-                                                              - (i in setaside_f))]
+            rest = [i for i in open_piles for _ in range(quiet[f][i] - (i in setaside_f))]
             keep = cap_f - len(setaside_f)
             if keep < len(rest):
                 rest = [rest[j] for j in sorted(rng.choice(len(rest), keep,
