@@ -810,17 +810,10 @@ cdef void apply_roll(RTState* s, const RTConst* k, int a, int colour, int next_p
         ask(s, P_REROLL, s.active)
 
 
-cdef void bystander_learns(RTState* s, int o, int thief, int victim, int card) noexcept nogil:
+cdef void bystander_learns(RTState* s, int o, int victim, int card) noexcept nogil:
     """The reference's ``rules._bystander_learns`` on seat ``o``'s row of ``known``."""
-    cdef int t, nknown = 0, ntypes = 0, had = csum(s.stored[victim]) + 1
+    cdef int t
     if card == C_TRAP:
-        return
-    for t in range(4):
-        nknown += s.known[o][victim][t]
-        ntypes += s.known[o][victim][t] > 0
-    if nknown == had and ntypes == 1:
-        s.known[o][victim][card] -= 1
-        s.known[o][thief][card] += 1
         return
     for t in range(4):
         if s.known[o][victim][t] > 0:
@@ -844,7 +837,7 @@ cdef void apply_steal_card(RTState* s, const RTConst* k, int a) noexcept nogil:
             if card != C_TRAP:
                 s.known[o][thief][card] += 1
         else:  # a bystander keeps what stays certain (reference _bystander_learns)
-            bystander_learns(s, o, thief, victim, card)
+            bystander_learns(s, o, victim, card)
     if thief == k.third_rat:
         for o in range(k.n):
             memset(s.known[o][thief], 0, 4)  # its cards are public anyway

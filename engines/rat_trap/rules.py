@@ -34,7 +34,7 @@ Hidden information and piles
     counts. Drawing is a chance node weighted exactly as a shuffled pile. Piles the Manipulator
     looked at become explicit ordered lists. A seat's observation holds its own cards, what it
     knows of other players' cards (cards stolen from it, cards it saw drawn from a pile it
-    ordered, cards whose way it can follow through later steals), public facts (scratches,
+    ordered, what stays certain after steals it did not see), public facts (scratches,
     points, pile sizes, revealed Traps, quiet draws per seat and pile, used clovers, the
     Third Rat's cards, revealed roles) and the pending turn. See :meth:`RatTrapGame.
     state_from_observation` for how unknown cards are re-dealt.
@@ -839,7 +839,7 @@ def _apply_steal_card(s: RatTrapState, a: int) -> None:
             if card != TRAP and o != thief:
                 _insort(s.known[o][thief], card)
         else:  # a bystander keeps what stays certain (issue 13: a seat keeps what it knows)
-            _bystander_learns(s.known[o], thief, victim, card, len(s.stored[victim]) + 1)
+            _bystander_learns(s.known[o], victim, card)
     if thief == g.third_rat:
         for o in range(g.num_players()):
             s.known[o][thief] = []  # its cards are public anyway
@@ -861,22 +861,19 @@ def _apply_steal_card(s: RatTrapState, a: int) -> None:
     s._push(["scratch", thief], *[["scratch", victim] for _ in range(others)])
 
 
-def _bystander_learns(known: list[list[int]], thief: int, victim: int, card: int,
-                      had: int) -> None:
-    """What a bystander still knows for certain after ``thief`` stole from ``victim`` (who
-    held ``had`` cards) a card it did not see. ``known`` is the bystander's row.
+def _bystander_learns(known: list[list[int]], victim: int, card: int) -> None:
+    """What a bystander still knows for certain of ``victim``'s cards after a steal it did not
+    see (``known`` is its row): any known type may be the one that went, so one fewer of each
+    stays certain (the old rule forgot all). A stolen Trap is public (the Fool is robbed):
+    what was known of the victim's other cards stays.
 
-    If every card of the victim was known and all are of one type, the stolen card is of that
-    type: it moves to the thief's known cards. Otherwise each known type of the victim may be
-    the one that went: one fewer of each stays certain. A stolen Trap is public (the Fool is
-    robbed): what was known of the victim's other cards stays."""
+    Not kept: a card whose way the bystander could follow to the thief (the victim's whole
+    hand known and of one type). The thief's observation shows what others know of its
+    cards (``known_by``), and the thief cannot always tell that the bystander knew the
+    victim's hand, so that deduction would leak hidden information to it."""
     if card == TRAP:
         return
     cards = known[victim]
-    if len(cards) == had and len(set(cards)) == 1:
-        cards.remove(card)
-        _insort(known[thief], card)
-        return
     known[victim] = sorted(t for t in set(cards) for _ in range(cards.count(t) - 1))
 
 

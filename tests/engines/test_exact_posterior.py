@@ -51,6 +51,8 @@ def _rat_trap_shuffle(state, action: int) -> float:
     order of a pile (``state_from_observation``): a uniform shuffle of the pile's cards, i.e.
     the next card is each remaining card with equal chance."""
     from ratai.engines.rat_trap.rules import ORDER
+    if state.phase != "manip_order":
+        return 1.0
     hand = state.manip_hand
     return hand[action - ORDER] / sum(hand)
 
