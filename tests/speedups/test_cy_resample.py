@@ -14,7 +14,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
 from scipy.stats import chi2_contingency
 
 from ratai.engines import game_class, load_game
