@@ -69,6 +69,7 @@ ctypedef struct RTState:
     signed char otail[RT_MAXPILE]
     signed char order[RT_MAXPILE][RT_MAXORDER]
     signed char trap_out[RT_MAXPILE]
+    signed char quiet[RT_MAXP][RT_MAXPILE]   # cards drawn not revealed as a Trap (public)
     signed char used_clovers
     signed char pool[RT_NT]
     signed char roles[RT_MAXP]

@@ -16,8 +16,9 @@ state to the equivalent reference ``RatTrapState`` and run the reference code, s
 results are identical by construction; ``tests/speedups`` checks the conversion field by field.
 ``resample_from_infostate`` is the reference's too (same samples for the same seed).
 
-The search's determinization is compiled: ``c_resample`` (``fast_c_resample = True``) runs
-``rt_determinize``, the sampling half of ``view._rebuild`` over the struct (the same
+The search's determinization is compiled: ``c_resample`` (``fast_c_resample = True``) and
+``c_resample_into`` run ``rt_determinize``, the sampling half of ``view._rebuild`` over the
+struct (the exact posterior, the same
 distribution from the seat's view only, another random stream; ~0.5 us instead of ~120 us).
 ``tests/speedups/test_cy_resample.py`` checks it against the reference.
 """
@@ -295,6 +296,7 @@ cdef void reset_round(RTState* s, const RTConst* k) noexcept nogil:
     memset(s.lost, 0, sizeof(s.lost))
     memset(s.elim, 0, sizeof(s.elim))
     memset(s.known, 0, sizeof(s.known))
+    memset(s.quiet, 0, sizeof(s.quiet))
     for i in range(k.npiles):
         s.pile_g[i] = 1
         s.pile_r[i] = 4
@@ -592,6 +594,8 @@ cdef void manipulator_sees(RTState* s, const RTConst* k, int actor, int pile,
 
 cdef void receive(RTState* s, const RTConst* k, int actor, int pile, int card) noexcept nogil:
     """Drawing and Storing Cards: a Trap is revealed (scratch) unless the Fool draws it."""
+    if actor < k.n and (card != C_TRAP or holds(s, k, actor, R_FOOL)):
+        s.quiet[actor][pile] += 1
     if card == C_TRAP:
         if holds(s, k, actor, R_FOOL):  # THE FOOL stores it unrevealed, no scratch
             store(s, actor, C_TRAP)
@@ -806,6 +810,16 @@ cdef void apply_roll(RTState* s, const RTConst* k, int a, int colour, int next_p
         ask(s, P_REROLL, s.active)
 
 
+cdef void bystander_learns(RTState* s, int o, int victim, int card) noexcept nogil:
+    """The reference's ``rules._bystander_learns`` on seat ``o``'s row of ``known``."""
+    cdef int t
+    if card == C_TRAP:
+        return
+    for t in range(4):
+        if s.known[o][victim][t] > 0:
+            s.known[o][victim][t] -= 1
+
+
 cdef void apply_steal_card(RTState* s, const RTConst* k, int a) noexcept nogil:
     cdef int thief = s.ctx_actor, victim = s.ctx_victim, card = a - A_STEAL_CARD
     cdef int o, others, i
@@ -822,8 +836,8 @@ cdef void apply_steal_card(RTState* s, const RTConst* k, int a) noexcept nogil:
                 s.known[o][victim][card] -= 1
             if card != C_TRAP:
                 s.known[o][thief][card] += 1
-        else:
-            memset(s.known[o][victim], 0, 4)  # any card of the victim's might have gone
+        else:  # a bystander keeps what stays certain (reference _bystander_learns)
+            bystander_learns(s, o, victim, card)
     if thief == k.third_rat:
         for o in range(k.n):
             memset(s.known[o][thief], 0, 4)  # its cards are public anyway
@@ -836,6 +850,7 @@ cdef void apply_steal_card(RTState* s, const RTConst* k, int a) noexcept nogil:
     s.stored[victim][C_TRAP] = 0
     for i in range(s.nfool):
         s.trap_out[s.fool_piles[i]] += 1
+        s.quiet[victim][s.fool_piles[i]] -= 1  # no longer quiet: a revealed Trap
     s.nfool = 0
     s.role_public[victim] = 1
     s.role_gone[victim] = 1
@@ -888,7 +903,8 @@ cdef void apply_phase(RTState* s, const RTConst* k, int a) noexcept nogil:
         s.tr_card = card
         s.tr_used[s.ntr_used] = card
         s.ntr_used += 1
-        if s.scratches[k.third_rat] == 2 and (s.dice[s.ctx_colour][0] == F_HEAL
+        # RT-12: Heal first at one scratch fewer than the data file's elimination limit
+        if s.scratches[k.third_rat] == k.s2e - 1 and (s.dice[s.ctx_colour][0] == F_HEAL
                                                or s.dice[s.ctx_colour][1] == F_HEAL):
             face = F_HEAL
         else:
@@ -1214,6 +1230,8 @@ cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) n
             h = mix(h, s.ctx_seat)
     for i in range(k.npiles):
         h = mix(h, s.trap_out[i])
+        for q in range(n):
+            h = mix(h, s.quiet[q][i])
         h = mix(h, pile_size(s, i))
         h = mix(h, (s.otail[i] - s.ohead[i]) if s.has_order[i] else -1)   # pile_placed
     h = mix(h, s.used_clovers)
@@ -1296,15 +1314,12 @@ cdef double rs_comb(int a, int b) noexcept nogil:
     return c
 
 
-cdef double rs_perm(int a, int b) noexcept nogil:
-    """Ordered selections of ``b`` of ``a`` things (``a! / (a - b)!``; 0 when ``b > a``)."""
-    cdef double c = 1.0
+cdef inline bint contains_int(const int* arr, int n, int x) noexcept nogil:
     cdef int i
-    if b < 0 or b > a:
-        return 0.0
-    for i in range(b):
-        c *= <double>(a - i)
-    return c
+    for i in range(n):
+        if arr[i] == x:
+            return True
+    return False
 
 
 cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
@@ -1314,13 +1329,15 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
     Reads of ``src`` are only what ``view.observation(src, p)`` holds: the derived public
     counts (stored/lost counts, pile sizes and placed cards, roles dealt) computed first, then
     a copy of the struct from which every field ``p`` cannot see is wiped before anything is
-    sampled; the rest reads ``d`` only. The unknown cards are re-dealt as the reference does:
-    roles among seats whose role ``p`` does not know, each assignment weighted by
-    ``comb(allowed, traps_left)`` (grouped by the Fool's seat: the weight depends on nothing
-    else), the unseen Traps uniformly into allowed slots (piles, the pool, a Fool's stored
-    and lost cards), the other unknown cards uniformly into the remaining slots, one Trap kept
-    in every non-empty pile where ``p`` saw none (at a uniform place of an ordered pile), and
-    the sampled Fool's ``fool_piles`` uniform. Returns 0, or -1 when the view is not one the
+    sampled; the rest reads ``d`` only. The hidden parts follow the reference's exact
+    posterior (``view._posterior_table``): a (role deal, set-aside places) pair is drawn in
+    two passes over the same enumeration (total weight, then the drawn entry), each weighted
+    by the positions its set-aside Traps may take (a revealed Trap of the pile, a quiet card
+    the Fool drew from it, an undrawn card) times the placements of the unseen dealt Traps
+    in the slots that may hold one (the Fool's other quiet cards, the undrawn pile cards);
+    then the dealt Traps uniformly into those slots, the other unknown cards uniformly into
+    the rest, piles another seat ordered in a uniform order, and the Fool's ``fool_piles``
+    from where its Traps came. Returns 0, or -1 when the view is not one the
     C path handles (the caller then runs the reference, which raises for impossible views).
     """
     cdef int n = k.n, P = k.P, tr = k.third_rat, npl = k.npiles
@@ -1329,16 +1346,13 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
     cdef int lost_counts[RT_MAXP]
     cdef int sizes[RT_MAXPILE]
     cdef int placed[RT_MAXPILE]
-    cdef int reserve[RT_MAXPILE]
     cdef int unknown[RT_NT]
     cdef int cnt[RT_NT]
-    cdef int dealt = 0, S = 0, L = 0, pool_size = 0, reserved = 0, traps_left, nslots
-    cdef int nseats = 0, nfree = 0, nmust = 0, nallowed, fool, known_fool, nopt
+    cdef int dealt = 0, S = 0, nslots
+    cdef int nseats = 0, nfree = 0, nmust = 0, nallowed, fool
     cdef int seats[RT_MAXP]
     cdef int free_roles[5]
     cdef int must[RT_MAXP]
-    cdef int opt_seat[RT_MAXP + 1]
-    cdef double opt_w[RT_MAXP + 1]
     cdef double w, wsum, u
     cdef signed char slot_q[RS_MAXSLOT]      # stored slots: owner, and 1 for a lost card
     cdef signed char slot_lost[RS_MAXSLOT]
@@ -1348,6 +1362,20 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
     cdef signed char content[RT_MAXORDER + 1]
     cdef int ncontent, at
     cdef bint manip, fool_p, ok
+    cdef int held[RT_MAXP]
+    cdef int revealed[RT_MAXPILE]
+    cdef int fq[RT_MAXPILE]
+    cdef int pick[RT_MAXPILE]
+    cdef int nopt_pile[RT_MAXPILE]
+    cdef int opt_kind[RT_MAXPILE][3]
+    cdef int opt_c[RT_MAXPILE][3]
+    cdef bint is_open[RT_MAXPILE]
+    cdef int deal[RT_MAXP]
+    cdef signed char origin[RS_MAXSLOT]
+    cdef int rest[RS_MAXSLOT]
+    cdef int fp[RT_MAXFOOL]
+    cdef int n_open, rep, nperm, code, used, ncombo, c, z_f, z_u, cap_f = 0, keep, nrest, nfp
+    cdef bint found, hidden_fool
 
     # --- 1. public counts the observation derives from hidden fields
     for q in range(P):
@@ -1423,132 +1451,209 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
     if total > RS_MAXSLOT:
         return -1
 
-    # --- 4. the places of unknown cards (slots), in the reference's canonical order
+    # --- 4. the places of unknown cards: seats' unseen cards, then the piles p does not know
     for q in range(n):
         if q == p:
             continue
         x = stored_counts[q] - csum(d.known[p][q])
         if x < 0 or lost_counts[q] < 0 or S + x + lost_counts[q] > total:
             return -1
+        held[q] = x + lost_counts[q]
         for j in range(x + lost_counts[q]):
             slot_q[S] = q
             slot_lost[S] = j >= x
             S += 1
+    n_open = 0
     for i in range(npl):
-        ok = d.trap_out[i] == 0 and not (fool_p and contains(d.fool_piles, d.nfool, i))
-        reserve[i] = sizes[i] > 0 and ok       # p saw no Trap leave it: it keeps one
-        if placed[i] >= 0:
-            if manip:
-                reserve[i] = 0
-                continue
-            x = sizes[i] - reserve[i]
-            if S + L + x > total or x > RT_MAXORDER:
-                return -1
-            for j in range(x):
-                slot_pile[S + L] = i
-                L += 1
-        else:
-            pool_size += sizes[i] - reserve[i]
-        reserved += reserve[i]
-    nslots = S + L + pool_size
-    if nslots + reserved != total or unknown[C_TRAP] < reserved:
+        is_open[i] = not (manip and placed[i] >= 0)
+        if is_open[i]:
+            n_open += sizes[i]
+        revealed[i] = d.trap_out[i]
+        if fool_p:
+            for j in range(d.nfool):
+                revealed[i] += d.fool_piles[j] == i
+    if S + n_open != total:
         return -1
-    traps_left = unknown[C_TRAP] - reserved
 
-    # --- 5. roles: P(assignment) ~ comb(allowed, traps_left), allowed = the Trap places
+    # --- 5. roles and set-aside places: the exact joint posterior (view._posterior_table),
+    # in two passes over the same enumeration: the total weight, then the drawn entry
     if k.roles:
         for q in range(dealt):
             if d.roles[q] < 0:
                 seats[nseats] = q
                 nseats += 1
         for r in range(5):
-            if not contains(d.roles, n, r):
-                free_roles[nfree] = r
+            if not contains(d.roles, n, r) and not (r == R_MANIPULATOR and dealt == n):
+                free_roles[nfree] = r       # the Manipulator revealed once dealt (RT-10)
                 nfree += 1
         for q in range(n):
             if q != p and d.known[p][q][C_TRAP] > 0:
                 must[nmust] = q
                 nmust += 1
-        known_fool = role_index(d, k, R_FOOL)
-        nopt = 0
-        # the options: where the Fool is (a seat, or nobody); within one, every assignment
-        # of the other free roles has the same weight
-        for j in range(-1, nseats):
-            if known_fool >= 0:
-                if j >= 0:
-                    break
-                f = known_fool
-                w = rs_perm(nfree, nseats)
-            elif j < 0:
-                f = -1
-                w = rs_perm(nfree - 1, nseats)
-            else:
-                f = seats[j]
-                if contains(d.not_fool, d.nnot_fool, f):
-                    continue
-                w = rs_perm(nfree - 1, nseats - 1)
+    if nseats > nfree:
+        return -1
+    wsum = 0.0
+    u = -1.0
+    for rep in range(2):
+        if rep == 1:
+            if wsum <= 0.0:
+                return -1
+            u = ratai_uniform(rng) * wsum
+            wsum = 0.0
+        nperm = 1
+        for i in range(nseats):
+            nperm *= nfree
+        found = False
+        for code in range(nperm):
+            # the role deal: digits of ``code`` in base nfree, all different
+            x = code
             ok = True
+            used = 0
+            for i in range(nseats):
+                j = x % nfree
+                x //= nfree
+                if used & (1 << j):
+                    ok = False
+                    break
+                used |= 1 << j
+                deal[seats[i]] = free_roles[j]
+            if not ok:
+                continue
+            for q in range(n):
+                if not contains_int(seats, nseats, q):
+                    deal[q] = d.roles[q]
+            f = -1
+            for q in range(n):
+                if deal[q] == R_FOOL:
+                    f = q
             for i in range(nmust):
                 if must[i] != f:
                     ok = False
-            if not ok or w == 0.0:
+            if f >= 0 and contains_int(seats, nseats, f) and contains(d.not_fool, d.nnot_fool, f):
+                ok = False
+            if not ok:
                 continue
-            x = L + pool_size
-            if f >= 0 and not d.role_gone[f]:
-                for i in range(S):
-                    if slot_q[i] == f:
-                        x += 1
-            w *= rs_comb(x, traps_left)
-            if w > 0.0:
-                opt_seat[nopt] = f
-                opt_w[nopt] = w
-                nopt += 1
-        if nopt == 0:
-            return -1
-        wsum = 0.0
-        for i in range(nopt):
-            wsum += opt_w[i]
-        u = ratai_uniform(rng) * wsum
-        j = nopt - 1
-        for i in range(nopt - 1):
-            u -= opt_w[i]
-            if u < 0:
-                j = i
+            hidden_fool = f >= 0 and f != p and not d.role_gone[f]
+            x = 0
+            for i in range(npl):
+                fq[i] = d.quiet[f][i] if hidden_fool and is_open[i] else 0
+                x += fq[i]
+            cap_f = (x if x < held[f] else held[f]) if hidden_fool else 0
+            # the set-aside places: a mixed-radix count over each pile's options r/f/u
+            for i in range(npl):
+                nopt_pile[i] = 0
+                if not is_open[i]:
+                    opt_kind[i][0] = 3
+                    opt_c[i][0] = 1
+                    nopt_pile[i] = 1
+                    continue
+                if revealed[i] > 0:
+                    opt_kind[i][nopt_pile[i]] = 0
+                    opt_c[i][nopt_pile[i]] = revealed[i]
+                    nopt_pile[i] += 1
+                if fq[i] > 0:
+                    opt_kind[i][nopt_pile[i]] = 1
+                    opt_c[i][nopt_pile[i]] = fq[i]
+                    nopt_pile[i] += 1
+                if sizes[i] > 0:
+                    opt_kind[i][nopt_pile[i]] = 2
+                    opt_c[i][nopt_pile[i]] = sizes[i]
+                    nopt_pile[i] += 1
+                if nopt_pile[i] == 0:
+                    ok = False
+            if not ok:
+                continue
+            ncombo = 1
+            for i in range(npl):
+                ncombo *= nopt_pile[i]
+            for c in range(ncombo):
+                x = c
+                z_f = 0
+                z_u = 0
+                w = 1.0
+                for i in range(npl):
+                    j = x % nopt_pile[i]
+                    x //= nopt_pile[i]
+                    pick[i] = opt_kind[i][j]
+                    w *= opt_c[i][j]
+                    z_f += pick[i] == 1
+                    z_u += pick[i] == 2
+                t = unknown[C_TRAP] - z_f - z_u
+                if z_f > cap_f or t < 0:
+                    continue
+                w *= rs_comb(cap_f - z_f + n_open - z_u, t)
+                wsum += w
+                if rep == 1 and w > 0.0 and u < wsum:
+                    found = True
+                    break
+            if found:
                 break
-        fool = opt_seat[j]
-        # the Fool (if sampled at an unknown seat), then the rest uniformly
-        x = 0
-        for i in range(nfree):
-            if free_roles[i] != R_FOOL:
-                free_roles[x] = free_roles[i]
-                x += 1
-        if known_fool >= 0:
-            x = nfree
-        for i in range(nseats):
-            q = seats[i]
-            if q == fool and known_fool < 0:
-                d.roles[q] = R_FOOL
-                continue
-            j = rs_below(rng, x)
-            d.roles[q] = free_roles[j]
-            x -= 1
-            free_roles[j] = free_roles[x]
+        if rep == 1 and not found:
+            return -1               # rounding at the very top: not expected
+    for q in range(n):
+        d.roles[q] = deal[q]
+    fool = f
+    hidden_fool = cap_f > 0
 
-    # --- 6. cards: Traps into allowed slots, the other unknown cards into the rest
+    # --- 6. cards: the set-aside Traps, the unseen dealt Traps into the slots that may hold
+    # one (the Fool's remaining quiet cards, the undrawn pile cards), the rest uniformly
+    nslots = S
+    for i in range(npl):
+        if is_open[i]:
+            for j in range(sizes[i] - (pick[i] == 2)):
+                slot_q[nslots] = -1
+                slot_pile[nslots] = i
+                nslots += 1
     nallowed = 0
+    x = 0                           # the Fool's slots seen so far
+    nrest = 0
+    if hidden_fool:                 # the piles of the Fool's other quiet cards it holds
+        for i in range(npl):
+            for j in range(fq[i] - (pick[i] == 1)):
+                rest[nrest] = i
+                nrest += 1
+        keep = cap_f
+        for i in range(npl):
+            keep -= pick[i] == 1
+        for i in range(keep):       # a uniform subset (partial Fisher-Yates)
+            j = i + rs_below(rng, nrest - i)
+            t = rest[j]
+            rest[j] = rest[i]
+            rest[i] = t
+    nfp = 0
+    for i in range(npl):
+        if pick[i] == 1:
+            fp[nfp] = i             # the Fool's set-aside Traps
+            nfp += 1
+    z_f = nfp
     for i in range(nslots):
         card[i] = -1
-        if i >= S or (d.roles[slot_q[i]] == R_FOOL and not d.role_gone[slot_q[i]]):
+        origin[i] = -1
+        if i >= S:
             idx[nallowed] = i
             nallowed += 1
-    if traps_left > nallowed:
+        elif hidden_fool and slot_q[i] == fool:
+            if x < z_f:
+                card[i] = C_TRAP
+            elif x < cap_f:
+                origin[i] = rest[x - z_f]
+                idx[nallowed] = i
+                nallowed += 1
+            x += 1
+    t = unknown[C_TRAP] - z_f
+    for i in range(npl):
+        t -= pick[i] == 2
+    if t > nallowed or t < 0:
         return -1
-    for i in range(traps_left):     # a uniform subset (partial Fisher-Yates)
+    for i in range(t):              # a uniform subset (partial Fisher-Yates)
         j = i + rs_below(rng, nallowed - i)
         x = idx[j]
         idx[j] = idx[i]
         idx[i] = x
         card[x] = C_TRAP
+        if origin[x] >= 0 and nfp < RT_MAXFOOL:
+            fp[nfp] = origin[x]
+            nfp += 1
     x = 0
     for t in range(1, RT_NT):
         cnt[t] = unknown[t]
@@ -1576,22 +1681,30 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
             d.lost[slot_q[i]][card[i]] += 1
         else:
             d.stored[slot_q[i]][card[i]] += 1
-    # piles another seat ordered: their slots, the kept Trap at a uniform place
+    # piles: lazily dealt ones (set-aside Trap, pool), explicit ones another seat ordered
     for i in range(npl):
-        if placed[i] < 0 or manip:
+        if not is_open[i]:
             continue
         ncontent = 0
-        for j in range(S, S + L):
+        for j in range(S, nslots):
             if slot_pile[j] == i:
                 content[ncontent] = card[j]
                 ncontent += 1
-        if reserve[i]:
-            at = rs_below(rng, ncontent + 1)
-            for j in range(ncontent, at, -1):
-                content[j] = content[j - 1]
-            content[at] = C_TRAP
+        if pick[i] == 2 and placed[i] >= 0:
+            content[ncontent] = C_TRAP
             ncontent += 1
-        if placed[i] > ncontent:
+        if placed[i] < 0:
+            d.pile_g[i] = pick[i] == 2
+            d.pile_r[i] = ncontent
+            for j in range(ncontent):
+                d.pool[content[j]] += 1
+            continue
+        for j in range(ncontent - 1, 0, -1):    # a uniform order (Fisher-Yates)
+            at = rs_below(rng, j + 1)
+            t = content[j]
+            content[j] = content[at]
+            content[at] = t
+        if placed[i] > ncontent or placed[i] > RT_MAXORDER:
             return -1
         for j in range(placed[i]):
             d.order[i][j] = content[j]
@@ -1600,29 +1713,25 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
         if i == d.ordering:
             for j in range(placed[i], ncontent):
                 d.manip_hand[content[j]] += 1
-    # lazily dealt piles: the set-aside Traps and the pool of dealt cards
-    for i in range(S + L, nslots):
-        d.pool[card[i]] += 1
-    for i in range(npl):
-        if placed[i] < 0:
-            d.pile_g[i] = reserve[i]
-            d.pile_r[i] = sizes[i] - reserve[i]
-    # the sampled Fool's record of where its Traps came from
-    f = role_index(d, k, R_FOOL)
+    # the sampled Fool's record of where its Traps came from (a Trap p saw it draw as the
+    # Manipulator came from a pile p ordered)
+    f = fool
     if f >= 0 and f != p:
-        x = d.stored[f][C_TRAP] + d.lost[f][C_TRAP]
-        if x > RT_MAXFOOL:
-            return -1
-        for i in range(x):          # sorted uniform piles (insertion sort)
-            t = rs_below(rng, npl)
+        for i in range(d.known[p][f][C_TRAP]):
+            if nfp >= RT_MAXFOOL:
+                return -1
+            fp[nfp] = d.manip_piles[rs_below(rng, d.nmanip)] if d.nmanip else 0
+            nfp += 1
+        for i in range(nfp):        # sorted (insertion sort)
+            t = fp[i]
             j = i
             while j > 0 and d.fool_piles[j - 1] > t:
                 d.fool_piles[j] = d.fool_piles[j - 1]
                 j -= 1
             d.fool_piles[j] = t
-        for i in range(x, RT_MAXFOOL):
+        for i in range(nfp, RT_MAXFOOL):
             d.fool_piles[i] = 0
-        d.nfool = x
+        d.nfool = nfp
     elif f < 0:
         d.nfool = 0
         memset(d.fool_piles, 0, sizeof(d.fool_piles))
@@ -1786,7 +1895,8 @@ cdef class RatTrapState(CyState):
         cy_share_history(self, new)
         return new
 
-    #: The search may call ``c_resample`` per iteration: it is compiled (see rt_determinize).
+    #: The search may call ``c_resample`` per iteration: it is compiled and exact (the
+    #: reference's posterior, see rt_determinize and tests/engines/test_exact_posterior.py).
     fast_c_resample = True
 
     cdef RatTrapState _determinized(self, int player, object rng, RatTrapState out,
@@ -1900,6 +2010,7 @@ cdef class RatTrapState(CyState):
         d["role_public"] = [bool(s.role_public[q]) for q in range(n)]
         d["role_gone"] = [bool(s.role_gone[q]) for q in range(n)]
         d["not_fool"] = _lst(s.not_fool, s.nnot_fool)
+        d["quiet"] = [[s.quiet[q][i] for i in range(k.npiles)] for q in range(n)]
         d["fool_piles"] = _lst(s.fool_piles, s.nfool)
         d["manip_piles"] = _lst(s.manip_piles, s.nmanip)
         d["manip_hand"] = [s.manip_hand[t] for t in range(4)]
@@ -2002,6 +2113,8 @@ cdef class RatTrapState(CyState):
                     _set_arr(s.order[i], order, RT_MAXORDER, "pile_order")
                     s.otail[i] = len(order)
                 s.trap_out[i] = r.trap_out[i]
+                for q in range(n):
+                    s.quiet[q][i] = r.quiet[q][i]
             s.used_clovers = r.used_clovers
             for t in range(4):
                 s.pool[t] = r.pool[t]

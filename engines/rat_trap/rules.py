@@ -34,7 +34,8 @@ Hidden information and piles
     counts. Drawing is a chance node weighted exactly as a shuffled pile. Piles the Manipulator
     looked at become explicit ordered lists. A seat's observation holds its own cards, what it
     knows of other players' cards (cards stolen from it, cards it saw drawn from a pile it
-    ordered), public facts (scratches, points, pile sizes, revealed Traps, used clovers, the
+    ordered, what stays certain after steals it did not see), public facts (scratches,
+    points, pile sizes, revealed Traps, quiet draws per seat and pile, used clovers, the
     Third Rat's cards, revealed roles) and the pending turn. See :meth:`RatTrapGame.
     state_from_observation` for how unknown cards are re-dealt.
 """
@@ -198,15 +199,24 @@ class RatTrapGame(Game):
                                 rng: Any = None) -> RatTrapState:
         """Rebuild a full state from ``observation(player)``, sampling what the seat cannot see.
 
-        Unknown cards (other players' stored and lost cards, the dealt cards not yet drawn,
-        piles looked at by another seat) are the round's deck minus every card whose place
-        the seat knows. They are re-dealt uniformly over consistent placements: a pile from
-        which the seat saw no Trap come out keeps one Trap (its set-aside Trap), and a Trap can
-        only lie in a pile or with a player holding the Fool. Unknown roles are dealt among
-        the seats whose role the seat does not know, each role assignment weighted by its
-        number of consistent card placements (so the joint sample is uniform), never giving
-        the Fool to a seat that revealed a drawn Trap this round. Other seats' private
-        knowledge is reduced to what ``player`` can deduce (what they know of its own cards).
+        The sample is drawn from the seat's exact posterior (issue 13; proved against brute
+        force by ``tests/engines/test_exact_posterior.py``): the rulebook shuffles each pile
+        (its set-aside Trap and four dealt cards) and deals roles uniformly (RT-9), so every
+        complete placement of the unseen cards consistent with the observation is equally
+        likely. The unknown roles and the place of each pile's set-aside Trap (a revealed
+        Trap of the pile, a quiet card the Fool drew from it, or a card not yet drawn) are
+        drawn jointly, weighted by the number of placements of the unseen dealt Traps they
+        leave (a Trap lies only in a pile or among the Fool's quiet cards); then the dealt
+        Traps and the other unknown cards are placed uniformly. Once the roles are dealt, a
+        Manipulator not revealed was not dealt (RT-10). Piles another seat ordered are taken
+        in a uniform order (the convention for the one choice a seat cannot see). Other
+        seats' private knowledge is reduced to what ``player`` can deduce (what they know of
+        its own cards).
+
+        Not modelled (documented limits, beyond early-round positions): the likelihood of a
+        steal from a possible Fool that did not reveal a Trap (its stolen quiet cards are
+        taken as the non-Traps), of another seat choosing to use a Lucky Clover, and
+        knowledge that is only probable (a bystander keeps only certain knowledge, RT-4).
 
         Raises:
             ValueError: a field is missing, malformed, or the counts are impossible.
@@ -253,6 +263,10 @@ class RatTrapState(State):
         self.role_public = [False] * g.num_players()
         self.role_gone = [False] * g.num_players()
         self.not_fool: list[int] = []
+        #: ``quiet[q][i]``: cards seat ``q`` drew from pile ``i`` this round that were not
+        #: revealed as a Trap (public: everybody sees who draws where and what is revealed;
+        #: a quiet card of the Fool may be a Trap, so the exact belief needs its pile).
+        self.quiet = [[0] * n for _ in range(g.num_players())]
         self.fool_piles: list[int] = []
         self.manip_piles: list[int] = []
         self.manip_hand = [0, 0, 0, 0]  # cards of the pile being ordered, not yet placed
@@ -490,9 +504,11 @@ class RatTrapState(State):
 
     def _third_rat_keeps(self, card: int, pair: list[int]) -> int:
         """RT-8: the first face of the card's priority that is rolled; Heal first when the
-        Third Rat has 2 scratches."""
+        Third Rat has one scratch fewer than the elimination limit (RT-12: the limit is the
+        data file's ``scratches_to_eliminate``, two scratches in the printed game)."""
         g: RatTrapGame = self._game
-        if self.scratches[g.third_rat] == 2 and HEAL in pair:
+        heal_at = g.data.scratches_to_eliminate - 1  # RT-12: never a literal 2
+        if self.scratches[g.third_rat] == heal_at and HEAL in pair:
             return HEAL
         return next(f for f in g.data.third_rat_cards[card].priority if f in pair)
 
@@ -529,6 +545,8 @@ class RatTrapState(State):
     def _receive(self, actor: int, pile: int, card: int) -> None:
         """Drawing and Storing Cards: a Trap is revealed (scratch) unless the Fool draws it."""
         g: RatTrapGame = self._game
+        if actor < g.num_players() and (card != TRAP or self._holds(actor, FOOL)):
+            self.quiet[actor][pile] += 1
         if card == TRAP:
             if self._holds(actor, FOOL):  # THE FOOL stores it unrevealed, no scratch
                 self._store(actor, TRAP)
@@ -820,8 +838,8 @@ def _apply_steal_card(s: RatTrapState, a: int) -> None:
                 known.remove(card)
             if card != TRAP and o != thief:
                 _insort(s.known[o][thief], card)
-        else:
-            s.known[o][victim] = []  # any card of the victim's might have gone
+        else:  # a bystander keeps what stays certain (issue 13: a seat keeps what it knows)
+            _bystander_learns(s.known[o], victim, card)
     if thief == g.third_rat:
         for o in range(g.num_players()):
             s.known[o][thief] = []  # its cards are public anyway
@@ -834,12 +852,29 @@ def _apply_steal_card(s: RatTrapState, a: int) -> None:
     s.stored[victim] = [c for c in s.stored[victim] if c != TRAP]
     for pile in s.fool_piles:  # revealed Traps are laid by the piles they came from
         s.trap_out[pile] += 1
+        s.quiet[victim][pile] -= 1  # no longer a quiet card: it is a revealed Trap
     s.fool_piles = []
     s.role_public[victim] = True
     s.role_gone[victim] = True
     for row in s.known:
         row[victim] = [c for c in row[victim] if c != TRAP]
     s._push(["scratch", thief], *[["scratch", victim] for _ in range(others)])
+
+
+def _bystander_learns(known: list[list[int]], victim: int, card: int) -> None:
+    """What a bystander still knows for certain of ``victim``'s cards after a steal it did not
+    see (``known`` is its row): any known type may be the one that went, so one fewer of each
+    stays certain (the old rule forgot all). A stolen Trap is public (the Fool is robbed):
+    what was known of the victim's other cards stays.
+
+    Not kept: a card whose way the bystander could follow to the thief (the victim's whole
+    hand known and of one type). The thief's observation shows what others know of its
+    cards (``known_by``), and the thief cannot always tell that the bystander knew the
+    victim's hand, so that deduction would leak hidden information to it."""
+    if card == TRAP:
+        return
+    cards = known[victim]
+    known[victim] = sorted(t for t in set(cards) for _ in range(cards.count(t) - 1))
 
 
 def _apply_cat_target(s: RatTrapState, a: int) -> None:

@@ -8,7 +8,7 @@ cards, what others know of its cards, and the piles it ordered as the Manipulato
 
 from __future__ import annotations
 
-import copy
+import functools
 import itertools
 import math
 from collections.abc import Mapping
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..api import CHANCE, State, check_player
+from ..api import CHANCE, State, _copy_json, check_player
 from .data import (
     ALCHEMIST,
     CARD_CHEESE,
@@ -64,7 +64,7 @@ PUBLIC_FIELDS = (
     "phase", "todo", "ctx", "scratches", "eliminated", "trap_out", "used_clovers",
     "role_public", "role_gone", "not_fool", "manip_piles", "ordering", "tr_used", "round_over",
     "black", "white", "rerolled", "alr_queue", "acc", "acc_white", "acc_black", "returned",
-    "kept", "cat_targets", "tr_card",
+    "kept", "cat_targets", "tr_card", "quiet",
 )
 #: Fields of the observation that are private to the observing seat.
 PRIVATE_FIELDS = ("player", "my_cards", "my_lost", "known", "known_by", "role", "pile_cards",
@@ -78,7 +78,7 @@ def observation(s: RatTrapState, p: int) -> dict:
     """Seat ``p``'s information state (JSON dict). Raises ``ValueError`` for a bad seat."""
     g: RatTrapGame = s._game
     p = check_player(p, g.num_players())
-    obs = {f: copy.deepcopy(getattr(s, f)) for f in PUBLIC_FIELDS}
+    obs = {f: _copy_json(getattr(s, f)) for f in PUBLIC_FIELDS}
     tr = g.third_rat
     is_manip = 0 <= p < len(s.roles) and s.roles[p] == MANIPULATOR
     obs.update({
@@ -261,6 +261,73 @@ def _check_public(g: RatTrapGame, obs: Mapping[str, Any], template: RatTrapState
         raise ValueError("observation field 'ctx' lacks the seat to move ('who')")
 
 
+@functools.lru_cache(maxsize=4096)
+def _posterior_table(n: int, p: int, roles: tuple[int, ...], dealt: int,
+                     must_fool: tuple[int, ...], not_fool: tuple[int, ...],
+                     quiet: tuple[tuple[int, ...], ...], held: tuple[int, ...],
+                     revealed: tuple[int, ...], sizes: tuple[int, ...],
+                     open_piles: tuple[int, ...], role_gone: tuple[bool, ...],
+                     unknown_traps: int) -> tuple[list, np.ndarray]:
+    """The exact posterior of seat ``p`` over the unknown roles and the places of the piles'
+    set-aside Traps: ``([(roles, places, cap_f), ...], cumulative weights)``, ``places`` one
+    ``(kind, positions)`` per pile and ``cap_f`` the Fool's quiet cards that may be Traps.
+
+    The rulebook shuffles each pile (its set-aside Trap and four dealt cards), so every
+    order of the dealt cards and every place of a set-aside Trap in its pile is equally
+    likely, and roles are dealt uniformly (RT-9). Given the seat's view, the posterior of a
+    (role deal, places) pair is then proportional to the number of complete placements it
+    leaves: the product over piles of the positions its set-aside Trap may take (a revealed
+    Trap of the pile "r", a quiet card the Fool drew from it "f", an undrawn card "u"; a pile
+    the seat ordered is known, "k"), times the ways to put the unseen dealt Traps in the
+    slots that may hold one (the Fool's other quiet cards it still holds, the undrawn cards).
+    ``held[q]``: seat ``q``'s cards the seat has not seen; ``dealt`` is -1 without roles.
+    """
+    piles = len(sizes)
+    n_open = sum(sizes[i] for i in open_piles)
+    if dealt >= 0:
+        seats = [q for q in range(dealt) if roles[q] < 0]
+        free = [r for r in range(len(ROLES)) if r not in roles]
+        if dealt == n:  # the deal is over, so the Manipulator revealed (RT-10): none hidden
+            free = [r for r in free if r != MANIPULATOR]
+        deals = []
+        for perm in itertools.permutations(free, len(seats)):
+            assign = dict(zip(seats, perm, strict=True))
+            full = tuple(assign.get(q, roles[q]) for q in range(n))  # -1: not dealt yet
+            if any(full[q] != FOOL for q in must_fool) or any(
+                    assign.get(q) == FOOL for q in not_fool):
+                continue
+            deals.append(full)
+    else:
+        deals = [roles]
+    table, weights = [], []
+    for full in deals:
+        f = full.index(FOOL) if FOOL in full else -1
+        hidden_fool = f >= 0 and f != p and not role_gone[f]
+        fq = [quiet[f][i] if hidden_fool and i in open_piles else 0 for i in range(piles)]
+        cap_f = min(sum(fq), held[f]) if hidden_fool else 0
+        choices = []
+        for i in range(piles):
+            if i not in open_piles:
+                choices.append([("k", 1)])
+                continue
+            choices.append([(k, c) for k, c in (("r", revealed[i]), ("f", fq[i]),
+                                                ("u", sizes[i])) if c])
+        for combo in itertools.product(*choices):
+            z_f = sum(1 for k, _ in combo if k == "f")
+            z_u = sum(1 for k, _ in combo if k == "u")
+            dealt_traps = unknown_traps - z_f - z_u
+            if z_f > cap_f or dealt_traps < 0:
+                continue
+            w = math.prod(c for _, c in combo) * math.comb(cap_f - z_f + n_open - z_u,
+                                                           dealt_traps)
+            if w:
+                table.append((full, combo, cap_f))
+                weights.append(float(w))
+    if not table:
+        raise ValueError("observation is impossible: no consistent deal of roles and Traps")
+    return table, np.cumsum(weights)
+
+
 def _rebuild(g: RatTrapGame, p: int, obs: Mapping[str, Any], rng: np.random.Generator
              ) -> RatTrapState:
     """See :meth:`RatTrapGame.state_from_observation`."""
@@ -274,9 +341,12 @@ def _rebuild(g: RatTrapGame, p: int, obs: Mapping[str, Any], rng: np.random.Gene
     s = RatTrapState.__new__(RatTrapState)
     State.__init__(s, g)
     s._reset_round_fields()
-    _check_public(g, obs, RatTrapState(g))
+    template = g.__dict__.get("_obs_template")  # a fresh state: the fields' shapes
+    if template is None:
+        template = g.__dict__["_obs_template"] = RatTrapState(g)
+    _check_public(g, obs, template)
     for f in PUBLIC_FIELDS:
-        setattr(s, f, copy.deepcopy(_field(obs, f)))
+        setattr(s, f, _copy_json(_field(obs, f)))
     for key, length in (("points", P), ("scratches", P), ("trap_out", piles)):
         _int_list(obs, key, length)
     sizes = _int_list(obs, "pile_sizes", piles)
@@ -327,120 +397,133 @@ def _rebuild(g: RatTrapGame, p: int, obs: Mapping[str, Any], rng: np.random.Gene
     if min(unknown) < 0:
         raise ValueError("observation is impossible: more cards seen than the deck holds")
 
-    # --- the places of unknown cards (slots), in a canonical order
-    trap_seen = [s.trap_out[i] > 0 or i in (fool_piles or []) for i in range(piles)]
-    stored_slots: list[tuple[str, int]] = []
+    # --- the places of unknown cards (slots). Every card p has not located lies in one:
+    # another seat's stored or lost card it has not seen (drawn earlier, so a Trap only with
+    # the Fool), or a card still in a pile p does not know (all piles but the ones p ordered).
+    quiet = _field(obs, "quiet")
+    if not (isinstance(quiet, list) and len(quiet) == n and all(
+            isinstance(row, list) and len(row) == piles
+            and all(isinstance(v, int) and v >= 0 for v in row) for row in quiet)):
+        raise ValueError("observation field 'quiet' is malformed")
+    held: dict[int, list[str]] = {}  # seat -> its unknown slots ("stored"/"lost")
     for q in range(n):
         if q == p:
             continue
         extra = stored_counts[q] - len(known[q])
         if extra < 0 or lost_counts[q] < 0:
             raise ValueError(f"observation field 'stored_counts' is below what is known of {q}")
-        stored_slots += [("stored", q)] * extra + [("lost", q)] * lost_counts[q]
-    pile_slots: list[int] = []   # piles another seat ordered (explicit lists)
-    reserved = 0
-    lazy = []
-    for i in range(piles):
-        if placed[i] is not None and pile_cards is None:
-            reserve = int(sizes[i] > 0 and not trap_seen[i])
-            reserved += reserve
-            pile_slots += [i] * (sizes[i] - reserve)
-        elif placed[i] is None:
-            gi = int(sizes[i] > 0 and not trap_seen[i])
-            reserved += gi
-            lazy.append((i, gi, sizes[i] - gi))
-    pool_size = sum(r for _, _, r in lazy)
-    slots = len(stored_slots) + len(pile_slots) + pool_size
-    if slots + reserved != sum(unknown) or unknown[TRAP] < reserved:
+        held[q] = ["stored"] * extra + ["lost"] * lost_counts[q]
+    open_piles = [i for i in range(piles) if pile_cards is None or placed[i] is None]
+    n_held = sum(len(v) for v in held.values())
+    n_open = sum(sizes[i] for i in open_piles)
+    if n_held + n_open != sum(unknown):
         raise ValueError("observation is impossible: pile sizes and card counts do not add up")
-    traps_left = unknown[TRAP] - reserved
+    # Traps of each pile the seat has seen: revealed ones, and its own if it is the Fool
+    own_traps = list(fool_piles or [])
+    revealed = [s.trap_out[i] + own_traps.count(i) for i in range(piles)]
 
-    # --- roles: weight each consistent assignment by its number of card placements
+    # --- roles and set-aside places: their exact joint posterior (cached per view)
     if g.params["roles"]:
         dealt = _field(obs, "roles_dealt")
         if not isinstance(dealt, int) or not 0 <= dealt <= n or (role is None) != (p >= dealt):
             raise ValueError("observation field 'roles_dealt' is malformed")
-        seats = [q for q in range(dealt) if roles[q] < 0]
-        free = [r for r in range(len(ROLES)) if r not in roles]
-        must_fool = [q for q in range(n) if q != p and TRAP in known[q]]
-        not_fool = _int_list(obs, "not_fool")
-        options, weights = [], []
-        for perm in itertools.permutations(free, len(seats)):
-            assign = dict(zip(seats, perm, strict=True))
-            full = [assign.get(q, roles[q]) for q in range(n)]  # -1: not dealt yet
-            if any(full[q] != FOOL for q in must_fool):
-                continue
-            if any(assign.get(q) == FOOL for q in not_fool):
-                continue
-            allowed = len(pile_slots) + pool_size + sum(
-                1 for kind, q in stored_slots if full[q] == FOOL and not s.role_gone[q])
-            w = math.comb(allowed, traps_left)
-            if w:
-                options.append(full)
-                weights.append(w)
-        if not options:
-            raise ValueError("observation is impossible: no consistent deal of the roles")
-        pick = rng.choice(len(options), p=np.array(weights, float) / sum(weights))
-        roles = options[int(pick)]
-    s.roles = roles
+        not_fool = tuple(sorted(set(_int_list(obs, "not_fool"))))
+    else:
+        dealt, not_fool = -1, ()
+    table, cum = _posterior_table(
+        n, p, tuple(roles), dealt, tuple(q for q in range(n) if q != p and TRAP in known[q]),
+        not_fool, tuple(tuple(row) for row in quiet),
+        tuple(len(held[q]) if q in held else 0 for q in range(n)), tuple(revealed),
+        tuple(sizes), tuple(open_piles), tuple(s.role_gone), unknown[TRAP])
+    roles, combo, cap_f = table[int(np.searchsorted(cum, rng.random() * cum[-1], "right"))]
+    s.roles = list(roles)
+    f = roles.index(FOOL) if FOOL in roles else -1
+    hidden_fool = cap_f > 0
 
-    # --- cards: Traps into allowed slots, the other unknown cards shuffled into the rest
-    def trap_ok(slot: tuple[str, int]) -> bool:
-        return roles[slot[1]] == FOOL and not s.role_gone[slot[1]]
-
-    all_slots = ([("s", k) for k in range(len(stored_slots))]
-                 + [("p", k) for k in range(len(pile_slots))] + [("pool", k)
-                                                                for k in range(pool_size)])
-    allowed = [k for k, (kind, j) in enumerate(all_slots)
-               if kind != "s" or trap_ok(stored_slots[j])]
-    if traps_left > len(allowed):
-        raise ValueError("observation is impossible: too many unseen Traps for their places")
-    trap_at = set(rng.choice(len(allowed), traps_left, replace=False).tolist()) \
-        if traps_left else set()
-    trap_slots = {allowed[k] for k in trap_at}
+    # --- cards. Slots: ("held", seat, "stored"/"lost") then ("pile", i)
+    setaside_f = [i for i in range(piles) if combo[i][0] == "f"]
+    setaside_u = [i for i in range(piles) if combo[i][0] == "u"]
+    slots: list[tuple] = []
+    cards: list[int | None] = []
+    trap_ok: list[bool] = []
+    origin: list[int] = []  # the pile a Fool's quiet card came from (-1: not one)
+    for q in sorted(held):
+        kinds = held[q]
+        origins: list[int] = []
+        if q == f and hidden_fool:
+            # the Fool's quiet cards it still holds: its set-aside Traps first, then the
+            # others' piles (more quiet cards than held ones: the stolen ones were no Traps)
+            rest = [i for i in open_piles for _ in range(quiet[f][i] - (i in setaside_f))]
+            keep = cap_f - len(setaside_f)
+            if keep < len(rest):
+                rest = [rest[j] for j in sorted(rng.choice(len(rest), keep,
+                                                           replace=False).tolist())]
+            origins = setaside_f + rest
+        for k, kind in enumerate(kinds):
+            slots.append(("held", q, kind))
+            cards.append(TRAP if origins and k < len(setaside_f) else None)
+            trap_ok.append(k < len(origins))
+            origin.append(origins[k] if k < len(origins) else -1)
+    first_pile = len(slots)
+    for i in open_piles:
+        for _ in range(sizes[i] - (1 if i in setaside_u else 0)):
+            slots.append(("pile", i))
+            cards.append(None)
+            trap_ok.append(True)
+            origin.append(-1)
+    traps_fool = list(setaside_f)  # piles of the Fool's Traps (its private fool_piles)
+    free_ok = [k for k in range(len(slots)) if trap_ok[k] and cards[k] is None]
+    dealt_traps = unknown[TRAP] - len(setaside_f) - len(setaside_u)
+    for j in (rng.choice(len(free_ok), dealt_traps, replace=False).tolist()
+              if dealt_traps else []):
+        cards[free_ok[j]] = TRAP
+        if origin[free_ok[j]] >= 0:
+            traps_fool.append(origin[free_ok[j]])
     others = [t for t in range(1, len(CARD_TYPES)) for _ in range(unknown[t])]
     others = [others[k] for k in rng.permutation(len(others))]
-    cards = []
-    for k in range(len(all_slots)):
-        cards.append(TRAP if k in trap_slots else others.pop())
+    for k in range(len(slots)):
+        if cards[k] is None:
+            cards[k] = others.pop()
 
     # stored / lost
     for q in range(n):
         if q != p:
             s.stored[q] = list(known[q])
-    for (kind, q), c in zip(stored_slots, cards, strict=False):
-        getattr(s, kind)[q].append(c)
+    for (_, q, where), c in zip(slots[:first_pile], cards[:first_pile], strict=True):
+        getattr(s, where)[q].append(c)
     for q in range(P):
         s.stored[q].sort()
         s.lost[q].sort()
-    k0 = len(stored_slots)
-    # piles another seat ordered (reserved Trap at a random place)
-    pile_cards_sampled: dict[int, list[int]] = {i: [] for i in range(piles)}
-    for i, c in zip(pile_slots, cards[k0:k0 + len(pile_slots)], strict=True):
-        pile_cards_sampled[i].append(c)
-    k0 += len(pile_slots)
+    # piles: lazily dealt ones (set-aside Trap and pool), explicit ones another seat ordered
+    pile_content: dict[int, list[int]] = {i: [] for i in range(piles)}
+    for (_, i), c in zip(slots[first_pile:], cards[first_pile:], strict=True):
+        pile_content[i].append(c)
+    pool = [0] * len(CARD_TYPES)
     for i in range(piles):
         if placed[i] is None:
+            s.pile_g[i] = 1 if i in setaside_u else 0
+            s.pile_r[i] = len(pile_content[i])
+            for c in pile_content[i]:
+                pool[c] += 1
             continue
         s.pile_g[i] = s.pile_r[i] = 0  # an ordered pile is an explicit list, as in play
         if pile_cards is not None:
             s.pile_order[i] = list(pile_cards[i]) if pile_cards[i] is not None else []
             continue
-        content = pile_cards_sampled[i]
-        if sizes[i] > 0 and not trap_seen[i]:
-            content.insert(int(rng.integers(len(content) + 1)), TRAP)
+        content = pile_content[i] + ([TRAP] if i in setaside_u else [])
+        content = [content[k] for k in rng.permutation(len(content))]  # a uniform order
         s.pile_order[i] = content[: placed[i]]
         if i == s.ordering:
             s.manip_hand = [content[placed[i]:].count(t) for t in range(len(CARD_TYPES))]
     if pile_cards is not None:
         s.manip_hand = list(hand)
-    # lazily dealt piles: the set-aside Traps and the pool of dealt cards
-    pool = [0] * len(CARD_TYPES)
-    for c in cards[k0:]:
-        pool[c] += 1
     s.pool = pool
-    for i, gi, r in lazy:
-        s.pile_g[i], s.pile_r[i] = gi, r
+    if f == p:
+        s.fool_piles = list(fool_piles)
+    elif f >= 0:  # a Trap p saw the Fool draw came from a pile p ordered (Manipulator)
+        seen_traps = known[f].count(TRAP) if f != p else 0
+        s.fool_piles = sorted(traps_fool + [int(x) for x in rng.choice(
+            sorted(s.manip_piles) or [0], seen_traps)] if seen_traps else traps_fool)
 
     # private knowledge: the seat's own, and what others know of its cards
     s.known = [[[] for _ in range(P)] for _ in range(P)]
@@ -448,11 +531,6 @@ def _rebuild(g: RatTrapGame, p: int, obs: Mapping[str, Any], rng: np.random.Gene
     for q in range(n):
         if q != p:
             s.known[q][p] = _cards(obs, "known_by", known_by[q])
-    if FOOL in roles:
-        f = roles.index(FOOL)
-        traps = s.stored[f].count(TRAP) + s.lost[f].count(TRAP)
-        s.fool_piles = list(fool_piles) if f == p else \
-            sorted(int(x) for x in rng.integers(piles, size=traps))
     try:  # the public fields passed one by one; do they make a playable position together?
         if s.current_player() == CHANCE:
             s.chance_outcomes()

@@ -14,6 +14,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from scipy.stats import chi2_contingency
 
 from ratai.engines import game_class, load_game
 from ratai.engines.rat_trap.data import FOOL, TRAP
@@ -23,7 +24,6 @@ from tests.engines.rat_trap.test_rt_invariants import card_total
 
 rt = pytest.importorskip("ratai._speedups.rat_trap")
 core = pytest.importorskip("ratai._speedups.core")
-chi2_contingency = pytest.importorskip("scipy.stats").chi2_contingency
 
 VARIANTS = list(game_class("rat_trap", "python").variants.items())
 IDS = [v for v, _ in VARIANTS]
