@@ -40,7 +40,7 @@ def observation_schema(game) -> dict:
     spaces = RULEBOOK["track_spaces"]
     owners = game.n_owners
     backpacks = [b[0] for b in d.backpacks]
-    caps = [c[0] for c in d.bottle_caps]
+    caps = [c if isinstance(c, str) else c[0] for c in d.bottle_caps]
     comics = [c[0] for c in d.comics]
     nodes = sorted(d.burrow_edges)
     ncards = len(d.cards)

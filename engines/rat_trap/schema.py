@@ -105,6 +105,10 @@ def observation_schema(game) -> dict:
         "cat_targets": array(rat, P, "rats the cat still has to visit"),
         "tr_card": integer(-1, len(d.third_rat_cards) - 1, "the Third Rat card in play, -1 "
                            "none (RT-8)"),
+        "quiet": fixed(fixed(integer(0, deck, "cards"), "per pile", n=piles),
+                       "cards each seat drew from each pile this round that were not "
+                       "revealed as a Trap (public; a Fool's quiet draw may hide a Trap)",
+                       n=n),
         "pile_sizes": fixed(integer(0, deck, "cards"), "cards left in each pile", n=piles),
         "pile_placed": fixed(nullable(integer(0, deck, "cards")), "cards of each ordered "
                              "pile already placed by the Manipulator (null: not ordered)",

@@ -19,6 +19,7 @@ from ..obs_schema import (
     seat,
 )
 from .data import COLOURS
+from .rules import _FRAME_KINDS
 
 __all__ = ["observation_schema"]
 
@@ -49,9 +50,9 @@ def observation_schema(game) -> dict:
         "counts": counts,
     }, "a run of face-down Rat Pack cards whose contents are known but not their order")
     frame = obj({
-        "kind": enum(["sell", "bundle", "discard", "flood"],
-                     "the sub-decision: sell a Pipe, pay a Bundle, discard for an event, "
-                     "or choose the Sewer Flood colour"),
+        "kind": enum(list(_FRAME_KINDS),
+                     "the sub-decision a card effect waits for (sell Pipes, pick cards for "
+                     "an effect, choose a colour)"),
         "player": rat,
     }, "a card effect waiting for a seat's sub-decision (resolved first to last)",
         extra="the effect's progress (cards or colours still to choose), as the engine "
