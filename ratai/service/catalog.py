@@ -57,6 +57,8 @@ def list_games(limits: Limits) -> list[dict]:
             "max_game_length": game.max_game_length(),
             "perfect_information": bool(cls.perfect_information),
             "variants": {k: dict(v) for k, v in cls.variants.items()},
+            "observation_schema": game.observation_schema(),
+            "observation_tensor_shape": list(game.observation_tensor_shape()),
         })
     return out
 

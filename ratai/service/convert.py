@@ -172,7 +172,10 @@ def game_type_pb(d: dict) -> pb.GameType:
     out = pb.GameType(
         name=d["name"], title=d["title"], summary=d["summary"], min_players=d["min_players"],
         max_players=d["max_players"], num_distinct_actions=d["num_distinct_actions"],
-        perfect_information=d["perfect_information"], max_game_length=d["max_game_length"])
+        perfect_information=d["perfect_information"], max_game_length=d["max_game_length"],
+        observation_schema_json=json.dumps(d["observation_schema"], sort_keys=True,
+                                           separators=(",", ":")),
+        observation_tensor_shape=d["observation_tensor_shape"])
     for p in d["params"]:
         out.params.append(pb.ParamSpec(
             name=p["name"], default_value=to_value(p["default"]), type=p["type"],

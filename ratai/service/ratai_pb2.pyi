@@ -20,7 +20,7 @@ class ListGamesResponse(_message.Message):
     def __init__(self, games: _Optional[_Iterable[_Union[GameType, _Mapping]]] = ...) -> None: ...
 
 class GameType(_message.Message):
-    __slots__ = ("name", "title", "summary", "min_players", "max_players", "params", "num_distinct_actions", "perfect_information", "variants", "max_game_length")
+    __slots__ = ("name", "title", "summary", "min_players", "max_players", "params", "num_distinct_actions", "perfect_information", "variants", "max_game_length", "observation_schema_json", "observation_tensor_shape")
     class VariantsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -38,6 +38,8 @@ class GameType(_message.Message):
     PERFECT_INFORMATION_FIELD_NUMBER: _ClassVar[int]
     VARIANTS_FIELD_NUMBER: _ClassVar[int]
     MAX_GAME_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_SCHEMA_JSON_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_TENSOR_SHAPE_FIELD_NUMBER: _ClassVar[int]
     name: str
     title: str
     summary: str
@@ -48,7 +50,9 @@ class GameType(_message.Message):
     perfect_information: bool
     variants: _containers.MessageMap[str, _struct_pb2.Struct]
     max_game_length: int
-    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., summary: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., params: _Optional[_Iterable[_Union[ParamSpec, _Mapping]]] = ..., num_distinct_actions: _Optional[int] = ..., perfect_information: _Optional[bool] = ..., variants: _Optional[_Mapping[str, _struct_pb2.Struct]] = ..., max_game_length: _Optional[int] = ...) -> None: ...
+    observation_schema_json: str
+    observation_tensor_shape: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., summary: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., params: _Optional[_Iterable[_Union[ParamSpec, _Mapping]]] = ..., num_distinct_actions: _Optional[int] = ..., perfect_information: _Optional[bool] = ..., variants: _Optional[_Mapping[str, _struct_pb2.Struct]] = ..., max_game_length: _Optional[int] = ..., observation_schema_json: _Optional[str] = ..., observation_tensor_shape: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ParamSpec(_message.Message):
     __slots__ = ("name", "default_value", "type", "choices", "allowed", "doc", "server_only")

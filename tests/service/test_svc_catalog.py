@@ -34,6 +34,25 @@ def test_list_games_covers_every_registered_game(client):
         assert all(p.server_only for p in g.params if p.name == "data_path")
 
 
+def test_catalogue_serves_the_observation_schema(client):
+    """Issue 16 item 1: each game's observation schema and tensor shape are in ListGames, and
+    a seat's GameView observation validates against it."""
+    import json
+
+    import jsonschema
+
+    games = {g.name: g for g in client.list_games()}
+    for name, g in games.items():
+        schema = json.loads(g.observation_schema_json)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        assert schema == load_game(name).observation_schema()
+        assert list(g.observation_tensor_shape) == list(load_game(name).observation_tensor_shape())
+    created = client.create_game("rat_trap", seats=["human"] * 3)
+    view = client.get_state(created.game_id, created.seat_tokens[0].token)
+    jsonschema.validate(json.loads(view.observation_json),
+                        json.loads(games["rat_trap"].observation_schema_json))
+
+
 def test_health_serving(server):
     with grpc.insecure_channel(f"127.0.0.1:{server.port}") as ch:
         stub = health_pb2_grpc.HealthStub(ch)
