@@ -71,6 +71,7 @@ class PIMC:
         worlds: list[State] = []
         done: list[RunResult] = []
         labels: dict[int, str] = {}
+        tie = srng.tiebreak(legal)  # seeded root tie-breaks, never the action id
 
         def label(a: int) -> str:
             text = labels.get(a)
@@ -87,13 +88,15 @@ class PIMC:
                     _add_visits(r.root, player, vis)
                 shown = sorted(sorted(vis, key=lambda a: -vis[a])[:MAX_REPORTED_MOVES]) \
                     or legal[:1]
-            moves = root_moves([r.root for r in res], player, shown, label, n)
+            def pv_of(a: int, limit: int):
+                # the move's line in the world whose tree visited it most (multi-PV)
+                i = max(range(len(res)), key=lambda j: _visits(res[j].root, a, player))
+                return tree_pv(res[i].root, worlds[i], a, player, limit)
+
+            moves = root_moves([r.root for r in res], player, shown, label, n, tie,
+                               pv_of if res else None)
             best = moves[0].action
-            pv = ()
-            if res:
-                i = max(range(len(res)), key=lambda j: _visits(res[j].root, best, player))
-                pv = tree_pv(res[i].root, worlds[i], best, player)
-            return Analysis(best, moves, pv, sum(r.iterations for r in res),
+            return Analysis(best, moves, moves[0].pv, sum(r.iterations for r in res),
                             sum(r.nodes for r in res), max((r.max_depth for r in res), default=0),
                             budget.elapsed(), seed, player, kind)
 

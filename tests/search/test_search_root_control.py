@@ -130,6 +130,21 @@ def test_tie_break_is_seeded_never_by_id(kind):
     assert len(set(best)) >= 4, best
 
 
+def test_pimc_tie_break_is_seeded_never_by_id():
+    """Item 9 for pimc: its worlds' root statistics tie on the null game; the seeded key
+    picks the move (same seed, same move), and every reported move has its own PV."""
+    game = NullGame(moves=6)
+    s = game.new_initial_state()
+    best = []
+    for seed in range(24):
+        an = make_bot("pimc", game, 0, seed=seed, iterations=60).analyze(s)
+        assert an.best_action == make_bot("pimc", game, 0, seed=seed,
+                                          iterations=60).analyze(s).best_action
+        assert all(m.pv and m.pv[0].action == m.action for m in an.moves if m.visits)
+        best.append(an.best_action)
+    assert len(set(best)) >= 4, best
+
+
 def test_sort_moves_order():
     ms = [MoveStat(a, str(a), v, val, pr) for a, v, val, pr in
           [(0, 5, 0.5, 0.1), (1, 5, 0.6, 0.1), (2, 5, 0.6, 0.3), (3, 9, 0.0, 0.0)]]
