@@ -104,4 +104,9 @@ cdef extern from *:
 # Play ``state`` (mutated) to the end with uniform decisions and chance by probability;
 # returns the number of actions applied. ``act``/``prob`` are scratch buffers.
 cdef long c_random_playout(CyState state, unsigned long long* rng, int* act,
-                           double* prob) noexcept
+                           double* prob) noexcept nogil
+
+
+# A 64-bit seed for a compiled determinization's splitmix64 stream from ``rng`` (an int is the
+# seed itself; a numpy Generator gives one raw draw; anything else goes through make_rng).
+cdef unsigned long long cy_seed_of(object rng) except? 0

@@ -13,7 +13,7 @@ from libc.stdlib cimport malloc, free
 
 import numpy as np
 
-from ratai.engines.api import IllegalActionError, State, canonical_json
+from ratai.engines.api import IllegalActionError, State, canonical_json, make_rng
 
 
 def check_bounds(str game, int max_players, int max_count) -> None:
@@ -345,7 +345,7 @@ class CyGame:
 
 
 cdef long c_random_playout(CyState state, unsigned long long* rng, int* act,
-                           double* prob) noexcept:
+                           double* prob) noexcept nogil:
     cdef long steps = 0
     cdef int cp, n, i
     cdef double u
@@ -453,3 +453,14 @@ def random_playout_actions(CyState state, unsigned long long seed=0) -> list:
     finally:
         free(act)
         free(prob)
+
+
+cdef unsigned long long cy_seed_of(object rng) except? 0:
+    """A 64-bit seed for a compiled determinization's splitmix64 stream from the caller's
+    ``rng``: an int is the seed itself, a numpy ``Generator`` gives one raw draw, anything
+    else goes through ``make_rng``."""
+    if isinstance(rng, int):
+        return <unsigned long long>(rng & 0xFFFFFFFFFFFFFFFF)
+    if not isinstance(rng, np.random.Generator):
+        rng = make_rng(rng)
+    return <unsigned long long>rng.bit_generator.random_raw()

@@ -34,8 +34,8 @@ from ratai.engines.rat_trap import rules as _R
 from ratai.engines.rat_trap import view as _V
 from ratai.engines.rat_trap.data import CARD_CHEESE, CARD_TYPES, ROLES
 
-from .core cimport (CyState, cy_fresh_history, cy_share_history, ratai_splitmix64,
-                    ratai_uniform)
+from .core cimport (CyState, cy_fresh_history, cy_seed_of, cy_share_history,
+                    ratai_splitmix64, ratai_uniform)
 from .core import CyGame, check_bounds
 
 # ------------------------------------------------------------------------------ constants
@@ -1819,15 +1819,6 @@ cdef void _set_arr(signed char* out, values, int cap, str field) except *:
 
 
 # ====================================================================== the state
-cdef unsigned long long _seed_of(object rng) except? 0:
-    """A 64-bit seed for ``rt_determinize``'s splitmix64 stream from the caller's ``rng``."""
-    if isinstance(rng, int):
-        return <unsigned long long>(rng & 0xFFFFFFFFFFFFFFFF)
-    if not isinstance(rng, np.random.Generator):
-        rng = _api.make_rng(rng)
-    return <unsigned long long>rng.bit_generator.random_raw()
-
-
 cdef class RatTrapState(CyState):
     """A Rat Trap position in one C struct; the same API as the reference ``RatTrapState``.
 
@@ -1906,7 +1897,7 @@ cdef class RatTrapState(CyState):
         (it raises for an impossible view)."""
         cdef unsigned long long x
         if stream == NULL:
-            x = _seed_of(rng)
+            x = cy_seed_of(rng)
             stream = &x
         if out is None:
             out = RatTrapState.__new__(RatTrapState)
@@ -1930,7 +1921,7 @@ cdef class RatTrapState(CyState):
         if self._scratch is not None and _Py_REFCNT(<PyObject*>self._scratch) == 1:
             out = self._scratch
         if rng is None or rng is not self._rs_rng:
-            self._rs_state = _seed_of(rng)
+            self._rs_state = cy_seed_of(rng)
             self._rs_rng = rng if isinstance(rng, np.random.Generator) else None
         out = self._determinized(player, rng, out, &self._rs_state)
         self._scratch = out

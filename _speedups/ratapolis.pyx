@@ -35,7 +35,8 @@ from ratai.engines import api as _api
 from ratai.engines.ratapolis import rules as _R
 from ratai.engines.ratapolis import view as _V
 
-from .core cimport CyState, cy_fresh_history, cy_share_history, ratai_splitmix64
+from .core cimport (CyState, cy_fresh_history, cy_seed_of, cy_share_history,
+                    ratai_splitmix64)
 from .core import CyGame, check_bounds
 
 # ------------------------------------------------------------------------------ constants
@@ -1128,17 +1129,6 @@ cdef int rp_determinize(RPState* d, const RPState* src, const RPConst* k, int p,
     return 0
 
 
-cdef unsigned long long _seed_of(object rng) except? 0:
-    """A 64-bit seed for ``rp_determinize``'s splitmix64 stream from the caller's ``rng``:
-    an int is the seed itself, a numpy ``Generator`` gives one raw draw, anything else goes
-    through ``make_rng``."""
-    if isinstance(rng, int):
-        return <unsigned long long>(rng & 0xFFFFFFFFFFFFFFFF)
-    if not isinstance(rng, np.random.Generator):
-        rng = _api.make_rng(rng)
-    return <unsigned long long>rng.bit_generator.random_raw()
-
-
 # ====================================================================== game constants
 cdef class _Consts:
     """The game's constants as a C struct (owned by the game, shared by its states)."""
@@ -1346,7 +1336,7 @@ cdef class RatapolisState(CyState):
         (it raises for an impossible view)."""
         cdef unsigned long long x
         if stream == NULL:
-            x = _seed_of(rng)
+            x = cy_seed_of(rng)
             stream = &x
         if out is None:
             out = RatapolisState.__new__(RatapolisState)
@@ -1370,7 +1360,7 @@ cdef class RatapolisState(CyState):
         if self._scratch is not None and _Py_REFCNT(<PyObject*>self._scratch) == 1:
             out = self._scratch
         if rng is None or rng is not self._rs_rng:
-            self._rs_state = _seed_of(rng)
+            self._rs_state = cy_seed_of(rng)
             self._rs_rng = rng if isinstance(rng, np.random.Generator) else None
         out = self._determinized(player, rng, out, &self._rs_state)
         self._scratch = out

@@ -12,7 +12,7 @@ parallel array of value sums (``num_players`` doubles per node); no Python objec
 A node's children are the index range ``[first, first + nch)``; its block has room for
 ``cap`` children and moves to the end of the pool when it must grow (IS-MCTS: an action or a
 chance perception not seen before), so indices, never pointers, are kept across expansions.
-The playout (uniform decisions, chance by probability, as ``core.c_random_playout``) runs on
+The playout (``core.c_random_playout``: uniform decisions, chance by probability) runs on
 a pooled state (``c_copy_from``: a memcpy per iteration, no allocation). Randomness is one
 splitmix64 stream per search seeded from the bot's :class:`~ratai.search.common.SearchRng`,
 so a seeded bot is reproducible per position exactly as the Python search is.
@@ -88,7 +88,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from .core cimport CyState, ratai_splitmix64, ratai_uniform
+from .core cimport CyState, c_random_playout, ratai_splitmix64, ratai_uniform
 
 from ratai.search.common import (
     DEFAULT_MAX_MEMORY_MB,
@@ -153,34 +153,6 @@ cdef inline double now() noexcept nogil:
 def monotonic() -> float:
     """The search's clock (``CLOCK_MONOTONIC``, seconds)."""
     return now()
-
-
-cdef long playout(CyState state, unsigned long long* rng, int* act, double* prob) noexcept nogil:
-    """``core.c_random_playout`` without the GIL (core.pxd declares that one with it): play
-    ``state`` to the end, decisions uniform, chance by probability; returns the plies."""
-    cdef long steps = 0
-    cdef int cp, n, i
-    cdef double u
-    while True:
-        cp = state.c_current_player()
-        if cp == TERMINAL:
-            return steps
-        if cp == CHANCE:
-            n = state.c_chance_outcomes(act, prob)
-            u = ratai_uniform(rng)
-            i = 0
-            while i < n - 1:
-                u -= prob[i]
-                if u < 0:
-                    break
-                i += 1
-        else:
-            n = state.c_legal_actions(act)
-            i = <int>(ratai_uniform(rng) * n)
-            if i >= n:
-                i = n - 1
-        state.c_apply(act[i])
-        steps += 1
 
 
 ctypedef struct Tree:
@@ -449,7 +421,7 @@ cdef class _Search:
         if depth > self.max_depth:
             self.max_depth = depth
         if self.work.c_current_player() != TERMINAL:
-            playout(self.work, &self.rng, self.act, self.prob)
+            c_random_playout(self.work, &self.rng, self.act, self.prob)
         self.work.c_returns(self.ret)
         for i in range(plen):
             nd = self.path[i]
