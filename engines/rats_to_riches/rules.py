@@ -240,7 +240,8 @@ class RatsToRichesGame(Game):
         ``max_turn_actions`` Step 2 actions plus ``END_STEP2`` and Step 3; card picks (sale,
         bundle, discard), each moving a card that entered a tableau by a buy or a Flush (or a
         Flush card); reveals, at most ``2 × total_cards`` per slot refill (one reshuffle per
-        refill) and at most ``S`` refills per Step 2 action plus ``S`` at setup; Sewer Flood
+        refill) and at most ``S`` refills per Step 2 action plus ``S`` at setup; RR-9 back
+        reveals, at most one per reveal plus one per reshuffle (one per refill); Sewer Flood
         choices, each returning one cheese of the at most ``C`` ever gained (start cheese
         plus, per turn, Step 3 cheese and the largest fixed cheese gain per Step 2 action).
         """
@@ -254,7 +255,7 @@ class RatsToRichesGame(Game):
         refills = d.open_sewer_slots * (1 + turns * cap)
         picks = turns * cap + n
         cards = d.total_cards + d.flush_count
-        return n + turns * (cap + 2) + picks + refills * 2 * cards + cheese
+        return n + turns * (cap + 2) + picks + refills * (4 * cards + 1) + cheese
 
     def new_initial_state(self) -> RatsToRichesState:
         return RatsToRichesState(self)
