@@ -47,9 +47,8 @@ card has card id ``T`` where a card id may name it, ``S`` Open Sewer slots)
                         probability its share of the pack; resolved at once after each draw
                         and each reshuffle, before any other decision.
     Cards with the same effects (e.g. the Scrappy and Supreme Sabotage) play identically, so
-    the lowest
-    owned type id of that program is the one used (for a plain card the user picks the
-    type, so the back it sends to the Cesspit). Multi-card choices (sale contents,
+    the lowest owned type id of that program is the one used (for a plain card the user
+    picks the type, so the back it sends to the Cesspit). Multi-card choices (sale contents,
     bundle contents, discards, returned cheese) are made one card at a time in
     non-decreasing id order, so each set is reached once. A choice with a single legal
     option is applied automatically.
