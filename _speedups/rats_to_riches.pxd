@@ -45,7 +45,7 @@ ctypedef struct RRProg:
 ctypedef struct RRConst:
     int n, T, S, NC, size, max_turn_actions
     # action bases (rules.Layout)
-    int COMBO, BUY, FLUSH, END_STEP2, USE, SELL, SELL_NOW, PICK, COLOUR, REVEAL
+    int COMBO, BUY, FLUSH, END_STEP2, USE, SELL, SELL_NOW, PICK, COLOUR, REVEAL, BACK
     int combo[RR_MAXCOMBO][3]
     int combo_sum[RR_MAXCOMBO]
     # data
@@ -57,6 +57,7 @@ ctypedef struct RRConst:
     int pipes[RR_MAXT]
     signed char card_colour[RR_MAXT]   # data.CARD_COLOURS id (types only)
     signed char is_event[RR_MAXT]
+    signed char back[RR_MAXT]          # RR-9: data.BACKS id per card id (Flush: 2)
     int ncol[RR_NCOL]
     int col_ids[RR_NCOL][RR_MAXT]
     # the compiled effects (program.Compiled)
@@ -90,6 +91,7 @@ ctypedef struct RRState:
     signed char active
     signed char golden         # -1: None
     signed char reshuffled
+    signed char top_back       # RR-9: data.BACKS id of the top Rat Pack card, -1: None
     signed char nseg
     signed char nrefill
     signed char npend

@@ -520,15 +520,31 @@ cdef int legal_actions(const RRState* s, const RRConst* k, int* out) noexcept no
 
 cdef int chance_outcomes(const RRState* s, const RRConst* k, int* act,
                          double* prob) noexcept nogil:
-    """The next card of the top Rat Pack segment, by its counts (draw-on-reveal)."""
-    cdef int n = 0, t, c
-    cdef double total
-    if s.phase == PH_OVER or s.npend or not s.nrefill or not s.nseg:
+    """The next card of the top Rat Pack segment, by its counts (draw-on-reveal), among
+    those with the announced back; or, while it is unknown, the top card's back (RR-9)."""
+    cdef int n = 0, t, c, b
+    cdef int per[3]
+    cdef double total = 0.0
+    if s.phase == PH_OVER or not s.nseg:
         return 0
-    total = <double>s.seg_total[0]
+    if s.top_back < 0:  # RR-9: which back shows, by its share of the top segment
+        per[0] = per[1] = per[2] = 0
+        for t in range(k.T + 1):
+            per[k.back[t]] += s.pack[0][t]
+        for b in range(3):
+            if per[b]:
+                act[n] = k.BACK + b
+                prob[n] = <double>per[b] / <double>s.seg_total[0]
+                n += 1
+        return n
+    if s.npend or not s.nrefill:
+        return 0
+    for t in range(k.T + 1):
+        if k.back[t] == s.top_back:
+            total += s.pack[0][t]
     for t in range(k.T + 1):
         c = s.pack[0][t]
-        if c:
+        if c and k.back[t] == s.top_back:  # RR-9: the next card has the announced back
             act[n] = k.REVEAL + t
             prob[n] = <double>c / total
             n += 1
@@ -538,6 +554,8 @@ cdef int chance_outcomes(const RRState* s, const RRConst* k, int* act,
 cdef inline int current_player(const RRState* s) noexcept nogil:
     if s.phase == PH_OVER:
         return _TERMINAL
+    if s.nseg and s.top_back < 0:
+        return _CHANCE  # RR-9: the new top card's back shows at once
     if s.npend:
         return s.pending[0].player
     if s.nrefill:
@@ -698,6 +716,7 @@ cdef void reveal(RRState* s, const RRConst* k, int t) noexcept nogil:
     s.seg_total[0] -= 1
     if not s.seg_total[0]:
         pop_segment(s)
+    s.top_back = -1  # RR-9: the next card's back shows (settle)
     if t < k.T and k.is_event[t]:
         s.cesspit[t] += 1  # affects all rats, then to the Cesspit; slot waits again
         if run_steps(s, k, k.rev_a[t], k.rev_b[t], s.active, -1, -1, t):
@@ -757,11 +776,30 @@ cdef void end_turn(RRState* s, const RRConst* k) noexcept nogil:
     start_turn(s, k)
 
 
+cdef void fix_back(RRState* s, const RRConst* k) noexcept nogil:
+    """RR-9: the top card's back is known without a draw when the top segment holds one back
+    only (a deck); else it stays -1 for the ``BACK`` chance node."""
+    cdef int t, b = -1
+    if not s.nseg or s.top_back >= 0:
+        return
+    for t in range(k.T + 1):
+        if s.pack[0][t]:
+            if b < 0:
+                b = k.back[t]
+            elif b != k.back[t]:
+                return
+    s.top_back = b
+
+
 cdef void settle(RRState* s, const RRConst* k) noexcept nogil:
     """Run automatic steps (forced choices, reshuffles, turn starts) until a node."""
     cdef int buf[RR_MAXT + 2]
     cdef int t, total
     while s.phase != PH_OVER:
+        if s.nseg and s.top_back < 0:
+            fix_back(s, k)
+            if s.top_back < 0:
+                return  # chance node: the back shows (RR-9)
         if s.npend:
             if frame_legal(s, k, &s.pending[0], buf) != 1:
                 return
@@ -781,6 +819,7 @@ cdef void settle(RRState* s, const RRConst* k) noexcept nogil:
                 memcpy(s.pack[0], s.cesspit, RR_MAXT)
                 memset(s.cesspit, 0, RR_MAXT)
                 s.reshuffled = 1
+                s.top_back = -1  # RR-9: the backs show through the new pack
             else:  # RR-6: both empty, the slot stays empty
                 pop_refill(s)
                 s.reshuffled = 0
@@ -890,7 +929,9 @@ cdef void a_prog(RRState* s, const RRConst* k, int j, int off) noexcept nogil:
 cdef void apply_action(RRState* s, const RRConst* k, int a) noexcept nogil:
     """The reference's ``_apply_action`` (decode, dispatch, settle)."""
     cdef int j
-    if a >= k.REVEAL:
+    if a >= k.BACK:
+        s.top_back = a - k.BACK  # RR-9
+    elif a >= k.REVEAL:
         reveal(s, k, a - k.REVEAL)
     elif s.npend:
         frame_apply(s, k, a)
@@ -937,6 +978,8 @@ cdef void init_state(RRState* s, const RRConst* k) noexcept nogil:
             s.seg_total[i] += k.counts0[i][q]
     # "Put any spares in a discard pile on the board, called The Cesspit."
     s.cesspit[k.T] = k.flush_count - k.n
+    s.top_back = -1
+    fix_back(s, k)  # RR-9: the Scrappy Sewer back is on top
 
 
 # ====================================================================== information digest
@@ -959,6 +1002,7 @@ cdef unsigned long long info_digest(const RRState* s, const RRConst* k, int p) n
     h = mix(h, s.golden)
     h = mix(h, s.box)
     h = mix(h, s.reshuffled)
+    h = mix(h, s.top_back)  # RR-9
     h = mix(h, s.turn_actions)
     for q in range(k.n):
         h = mix(h, s.cash[q])
@@ -1057,6 +1101,7 @@ def _make_consts(game, params) -> _Consts:
     c.PICK = L.PICK
     c.COLOUR = L.COLOUR
     c.REVEAL = L.REVEAL
+    c.BACK = L.BACK
     for i, combo in enumerate(L.combos):
         for j in range(3):
             c.combo[i][j] = combo[j]
@@ -1075,6 +1120,7 @@ def _make_consts(game, params) -> _Consts:
             c.cost_cheese[t][j] = game.cost_cheese[t][j]
         c.cost_cash[t] = game.cost_cash[t]
         c.card_colour[t] = -1
+        c.back[t] = game.back[t]  # RR-9
     # the compiled effects: the same tables the reference interprets (program.Compiled)
     c.nsteps = len(cp.steps)
     for i, st in enumerate(cp.steps):
@@ -1269,6 +1315,7 @@ cdef class RatsToRichesState(CyState):
         d["cesspit"] = _row(s.cesspit, T + 1)
         d["refill"] = [s.refill[i] for i in range(s.nrefill)]
         d["reshuffled"] = bool(s.reshuffled)
+        d["top_back"] = None if s.top_back < 0 else s.top_back
         pending = []
         for i in range(s.npend):
             f = &s.pending[i]
@@ -1372,6 +1419,10 @@ cdef class RatsToRichesState(CyState):
                 s.refill[i] = v
             field = "reshuffled"
             s.reshuffled = bool(r.reshuffled)
+            field = "top_back"
+            if r.top_back is not None and not 0 <= r.top_back < 3:
+                raise ValueError(f"field 'top_back': {r.top_back!r} is not a back id")
+            s.top_back = -1 if r.top_back is None else r.top_back
             field = "pending"
             if len(r.pending) > RR_MAXPEND:
                 raise ValueError(f"field 'pending': more than {RR_MAXPEND} frames for the "

@@ -11,11 +11,14 @@ with every effect written in the shared vocabulary (section Effects). Load anoth
 
 Card types
 ----------
-Entries of the two decks that are identical in every rule field (name, colour, cost and
-effect) are merged into one *card type*; the type keeps per-deck counts. Types are numbered in
-order of first appearance (Scrappy Sewer, then Supreme Sewer). Each type has a unique ``key``:
-its name, or ``"<name> (<deck>)"`` when two different types share a name (the Scrappy Pipe
-costs 2 blue cheese, the Supreme one 3). The Flush card is not a Rat Pack type; rules give it
+Entries of one deck that are identical in every rule field (name, colour, cost and effect)
+are merged into one *card type*; the type keeps its count. The back of a card (its deck) is a
+rule field too, because the backs of the Rat Pack show through (RR-9): identical cards of the
+two decks (Bonus Bonanza, Sabotage, Snatch, ...) are two types, so every copy keeps its back
+after a reshuffle (RR-6). Types are numbered in order of first appearance (Scrappy Sewer, then
+Supreme Sewer). Each type has a unique ``key``: its name, or ``"<name> (<deck>)"`` when two
+types share a name (the Scrappy Pipe costs 2 blue cheese, the Supreme one 3; the two Bonus
+Bonanza types differ only by their backs). The Flush card is not a Rat Pack type; rules give it
 the id ``len(card_types)`` where a card id may name it (Sabotage, Mutual Destruction, the
 Cesspit and a reshuffled Rat Pack, an Open Sewer slot).
 
@@ -62,6 +65,9 @@ CARD_COLOURS = ("green", "blue", "red", "purple", "yellow", "grey")
 #: The Flush card's printed cost, "The Flush Card (cost 2)" (rulebook "Types of Cards"), read
 #: as $2 (see the module docstring); ``flush_card.cost`` in a data file overrides it.
 FLUSH_COST: dict[str, int] = {"cash": 2}
+#: The kinds of card back (RR-9): the two decks, then the Flush card's own back.
+BACKS = ("Scrappy Sewer", "Supreme Sewer", "Flush")
+FLUSH_BACK = 2
 
 #: The names Rats to Riches effects may use (see :mod:`engines.effects`).
 RR_VOCABULARY = Vocabulary(
@@ -93,7 +99,8 @@ class CardType:
         pipes: pipes it counts as when sold (Blue cards), else 0.
         effects: its effects (:class:`engines.effects.Effect`, in order).
         text: the card text.
-        counts: copies per deck, ``(scrappy, supreme)``.
+        counts: copies per deck, ``(scrappy, supreme)``: one of them is 0 (a type belongs
+            to one deck, RR-9).
     """
 
     id: int
@@ -106,6 +113,11 @@ class CardType:
     effects: tuple[Effect, ...]
     text: str
     counts: tuple[int, int]
+
+    @property
+    def back(self) -> int:
+        """Its back (RR-9): an index into :data:`BACKS` (0 Scrappy Sewer, 1 Supreme Sewer)."""
+        return 0 if self.counts[0] else 1
 
     @property
     def total(self) -> int:
@@ -404,11 +416,12 @@ def parse(raw: Any, source: str = "<data>") -> RatsToRichesData:
             parsed = _parse_card(doc, card, f"$.{field}[{i}]")
             if parsed is not None:
                 rule, count = parsed
-                merged.setdefault(rule, [0, 0])[d] += count
-    names = [rule[0] for rule in merged]
+                # RR-9: the deck (the card's back) is a rule field: one type per deck
+                merged.setdefault((rule, d), [0, 0])[d] += count
+    names = [rule[0] for rule, _d in merged]
     types = []
     used_keys: set[str] = set()
-    for i, (rule, counts) in enumerate(merged.items()):
+    for i, ((rule, _d), counts) in enumerate(merged.items()):
         name = rule[0]
         key = name
         if names.count(name) > 1:

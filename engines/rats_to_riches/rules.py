@@ -40,9 +40,15 @@ card has card id ``T`` where a card id may name it, ``S`` Open Sewer slots)
                         Mutual Destruction discards).
     ``COLOUR+c``        Sewer Flood: return one cheese of colour ``c``.
     ``REVEAL+t``        chance: the next Rat Pack card is of type ``t`` (``t == T``: a Flush
-                        card, from a reshuffled Cesspit).
-    Cards with the same effects (e.g. two Sabotage types) play identically, so the lowest
-    owned type id of that program is the one used. Multi-card choices (sale contents,
+                        card, from a reshuffled Cesspit); only types with the announced
+                        back ``top_back`` can come (RR-9).
+    ``BACK+b``          chance (RR-9): the new top card of a mixed Rat Pack shows back ``b``
+                        (``data.BACKS``: Scrappy Sewer, Supreme Sewer, Flush), with
+                        probability its share of the pack; resolved at once after each draw
+                        and each reshuffle, before any other decision.
+    Cards with the same effects (e.g. the Scrappy and Supreme Sabotage) play identically, so
+    the lowest owned type id of that program is the one used (for a plain card the user
+    picks the type, so the back it sends to the Cesspit). Multi-card choices (sale contents,
     bundle contents, discards, returned cheese) are made one card at a time in
     non-decreasing id order, so each set is reached once. A choice with a single legal
     option is applied automatically.
@@ -53,7 +59,11 @@ Hidden information
     the counts of each card type left, which every rat can work out from the cards seen. So
     every observation is the whole state (``perfect_information = True``: a perfect-
     information game with chance, like backgammon); ``state_from_observation`` rebuilds it
-    exactly and needs no sampling. Card backs of a reshuffled pack are ignored.
+    exactly and needs no sampling. RR-9: the backs of the Rat Pack show through, so the back
+    of the top card (``top_back``) is public at all times, after reshuffles too: each card
+    type belongs to one deck (``data.py``), a chance node ``BACK`` reveals the new top back
+    whenever the top segment mixes backs (a reshuffled Cesspit), and each reveal draws only
+    among the cards with that back. The rebuild keeps the back.
 
 Flush cards
     A Flush card is in front of a rat (its $2 income, counted per card: "Income is the sum
@@ -136,13 +146,14 @@ class Layout:
         self.PICK = self.SELL_NOW + 1
         self.COLOUR = self.PICK + T + 1
         self.REVEAL = self.COLOUR + len(COLOURS)
-        self.size = self.REVEAL + T + 1  # the Flush card can be revealed too
+        self.BACK = self.REVEAL + T + 1  # the Flush card can be revealed too
+        self.size = self.BACK + len(D.BACKS)  # RR-9: the top card's back
         self.bases = [(getattr(self, name), name, -1) for name in (
             "COMBO", "BUY", "FLUSH", "END_STEP2", "USE")]
         self.bases += [(prog.base, "PROG", j) for j, prog in enumerate(self.programs)
                        if prog.size]
         self.bases += [(getattr(self, name), name, -1) for name in (
-            "SELL", "SELL_NOW", "PICK", "COLOUR", "REVEAL")]
+            "SELL", "SELL_NOW", "PICK", "COLOUR", "REVEAL", "BACK")]
 
     def decode(self, action: int) -> tuple[str, int, int]:
         """``(block name, offset, program index or -1)`` of an action id (block ``"PROG"``:
@@ -213,6 +224,8 @@ class RatsToRichesGame(Game):
         self.cost_cash = [t.cost_cash for t in types] + [self.data.flush_cost_cash]
         self.pipes = [t.pipes for t in types]
         self.keys = [t.key for t in types] + ["Flush"]
+        #: The back of each card id (``data.BACKS`` index; the Flush card, id ``T``, last), RR-9.
+        self.back = [t.back for t in types] + [D.FLUSH_BACK]
         self.key_id = {k: i for i, k in enumerate(self.keys)}
         return params
 
@@ -226,7 +239,8 @@ class RatsToRichesGame(Game):
         ``max_turn_actions`` Step 2 actions plus ``END_STEP2`` and Step 3; card picks (sale,
         bundle, discard), each moving a card that entered a tableau by a buy or a Flush (or a
         Flush card); reveals, at most ``2 × total_cards`` per slot refill (one reshuffle per
-        refill) and at most ``S`` refills per Step 2 action plus ``S`` at setup; Sewer Flood
+        refill) and at most ``S`` refills per Step 2 action plus ``S`` at setup; RR-9 back
+        reveals, at most one per reveal plus one per reshuffle (one per refill); Sewer Flood
         choices, each returning one cheese of the at most ``C`` ever gained (start cheese
         plus, per turn, Step 3 cheese and the largest fixed cheese gain per Step 2 action).
         """
@@ -240,7 +254,7 @@ class RatsToRichesGame(Game):
         refills = d.open_sewer_slots * (1 + turns * cap)
         picks = turns * cap + n
         cards = d.total_cards + d.flush_count
-        return n + turns * (cap + 2) + picks + refills * 2 * cards + cheese
+        return n + turns * (cap + 2) + picks + refills * (4 * cards + 1) + cheese
 
     def new_initial_state(self) -> RatsToRichesState:
         return RatsToRichesState(self)
@@ -301,6 +315,8 @@ class RatsToRichesState(State):
         cesspit: count of each card id in the Cesspit (``T + 1`` long, Flush last).
         refill: Open Sewer slots waiting to be refilled, in order; reshuffled: the current
             refill already shuffled the Cesspit into the pack.
+        top_back: the back of the top Rat Pack card (``data.BACKS`` index, RR-9), ``None``
+            when the pack is empty or while the ``BACK`` chance node reveals it.
         pending: sub-decisions in order (``{"kind": "sell"|"bundle"|"discard"|"flood",
             "player", ...}``).
         turn_actions: Step 2 actions taken this turn; winners: seats that won (or ``[]``).
@@ -327,6 +343,8 @@ class RatsToRichesState(State):
         self.cesspit = [0] * T + [d.flush_count - n]
         self.refill: list[int] = []
         self.reshuffled = False
+        self.top_back: int | None = None
+        self._fix_back()  # RR-9: the Scrappy Sewer back is on top
         self.pending: list[dict] = []
         self.turn_actions = 0
         self.winners: list[int] = []
@@ -335,6 +353,8 @@ class RatsToRichesState(State):
     def current_player(self) -> int:
         if self.phase == "over":
             return TERMINAL
+        if self.pack and self.top_back is None:
+            return CHANCE  # RR-9: the new top card's back shows at once
         if self.pending:
             return self.pending[0]["player"]
         if self.refill:
@@ -364,14 +384,24 @@ class RatsToRichesState(State):
     def _chance_outcomes(self) -> list[tuple[int, float]]:
         g: RatsToRichesGame = self._game
         counts = self.pack[0]["counts"]
-        total = sum(counts)
-        return [(g.layout.REVEAL + t, c / total) for t, c in enumerate(counts) if c]
+        if self.top_back is None:  # RR-9: which back shows, by its share of the top segment
+            per = [0] * len(D.BACKS)
+            for t, c in enumerate(counts):
+                per[g.back[t]] += c
+            total = sum(per)
+            return [(g.layout.BACK + b, c / total) for b, c in enumerate(per) if c]
+        # RR-9: the next card has the announced back
+        mine = [c if g.back[t] == self.top_back else 0 for t, c in enumerate(counts)]
+        total = sum(mine)
+        return [(g.layout.REVEAL + t, c / total) for t, c in enumerate(mine) if c]
 
     def _apply_action(self, action: int) -> None:
         g: RatsToRichesGame = self._game
         block, k, j = g.layout.decode(action)
         if block == "REVEAL":
             self._reveal(k)
+        elif block == "BACK":
+            self.top_back = k  # RR-9
         elif self.pending:
             self._frame_apply(block, k)
         elif block == "PROG":
@@ -402,7 +432,9 @@ class RatsToRichesState(State):
         ``{"green", "blue", "red"}``), ``flush`` (Flush cards per rat), ``flush_in_box``
         (Flush cards out of the game, RR-2), ``tableau`` (per rat ``{card key: count}``),
         ``golden_rat``, ``open_sewer`` (keys or ``None``), ``rat_pack`` (segments top first
-        ``{"deck", "counts": {key: count}}``), ``cesspit``, ``refill``, ``reshuffled``,
+        ``{"deck", "counts": {key: count}}``), ``top_back`` (the back of the top Rat Pack
+        card, one of ``data.BACKS``, RR-9; ``None`` when the pack is empty or while the
+        ``BACK`` chance node reveals it), ``cesspit``, ``refill``, ``reshuffled``,
         ``pending`` (frames with card keys and colour names), ``turn_actions``, ``winners``.
         The Flush card's key is ``"Flush"``.
 
@@ -426,6 +458,7 @@ class RatsToRichesState(State):
             "open_sewer": [None if t is None else keys[t] for t in self.sewer],
             "rat_pack": [{"deck": s["deck"], "counts": _by_key(keys, s["counts"])}
                          for s in self.pack],
+            "top_back": None if self.top_back is None else D.BACKS[self.top_back],  # RR-9
             "cesspit": _by_key(keys, self.cesspit),
             "refill": list(self.refill),
             "reshuffled": self.reshuffled,
@@ -899,6 +932,7 @@ class RatsToRichesState(State):
         seg["counts"][t] -= 1
         if not sum(seg["counts"]):
             self.pack.pop(0)
+        self.top_back = None  # RR-9: the next card's back shows (_settle)
         if t < g.T and g.data.card_types[t].is_event:
             self.cesspit[t] += 1  # affects all rats, then to the Cesspit; slot waits again
             # Yellow cards: "affects ALL rats immediately" (RR-4), from the active rat.
@@ -909,11 +943,24 @@ class RatsToRichesState(State):
         self.sewer[self.refill.pop(0)] = t
         self.reshuffled = False
 
+    def _fix_back(self) -> None:
+        """RR-9: the top card's back is known without a draw when the top segment holds one
+        back only (a deck); else it stays ``None`` for the ``BACK`` chance node."""
+        if not self.pack or self.top_back is not None:
+            return
+        backs = {self._game.back[t] for t, c in enumerate(self.pack[0]["counts"]) if c}
+        if len(backs) == 1:
+            self.top_back = backs.pop()
+
     # ----------------------------------------------------------------- turn machine
     def _settle(self) -> None:
         """Run automatic steps (forced choices, reshuffles, turn starts) until a node."""
         g: RatsToRichesGame = self._game
         while self.phase != "over":
+            if self.pack and self.top_back is None:
+                self._fix_back()
+                if self.top_back is None:
+                    return  # chance node: the back shows (RR-9)
             if self.pending:
                 legal = self._frame_legal(self.pending[0])
                 if len(legal) != 1:
@@ -927,6 +974,7 @@ class RatsToRichesState(State):
                     # RR-6: shuffle the Cesspit into a new Rat Pack (once per refill).
                     self.pack = [{"deck": "Cesspit", "counts": self.cesspit}]
                     self.cesspit = [0] * (g.T + 1)
+                    self.top_back = None  # RR-9: the backs show through the new pack
                     self.reshuffled = True
                 else:  # RR-6: both empty, the slot stays empty
                     self.refill.pop(0)
@@ -1045,6 +1093,8 @@ def _label(state: RatsToRichesState, action: int) -> str:
         return f"send own {keys[k]} to the Cesspit"
     if block == "COLOUR":
         return f"return 1 {COLOURS[k]} cheese"
+    if block == "BACK":
+        return f"the top Rat Pack card shows a {D.BACKS[k]} back"  # RR-9
     return f"reveal {keys[k]}"  # REVEAL
 
 
@@ -1188,6 +1238,16 @@ def _from_observation(game: RatsToRichesGame, player: int,
     if not isinstance(r.get("reshuffled"), bool):
         raise r.fail("reshuffled", "must be a bool")
     s.reshuffled = obs["reshuffled"]
+    # RR-9: the top card's back is public; the rebuild keeps it
+    back = r.get("top_back")
+    if back is not None:
+        if back not in D.BACKS:
+            raise r.fail("top_back", f"must be null or one of {D.BACKS}, got {back!r}")
+        b = D.BACKS.index(back)
+        if not s.pack or not any(c and game.back[t] == b
+                                 for t, c in enumerate(s.pack[0]["counts"])):
+            raise r.fail("top_back", f"no {back!r} card is on top of the Rat Pack")
+    s.top_back = None if back is None else D.BACKS.index(back)
     s.turn_actions = r.int(r.get("turn_actions"), "turn_actions")
     s.pending = [_frame_from_obs(r, f, f"pending[{i}]")
                  for i, f in enumerate(r.list("pending"))]

@@ -18,7 +18,7 @@ from ..obs_schema import (
     obj,
     seat,
 )
-from .data import COLOURS
+from .data import BACKS, COLOURS
 from .rules import _FRAME_KINDS
 
 __all__ = ["observation_schema"]
@@ -78,6 +78,11 @@ def observation_schema(game) -> dict:
                             n=d.open_sewer_slots),
         "rat_pack": array(segment, len(d.decks) + 1,
                           "the face-down Rat Pack, top segment first"),
+        "top_back": nullable(enum(list(BACKS), "a card back"),
+                             "RR-9: the backs of the Rat Pack show through: the back of the "
+                             "top face-down card (Scrappy Sewer, Supreme Sewer or Flush), at "
+                             "all times and after reshuffles too; null when the pack is empty "
+                             "or while the chance node showing the new top back is pending"),
         "cesspit": counts,
         "refill": array(integer(0, d.open_sewer_slots - 1, "a slot"),
                         d.open_sewer_slots, "Open Sewer slots waiting to be refilled"),

@@ -184,7 +184,8 @@ def rr_bonus_bonanza_not_shared_paradise() -> Position:
             "Emmental Energy Ltd": 1},
         1: {"Gorgonzola Goldmines plc": 1}})
     return Position("rats_to_riches: Bonus Bonanza wins, Shared Paradise loses", s,
-                    ["use Bonus Bonanza"], ["use Shared Paradise", "end step 2"])
+                    ["use Bonus Bonanza (Scrappy Sewer)"],  # RR-9 splits the type by deck
+                    ["use Shared Paradise", "end step 2"])
 
 
 # ============================================================================ First Rat

@@ -9,17 +9,33 @@ PIPE = "Pipe (Scrappy Sewer)"
 PIPE3 = "Pipe (Supreme Sewer)"
 
 
+def card_id(game: RatsToRichesGame, key: str) -> int:
+    """The type id of card ``key``, or of a printed name that two decks share (RR-9 splits
+    them by back): the Scrappy Sewer type, the one on top of the Rat Pack."""
+    if key in game.key_id:
+        return game.key_id[key]
+    for t in game.data.card_types:
+        if t.name == key:
+            return t.id
+    raise KeyError(key)
+
+
 def take_from_pack(state: RatsToRichesState, key: str) -> int:
-    """Remove one card ``key`` from the Rat Pack (first segment holding it); its type id."""
-    t = state.get_game().key_id[key]
-    for seg in state.pack:
-        if seg["counts"][t]:
-            seg["counts"][t] -= 1
-            break
-    else:
-        raise AssertionError(f"no {key} left in the Rat Pack")
-    state.pack = [seg for seg in state.pack if sum(seg["counts"])]
-    return t
+    """Remove one card ``key`` from the Rat Pack (first segment holding it); its type id.
+
+    A printed name shared by both decks (RR-9) takes the first type with copies left."""
+    game = state.get_game()
+    ids = [game.key_id[key]] if key in game.key_id else [
+        t.id for t in game.data.card_types if t.name == key]
+    for t in ids:
+        for seg in state.pack:
+            if seg["counts"][t]:
+                seg["counts"][t] -= 1
+                state.pack = [seg for seg in state.pack if sum(seg["counts"])]
+                state.top_back = None
+                state._fix_back()
+                return t
+    raise AssertionError(f"no {key} left in the Rat Pack")
 
 
 def make_state(n: int = 3, *, active: int = 0, phase: str = "step2", cash=None, cheese=None,
@@ -76,7 +92,14 @@ def labels(state: RatsToRichesState) -> list[str]:
 def reveal(state: RatsToRichesState, key: str) -> None:
     """Resolve the pending chance node with card ``key`` (``"Flush"``: a Flush card)."""
     assert state.is_chance_node(), "not a chance node"
-    do(state, f"reveal {'Flush card' if key == 'Flush' else key}")
+    if key == "Flush":
+        return do(state, "reveal Flush card")
+    game = state.get_game()
+    for t in game.data.card_types:  # a shared printed name: the type on offer (RR-9)
+        if t.name == key and key not in game.key_id and \
+                game.layout.REVEAL + t.id in state.legal_actions():
+            key = t.key
+    do(state, f"reveal {key}")
 
 
 def card_total(state: RatsToRichesState) -> list[int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from rr_helpers import PIPE, PIPE3, do, game_cards, labels, make_state, reveal
+from rr_helpers import PIPE, PIPE3, card_id, do, game_cards, labels, make_state, reveal
 
 from ratai.engines import CHANCE, IllegalActionError, load_game
 
@@ -39,9 +39,9 @@ def test_bonus_bonanza_collects_income_again():
     Income an additional time on the same turn"; then it goes to the Cesspit."""
     game, s = make_state(2, cash=[3, 0], golden=0,
                          tableau={0: {"Bonus Bonanza": 1, "Feta Frigates Inc.": 1}})
-    do(s, "use Bonus Bonanza")
+    do(s, "use Bonus Bonanza (Scrappy Sewer)")
     assert s.cash[0] == 3 + 2 + 3 + 2
-    assert s.cesspit[game.key_id["Bonus Bonanza"]] == 1
+    assert s.cesspit[card_id(game, "Bonus Bonanza")] == 1
 
 
 # ----------------------------------------------------------------------------- Blue
@@ -103,7 +103,7 @@ def test_sabotage_sends_any_rats_card_to_the_cesspit():
     do(s, "use Sabotage on rat 1's Emmental Energy Ltd")
     assert s.tableau[1][game.key_id["Emmental Energy Ltd"]] == 0
     assert s.cesspit[game.key_id["Emmental Energy Ltd"]] == 1
-    assert s.cesspit[game.key_id["Sabotage"]] == 1
+    assert s.cesspit[card_id(game, "Sabotage")] == 1
 
 
 def test_sabotaged_flush_card_goes_to_the_cesspit():
@@ -160,7 +160,7 @@ def test_mutual_destruction_both_discard_two_own_cards():
     do(s, "use Mutual Destruction on rat 1")
     assert s.current_player() == 0
     do(s, f"send own {PIPE} to the Cesspit")
-    do(s, "send own Snatch to the Cesspit")
+    do(s, "send own Snatch (Scrappy Sewer) to the Cesspit")
     assert s.current_player() == 1
     # picks go in card-id order (Flush last), so each pair of cards is one sequence
     assert labels(s) == ["send own Emmental Energy Ltd to the Cesspit",
@@ -232,10 +232,10 @@ def test_free_money_all_rats_take_5():
     do(s, f"buy {PIPE} (Open Sewer slot 0)")
     reveal(s, "Free Money")
     assert s.cash == [5, 6, 7]
-    assert s.cesspit[game.key_id["Free Money"]] == 1
+    assert s.cesspit[card_id(game, "Free Money")] == 1
     assert s.current_player() == CHANCE and s.sewer[0] is None
     reveal(s, "Snatch")
-    assert game.keys[s.sewer[0]] == "Snatch"
+    assert game.keys[s.sewer[0]] == "Snatch (Scrappy Sewer)"
 
 
 def test_sewer_flood_each_rat_returns_half_its_cheese_by_choice():
@@ -282,6 +282,8 @@ def test_cheese_famine_returns_one_of_each_colour_held():
 def _supreme_on_top(s):
     """Drop the Scrappy Sewer segment into the Cesspit (Supreme cards come next)."""
     s.pack = [seg for seg in s.pack if seg["deck"] == "Supreme Sewer"]
+    s.top_back = None
+    s._fix_back()  # RR-9: the Supreme Sewer back is on top now
     _rebalance(s)
 
 
@@ -306,7 +308,7 @@ def test_investment_bundle_dumps_three_green_cards_for_25():
     chooses which green cards."""
     game, s = make_state(2, tableau={0: {"Investment Bundle": 1, "Emmental Energy Ltd": 2,
                                          "Gorgonzola Goldmines plc": 2}})
-    do(s, "use Investment Bundle")
+    do(s, "use Investment Bundle (Scrappy Sewer)")
     # picks go in card-id order, so one Emmental is forced first; the choice is then
     # {Emmental, Gorgonzola} or {Gorgonzola, Gorgonzola} for the other two
     assert s.pending[0]["kind"] == "pick" and s.pending[0]["left"] == 2
@@ -316,14 +318,14 @@ def test_investment_bundle_dumps_three_green_cards_for_25():
     do(s, "dump Emmental Energy Ltd with Investment Bundle")  # the third (Gorgonzola) is forced
     assert s.cash[0] == 25 and not s.pending
     assert s.tableau[0][game.key_id["Gorgonzola Goldmines plc"]] == 1
-    assert s.cesspit[game.key_id["Investment Bundle"]] == 1
+    assert s.cesspit[card_id(game, "Investment Bundle")] == 1
     assert s.cesspit[game.key_id["Emmental Energy Ltd"]] == 2
 
 
 def test_bundle_needs_its_cards():
     """Bundles: without 3 green cards the Investment Bundle cannot be used."""
     _, s = make_state(2, tableau={0: {"Investment Bundle": 1, "Emmental Energy Ltd": 2}})
-    assert "use Investment Bundle" not in labels(s)
+    assert "use Investment Bundle (Scrappy Sewer)" not in labels(s)
 
 
 @pytest.mark.parametrize("bundle,cards", [
@@ -335,7 +337,7 @@ def test_other_bundles(bundle, cards):
     """Plumbing (3 pipes, counted per card), Mischief (3 red), Rainbow (1 green, 1 blue,
     1 red): dump for $25; a forced choice is applied automatically."""
     _, s = make_state(2, tableau={0: {bundle: 1, **cards}})
-    do(s, f"use {bundle}")
+    do(s, f"use {s.get_game().keys[card_id(s.get_game(), bundle)]}")  # RR-9 keys
     while s.pending:
         do(s, labels(s)[0])
     assert s.cash[0] == 25 and sum(s.tableau[0]) == 0
@@ -349,7 +351,7 @@ def test_flush_takes_one_card_free_and_sends_the_others_to_the_cesspit():
     game, s = make_state(2, sewer=["Gorgonzola Goldmines plc", PIPE, "Snatch"])
     do(s, "flush: take Gorgonzola Goldmines plc (Open Sewer slot 0)")
     assert s.tableau[0][game.key_id["Gorgonzola Goldmines plc"]] == 1
-    assert s.cesspit[game.key_id[PIPE]] == 1 and s.cesspit[game.key_id["Snatch"]] == 1
+    assert s.cesspit[game.key_id[PIPE]] == 1 and s.cesspit[card_id(game, "Snatch")] == 1
     assert s.flush == [0, 1] and s.box == 1 and s.income(0) == 6
     assert s.refill == [0, 1, 2] and s.current_player() == CHANCE
     for key in ("Snatch", "Snatch", PIPE):

@@ -158,6 +158,8 @@ def test_event_picks_then_the_rest_of_the_event():
     assert s.cash == [32, 11] and s.cheese == [[2, 0, 2], [1, 1, 0]]
     s.cesspit = [a + b for a, b in zip(s.cesspit, s.pack.pop(0)["counts"], strict=True)]
     s.refill = [0]  # the Scrappy Sewer is used up: the Supreme Sewer is on top
+    s.top_back = None
+    s._fix_back()  # RR-9
     reveal(s, "Red Tape")
     assert s.cash == [29, 11]
 

@@ -71,6 +71,7 @@ def _late_game_runs(n: int, count: int) -> None:
             for t, c in enumerate(seg["counts"]):
                 state.cesspit[t] += c
         state.pack = []
+        state.top_back = None  # RR-9: no back shows over an empty pack
         rng = np.random.default_rng(seed)
         while not state.is_terminal():
             check_invariants(state)

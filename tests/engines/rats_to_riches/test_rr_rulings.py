@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rr_helpers import PIPE, card_total, do, game_cards, labels, make_state, reveal
+from rr_helpers import PIPE, card_id, card_total, do, game_cards, labels, make_state, reveal
 
 from ratai.engines import CHANCE, TERMINAL, load_game
 
@@ -65,9 +65,9 @@ def test_rr3_cards_lie_face_up_and_are_used_later():
     """RR-3: bought cards lie face up in front of their owner (public), no limit, and can
     be used on a later turn."""
     game, s = make_state(2, cheese=[[0, 0, 1], [0, 0, 0]], sewer=["Snatch", None, None])
-    do(s, "buy Snatch (Open Sewer slot 0)")
+    do(s, "buy Snatch (Scrappy Sewer) (Open Sewer slot 0)")
     reveal(s, PIPE)
-    assert s.observation(1)["tableau"][0] == {"Snatch": 1}
+    assert s.observation(1)["tableau"][0] == {"Snatch (Scrappy Sewer)": 1}
     do(s, "end step 2")
     do(s, "buy no cheese, end turn")
     do(s, "end step 2")
@@ -104,7 +104,8 @@ def test_rr4_events_chain():
     reveal(s, "Free Money")
     assert s.cash == [10 + 5, 10 + 5] and s.current_player() == CHANCE
     reveal(s, "Snatch")
-    assert game.keys[s.sewer[0]] == "Snatch" and s.cesspit[game.key_id["Free Money"]] == 2
+    assert game.keys[s.sewer[0]] == "Snatch (Scrappy Sewer)"
+    assert s.cesspit[card_id(game, "Free Money")] == 2
 
 
 # ----------------------------------------------------------------------------- RR-5
@@ -140,8 +141,9 @@ def _only_in_cesspit(s, keys):
         for t, c in enumerate(seg["counts"][:game.T]):  # the Rat Pack holds no Flush yet
             s.tableau[1][t] += c
     s.pack = []
+    s.top_back = None  # RR-9: no back shows over an empty pack
     for key, count in keys.items():
-        t = game.key_id[key]
+        t = card_id(game, key)
         s.tableau[1][t] -= count
         s.cesspit[t] += count
 
@@ -156,7 +158,7 @@ def test_rr6_empty_rat_pack_reshuffles_the_cesspit():
     assert s.pack == [{"deck": "Cesspit", "counts": s.pack[0]["counts"]}]
     assert sum(s.cesspit) == 0
     assert dict(s.chance_outcomes()) == {
-        game.layout.REVEAL + game.key_id["Snatch"]: 2 / 3,
+        game.layout.REVEAL + card_id(game, "Snatch"): 2 / 3,
         game.layout.REVEAL + game.key_id["Cheese Run"]: 1 / 3}
     reveal(s, "Cheese Run")
     assert card_total(s) == game_cards(game)
@@ -169,8 +171,10 @@ def test_rr6_reshuffled_cesspit_brings_the_spare_flush_cards_back():
     _only_in_cesspit(s, {"Snatch": 1})
     do(s, f"buy {PIPE} (Open Sewer slot 0)")
     flush = game.layout.REVEAL + game.T
-    assert dict(s.chance_outcomes()) == {
-        game.layout.REVEAL + game.key_id["Snatch"]: 1 / 4, flush: 3 / 4}
+    # RR-9: the mixed pack first shows its top back (1 Snatch, 3 Flush cards)
+    assert dict(s.chance_outcomes()) == {game.layout.BACK + 0: 1 / 4, game.layout.BACK + 2: 3 / 4}
+    s.apply_action(game.layout.BACK + 2)
+    assert dict(s.chance_outcomes()) == {flush: 1.0}
     assert s.action_to_string(CHANCE, flush) == "reveal Flush card"
     reveal(s, "Flush")
     assert s.observation(0)["open_sewer"] == ["Flush", None, None]
@@ -277,6 +281,6 @@ def test_rr10_a_small_cap_still_bounds_the_turn():
     ending Step 2 is legal."""
     _, s = make_state(2, cash=[20, 0], tableau={0: {"Bonus Bonanza": 2, "Pickpocket": 1}},
                       max_turn_actions=2)
-    do(s, "use Bonus Bonanza")
+    do(s, "use Bonus Bonanza (Scrappy Sewer)")
     do(s, "use Pickpocket on rat 1")
     assert labels(s) == ["end step 2"]

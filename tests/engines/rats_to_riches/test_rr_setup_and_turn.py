@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from rr_helpers import PIPE, card_total, do, game_cards, labels, make_state, reveal
+from rr_helpers import PIPE, card_id, card_total, do, game_cards, labels, make_state, reveal
 
 from ratai.engines import CHANCE, IllegalActionError, load_game
 
@@ -50,7 +50,8 @@ def test_setup_reveals_three_scrappy_cards_then_seat_0_collects_income():
     reveal(s, PIPE)
     reveal(s, "Snatch")
     reveal(s, "Emmental Energy Ltd")
-    assert [game.keys[t] for t in s.sewer] == [PIPE, "Snatch", "Emmental Energy Ltd"]
+    assert [game.keys[t] for t in s.sewer] == [
+        PIPE, "Snatch (Scrappy Sewer)", "Emmental Energy Ltd"]
     assert s.phase == "step2" and s.current_player() == 0
     assert s.cash == [7, 5]
 
@@ -92,7 +93,7 @@ def test_card_costs_grey_in_cash_purple_in_three_cheese():
     game, s = make_state(2, cash=[5, 0], cheese=[[3, 0, 0], [0, 0, 0]],
                          sewer=["Investment Bundle", "Green Gangster", "Red Ruffian"])
     assert "buy Red Ruffian (Open Sewer slot 2)" not in labels(s)
-    do(s, "buy Investment Bundle (Open Sewer slot 0)")
+    do(s, "buy Investment Bundle (Scrappy Sewer) (Open Sewer slot 0)")
     assert s.cash[0] == 0
     reveal(s, PIPE)
     do(s, "buy Green Gangster (Open Sewer slot 1)")
@@ -134,11 +135,11 @@ def test_step2_actions_in_any_order_then_end_step2():
     do(s, "use Pickpocket on rat 1")
     do(s, "buy Pickpocket (Open Sewer slot 1)")
     reveal(s, PIPE)
-    do(s, "buy Snatch (Open Sewer slot 2)")
+    do(s, "buy Snatch (Scrappy Sewer) (Open Sewer slot 2)")
     reveal(s, PIPE)
     do(s, "use Pickpocket on rat 1")
     assert s.cash == [6, 0]
-    assert s.tableau[0][game.key_id["Snatch"]] == 1
+    assert s.tableau[0][card_id(game, "Snatch")] == 1
     do(s, "end step 2")
     assert s.phase == "step3"
 
@@ -163,7 +164,7 @@ def test_cards_are_conserved_by_a_turn():
     game, s = make_state(2, cheese=[[0, 0, 3], [0, 0, 0]], sewer=["Snatch", PIPE, PIPE],
                          cash=[3, 3])
     before = card_total(s)
-    do(s, "buy Snatch (Open Sewer slot 0)")
+    do(s, "buy Snatch (Scrappy Sewer) (Open Sewer slot 0)")
     reveal(s, "Cheese Run")
     do(s, "use Snatch on rat 1: take no cheese")
     assert card_total(s) == before == game_cards(game)
