@@ -1348,7 +1348,7 @@ cdef class RatapolisState(CyState):
         if rp_determinize(&out.s, &self.s, self.k, player, stream) == 0:
             return out
         gen = np.random.default_rng(stream[0]) if isinstance(rng, int) else rng
-        return self._game.state_from_observation(player, self.observation(player), gen)
+        return self._game._state_from_observation(player, self.observation(player), gen)
 
     cdef CyState c_resample(self, int player, object rng):
         # A scratch state held by this root is reused when nobody else holds it (the
