@@ -20,7 +20,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,14 +43,22 @@ class BotSpec:
     iterations: int | None = None
     time_limit: float | None = None
     options: tuple[tuple[str, Any], ...] = ()
+    level: int | None = None
 
     @classmethod
     def parse(cls, text: str) -> BotSpec:
-        """Raises ``ValueError`` for a malformed budget or option."""
+        """Raises ``ValueError`` for a malformed budget or option, or a ``level:L`` whose
+        ``L`` is not an integer in ``1..10`` (:mod:`ratai.bots.levels`)."""
         kind, *parts = text.strip().split(":")
         if not kind:
             raise ValueError(f"bad bot spec {text!r}: expected "
                              f"KIND[:ITERATIONS|:SECONDSs][:NAME=VALUE...]")
+        if kind == "level":
+            from ratai.bots.levels import check_level
+
+            if len(parts) != 1:
+                raise ValueError(f"bad bot spec {text!r}: expected level:L with L in 1..10")
+            return cls("level", level=check_level(parts[0]))
         iterations = time_limit = None
         options = []
         for part in parts:
@@ -78,6 +86,8 @@ class BotSpec:
 
     @property
     def label(self) -> str:
+        if self.level is not None:
+            return f"level:{self.level}"
         out = self.kind
         if self.iterations is not None:
             out += f":{self.iterations}"
@@ -86,6 +96,10 @@ class BotSpec:
         return out + "".join(f":{k}={json.dumps(v)}" for k, v in self.options)
 
     def make(self, game, seat: int, seed: Any):
+        """The bot for ``seat`` of ``game`` (a ``level:L`` spec resolves to that game's
+        calibrated kind and budget)."""
+        if self.level is not None:
+            return make_bot("level", game, seat, level=self.level, seed=seed)
         kw = dict(self.options)
         if self.iterations is not None:
             kw["iterations"] = self.iterations
@@ -109,7 +123,9 @@ def play_game(game_name: str, params: dict, specs: Sequence[str], seed: int, ind
     """Play one game between the bots ``specs`` (one spec string per seat).
 
     Returns the record: ``game``, ``params``, ``seed``, ``index``, ``seats`` (spec per seat),
-    ``history`` (all actions), ``scores``, ``returns``, ``moves``, ``seconds``.
+    ``history`` (all actions), ``scores``, ``returns``, ``moves``, ``seconds`` (wall clock of
+    the game), ``decisions`` (per seat: decisions with more than one legal action) and
+    ``seat_seconds`` (per seat: seconds its bot spent choosing, forced moves included).
     """
     game = load_game(game_name, backend=backend, **params)
     rng = np.random.default_rng([seed, index])
@@ -118,28 +134,58 @@ def play_game(game_name: str, params: dict, specs: Sequence[str], seed: int, ind
     state = game.new_initial_state()
     start = time.perf_counter()
     n = game.num_players()
+    decisions, thinking = [0] * n, [0.0] * n
+
+    def choose(seat: int, legal) -> int:
+        if len(legal) > 1:
+            decisions[seat] += 1
+        t0 = time.perf_counter()
+        action = bots[seat].step(state)
+        thinking[seat] += time.perf_counter() - t0
+        return action
+
     while not state.is_terminal():
         cp = state.current_player()
         if cp == CHANCE:
             action = sample_chance_outcome(state, rng)
         elif cp == SIMULTANEOUS:
-            joint = [bots[seat].step(state) if state.legal_actions(seat) else INVALID
-                     for seat in range(n)]
+            joint = []
+            for seat in range(n):
+                legal = state.legal_actions(seat)
+                joint.append(choose(seat, legal) if legal else INVALID)
             state.apply_actions(joint)
             continue
         else:
-            action = bots[cp].step(state)
+            action = choose(cp, state.legal_actions())
         state.apply_action(action)
     return {"game": game_name, "params": dict(game.params), "seed": seed, "index": index,
             "seats": list(specs), "history": state.history(), "scores": state.scores(),
             "returns": state.returns(), "moves": state.move_number(),
-            "seconds": round(time.perf_counter() - start, 4)}
+            "seconds": round(time.perf_counter() - start, 4), "decisions": decisions,
+            "seat_seconds": [round(t, 4) for t in thinking]}
+
+
+def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval (Wilson 1927) of a win rate ``wins / n`` at ``z`` (1.96: 95%).
+
+    ``wins`` may be fractional (a k-way shared win counts 1/k); ``n == 0`` gives (0, 1).
+    Unlike the normal approximation it stays inside [0, 1] and is not degenerate at 0 or
+    ``n`` wins.
+    """
+    if n <= 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(0.0, p * (1 - p) / n + z * z / (4 * n * n))) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 @dataclass
 class Standing:
     """One bot's results: ``games`` seats played, ``wins`` (sum of returns: a k-way shared
-    win counts 1/k), mean ``score``, and its openskill rating (``mu``, ``sigma``)."""
+    win counts 1/k), mean ``score``, its openskill rating (``mu``, ``sigma``), and the
+    ``decisions`` it made (more than one legal action) in ``think_s`` seconds of search."""
 
     bot: str
     games: int = 0
@@ -148,6 +194,18 @@ class Standing:
     returns: list[float] = field(default_factory=list)
     mu: float = 25.0
     sigma: float = 25.0 / 3
+    decisions: int = 0
+    think_s: float = 0.0
+
+    @property
+    def wilson95(self) -> tuple[float, float]:
+        """95% Wilson score interval of the win rate (:func:`wilson_interval`)."""
+        return wilson_interval(self.wins, self.games)
+
+    @property
+    def seconds_per_move(self) -> float:
+        """Mean seconds of search per decision (0 when it made none)."""
+        return self.think_s / self.decisions if self.decisions else 0.0
 
     @property
     def win_rate(self) -> float:
@@ -188,6 +246,9 @@ def standings(records: Iterable[dict], bots: Sequence[str]) -> list[Standing]:
             st.wins += rets[seat]
             st.score_sum += rec["scores"][seat]
             st.returns.append(rets[seat])
+            if "decisions" in rec:
+                st.decisions += rec["decisions"][seat]
+                st.think_s += rec["seat_seconds"][seat]
         ranks = [1 + sum(1 for r in rets if r > mine) for mine in rets]
         new = model.rate([[ratings[b]] for b in seats], ranks=ranks)
         updated: dict[str, list] = {}
@@ -208,7 +269,8 @@ def run_arena(game_name: str, params: dict, bots: Sequence[str], games: int, *, 
     """Play ``games`` seat-rotated games and return their records (in index order).
 
     Args:
-        bots: bot specs (``BotSpec.parse`` syntax); seats are filled by rotation.
+        bots: bot specs (``BotSpec.parse`` syntax); seats are filled by rotation
+            (:func:`seat_assignment`).
         workers: processes for ``backend="local"`` (1 = in this process).
         backend: ``"local"`` or ``"ray"`` (needs ``pip install ratai[ray]``; connects with
             ``ray.init()``, so ``RAY_ADDRESS`` selects a cluster).
@@ -219,13 +281,36 @@ def run_arena(game_name: str, params: dict, bots: Sequence[str], games: int, *, 
     """
     for spec in bots:
         BotSpec.parse(spec)
+    n = load_game(game_name, backend=engine_backend, **params).num_players()
+    seatings = [[bots[b] for b in seat_assignment(len(bots), n, i)] for i in range(games)]
+    return run_schedule(game_name, params, seatings, seed=seed, workers=workers,
+                        backend=backend, engine_backend=engine_backend, on_record=on_record)
+
+
+def run_schedule(game_name: str, params: dict, seatings: Sequence[Sequence[str]], *,
+                 seed: int = 0, workers: int = 1, backend: str = "local",
+                 engine_backend: str = "auto",
+                 on_record: Callable[[dict], None] | None = None) -> list[dict]:
+    """Play one game per entry of ``seatings`` (the bot spec of every seat; game ``i`` is
+    seeded from ``(seed, i)`` like every arena game) and return the records in index order.
+
+    This is the machinery under :func:`run_arena` and ``ratai.ladder``: ``workers``
+    processes locally, or Ray tasks with ``backend="ray"`` (same records for the same seed).
+
+    Raises:
+        ValueError: a bad bot spec or kind, a seating of the wrong length, bad game
+            parameters, or a bad backend.
+    """
     game = load_game(game_name, backend=engine_backend, **params)
     n = game.num_players()
-    jobs = [(game_name, dict(game.params), [bots[b] for b in seat_assignment(len(bots), n, i)],
-             seed, i, engine_backend) for i in range(games)]
-    # fail fast on bad kinds before starting workers
-    for seat, spec in enumerate(jobs[0][2] if jobs else []):
-        BotSpec.parse(spec).make(game, seat, 0)
+    for seating in seatings:
+        if len(seating) != n:
+            raise ValueError(f"a seating of {len(seating)} bots for a {n}-player game")
+    # fail fast on bad specs or kinds (every distinct one) before starting workers
+    for spec in dict.fromkeys(s for seating in seatings for s in seating):
+        BotSpec.parse(spec).make(game, 0, 0)
+    jobs = [(game_name, dict(game.params), list(seating), seed, i, engine_backend)
+            for i, seating in enumerate(seatings)]
     records: list[dict] = []
 
     def done(rec: dict) -> None:
@@ -251,8 +336,8 @@ def run_arena(game_name: str, params: dict, bots: Sequence[str], games: int, *, 
                 done(play_game(*job))
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                for rec in pool.map(play_game, *zip(*jobs, strict=True)):
-                    done(rec)
+                for fut in as_completed([pool.submit(play_game, *job) for job in jobs]):
+                    done(fut.result())
     else:
         raise ValueError(f"bad backend {backend!r}: allowed 'local' or 'ray'")
     return sorted(records, key=lambda r: r["index"])

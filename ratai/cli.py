@@ -7,6 +7,7 @@
     ratai suggest rat_trap --history game.json --seat 1          one hint
     ratai engine                                 JSON-lines analysis engine on stdin/stdout
     ratai bench rat_trap --seconds 1 --plot bench.png            search speed and strength
+    ratai ladder rat_trap --players 2 --out ladder/              rated round robin of the bots
     ratai serve --port 50051                     the gRPC service (= python server.py)
 
 Error contract: every bad input is one line ``ratai: <what and what is allowed>`` on stderr
@@ -51,7 +52,8 @@ class UsageError(SystemExit):
 
 # -- parameter types ---------------------------------------------------------------------
 class BotSpecType(click.ParamType):
-    """``KIND[:ITERATIONS|:SECONDSs]`` (``ratai.arena.BotSpec.parse``), kind checked."""
+    """``KIND[:ITERATIONS|:SECONDSs]`` or ``level:L`` (``ratai.arena.BotSpec.parse``), kind
+    checked."""
 
     name = "BOT"
 
@@ -63,9 +65,11 @@ class BotSpecType(click.ParamType):
             spec = BotSpec.parse(value)
         except ValueError as exc:
             self.fail(str(exc), param, ctx)
+        if spec.level is not None:
+            return spec.label
         if spec.kind not in BOT_KINDS:
-            self.fail(f"unknown bot kind {spec.kind!r}; known kinds: {sorted(BOT_KINDS)}",
-                      param, ctx)
+            self.fail(f"unknown bot kind {spec.kind!r}; known kinds: {sorted(BOT_KINDS)} "
+                      f"(or level:1..10)", param, ctx)
         if spec.iterations is not None and spec.iterations < 1:
             self.fail(f"bad bot spec {value!r}: iterations must be >= 1", param, ctx)
         if spec.time_limit is not None and not (spec.time_limit > 0
@@ -838,6 +842,126 @@ def bench(ctx, game, players, kind, seconds, budgets, n_games, workers, seed, pl
         raise UsageError(str(exc)) from None
 
 
+class SpecListType(click.ParamType):
+    """Comma-separated bot specs, only parsed (kinds may be placeholders or not installed:
+    ``ratai ladder`` notes those)."""
+
+    name = "SPEC,..."
+
+    def convert(self, value, param, ctx):
+        from ratai.arena import BotSpec
+
+        if isinstance(value, list):
+            return value
+        parts = [p.strip() for p in str(value).split(",")]
+        if any(not p for p in parts):
+            self.fail(f"{value!r}: expected comma-separated bot specs", param, ctx)
+        for p in parts:
+            try:
+                BotSpec.parse(p)
+            except ValueError as exc:
+                self.fail(str(exc), param, ctx)
+        return parts
+
+
+@cli.command(help="A rated round robin (openskill, seats rotated) of random, heuristic, the "
+                  "rollout search (mcts, or ismcts with hidden information) at 100/1k/10k "
+                  "iterations and az (when a model ships) at those budgets and 0.1s/1s per "
+                  "move; writes ladder.md, ladder.png, ladder.json and records.jsonl to --out.",
+             epilog="example: ratai ladder rat_trap --players 2 --games-per-pair 10 "
+                    "--workers 2 --out ladder-rat_trap-2p   (the default: ~15 minutes on 2 "
+                    "free cores; --quick: seconds)")
+@_game_options
+@click.option("--games-per-pair", "per_table", type=click.IntRange(min=1), default=10,
+              help="games per table (pair at 2 players, n-subset of entrants at n), rounded "
+                   "up to a multiple of the seat count so seats rotate fully")
+@click.option("--seed", type=SEED, default=0, help="seed of the whole ladder")
+@click.option("--workers", type=click.IntRange(min=1), default=1, help="processes")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
+              help="where the games run")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="output directory  [default: ladder-GAME-Np]")
+@click.option("--kinds", type=str, default=None,
+              help="only these kinds, comma-separated (random, heuristic, mcts, ismcts, "
+                   "rollout = the game's rollout search, az, level)")
+@click.option("--entrants", type=SpecListType(), default=None,
+              help="entrant specs instead of the default list (e.g. random,heuristic,"
+                   "{rollout}:300,level:5); {rollout} is mcts or ismcts by game")
+@click.option("--budget-scale", type=POSITIVE_SECONDS, default=1.0,
+              help="multiply every iteration and time budget by this")
+@click.option("--quick", is_flag=True,
+              help="a smoke run: --budget-scale 0.01 and one seat rotation per table")
+@click.option("--no-plot", is_flag=True, help="skip ladder.png (no matplotlib needed)")
+@click.option("--calibrate-levels", "levels_path", type=click.Path(dir_okay=False),
+              default=None, help="write this game's level=1..10 presets from the result into "
+                                 "this levels.json (needs the level candidates as entrants)")
+@click.pass_context
+def ladder(ctx, game, players, variant, param, per_table, seed, workers, backend, out_dir,
+           kinds, entrants, budget_scale, quick, no_plot, levels_path):
+    import shlex
+
+    from ratai import ladder as lad
+    from ratai.bots.levels import LEVEL_CANDIDATES
+
+    out = _out(ctx)
+    _writable(levels_path, "--calibrate-levels")
+    params = _game_params(game, variant, players, param)
+    g = _load(game, params)
+    n = g.num_players()
+    if quick:
+        budget_scale, per_table = budget_scale * 0.01, n
+    if levels_path and entrants is None:
+        entrants = list(LEVEL_CANDIDATES)
+    kind_list = None
+    if kinds is not None:
+        kind_list = [k.strip() for k in kinds.split(",")]
+        if any(not k for k in kind_list):
+            raise UsageError(f"bad --kinds {kinds!r}: expected comma-separated bot kinds")
+    try:
+        ents = lad.resolve_entrants(g, entrants or lad.ENTRANTS, kinds=kind_list,
+                                    budget_scale=budget_scale)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    out_dir = out_dir or f"ladder-{game}-{n}p"
+    playing = [e.spec for e in ents if e.note is None]
+    for e in ents:
+        if e.note is not None:
+            out.write(f"skipping {e.spec}: {e.note}\n")
+    command = "ratai " + " ".join(shlex.quote(a) for a in ctx.obj.get("argv", []))
+    try:
+        seatings = lad.schedule(len(playing), n, per_table)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    total = sum(lad.game_cost([playing[i] for i in s]) for s in seatings)
+    with _progress(out, eta=True) as progress:
+        task = progress.add_task(f"{game} {n}p: {len(seatings)} games", total=total)
+        count = [0]
+
+        def advance(rec, cost, t=task):
+            count[0] += 1
+            progress.update(t, advance=cost,
+                            description=f"{game} {n}p: {count[0]}/{len(seatings)} games")
+        try:
+            result = lad.run_ladder(game, params, ents, games_per_table=per_table, seed=seed,
+                                    workers=workers, backend=backend,
+                                    budget_scale=budget_scale, command=command,
+                                    on_record=advance)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    if levels_path:
+        try:
+            entry = lad.calibrate_levels(result, levels_path)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if entry["inversions"]:
+            result.notes.append(f"level pairs whose measured mu decreases: "
+                                f"{entry['inversions']}")
+    paths = lad.write_outputs(result, out_dir, with_plot=not no_plot)
+    out.write(lad.markdown(result))
+    out.write("\nwritten: " + ", ".join(str(p) for p in paths)
+              + (f", {levels_path}" if levels_path else "") + "\n")
+
+
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
                                "help_option_names": []},
              add_help_option=False,
@@ -849,20 +973,26 @@ def serve(args):
     sys.exit(_serve(list(args)))
 
 
-def _progress(out: TextIO):
-    """A rich progress bar on ``out`` (transient; invisible when ``out`` is no terminal)."""
+def _progress(out: TextIO, eta: bool = False):
+    """A rich progress bar on ``out`` (transient; invisible when ``out`` is no terminal).
+    ``eta``: the bar counts work units (the task's own total) and shows the percentage and
+    the estimated time remaining instead of ``done/total``."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
         Progress,
+        TaskProgressColumn,
         TextColumn,
         TimeElapsedColumn,
+        TimeRemainingColumn,
     )
 
     console = Console(file=sys.stderr) if out is sys.stdout else Console(file=out)
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=console, transient=True)
+    columns = [TaskProgressColumn(), TimeElapsedColumn(), TextColumn("ETA"),
+               TimeRemainingColumn()] if eta else [MofNCompleteColumn(), TimeElapsedColumn()]
+    return Progress(TextColumn("{task.description}"), BarColumn(), *columns,
+                    console=console, transient=True)
 
 
 def _one_line(exc: click.ClickException) -> str:
@@ -885,7 +1015,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout,
     try:
         try:
             rv = cli.main(args=argv, prog_name="ratai", standalone_mode=False,
-                          obj={"out": out, "inp": inp})
+                          obj={"out": out, "inp": inp, "argv": argv})
         except click.exceptions.Exit as exc:
             return exc.exit_code
         except click.exceptions.Abort:

@@ -13,6 +13,10 @@ Kinds (see each class): ``random`` (:class:`RandomBot`), ``heuristic``
 (:class:`ExpectimaxBot`, Michie 1966 / Ballard 1983), ``smmcts`` (:class:`SMMCTSBot`,
 decoupled UCT — Lanctot et al. 2013 / Tak et al. 2014).
 
+Strength presets: ``make_bot("level", game, player, level=L)`` with ``L`` in 1..10 builds
+the kind and budget calibrated for that game (:mod:`ratai.bots.levels`, measured by
+``ratai ladder``).
+
 >>> from ratai.bots import make_bot
 >>> bot = make_bot("ismcts", game, player=1, iterations=1000, seed=7)  # doctest: +SKIP
 >>> analysis = bot.analyze(state)                                       # doctest: +SKIP
@@ -55,11 +59,15 @@ BOT_KINDS: dict[str, type[Bot]] = {
 
 def make_bot(kind: str, game: Game, player: int, *, iterations: int | None = None,
              time_limit: float | None = None, max_depth: int | None = None,
-             seed: Any = None, **kw: Any) -> Bot:
+             seed: Any = None, level: int | None = None, **kw: Any) -> Bot:
     """Create a bot of ``kind`` for seat ``player`` of ``game``.
 
     Args:
-        kind: one of :data:`BOT_KINDS`.
+        kind: one of :data:`BOT_KINDS`, or ``"level"`` with ``level``.
+        level: with ``kind="level"``: a strength preset 1..10 (1 random, 2 heuristic, then
+            rising search budgets), resolved for ``game`` from ``ratai/bots/levels.json``
+            (:func:`ratai.bots.levels.level_spec`); it sets kind, budget and options, so
+            none of ``iterations``, ``time_limit``, ``max_depth`` or options may be given.
         iterations: search budget in iterations (exact; the reproducible budget). For
             ``expectimax`` a node budget.
         time_limit: search budget in seconds of wall clock. With ``iterations`` too, the
@@ -73,10 +81,28 @@ def make_bot(kind: str, game: Game, player: int, *, iterations: int | None = Non
     Raises:
         ValueError: unknown ``kind`` (the message lists the known kinds), a search bot
             without a budget, an unknown or bad option, or a game the kind cannot play
-            (``mcts`` on hidden information without ``determinize=True``).
+            (``mcts`` on hidden information without ``determinize=True``); for
+            ``"level"``: a missing or bad level (allowed 1..10), a game without calibrated
+            levels, or a budget or option given besides the level.
     """
+    if kind == "level":
+        from ratai.arena import BotSpec
+
+        from .levels import level_spec
+
+        if level is None:
+            raise ValueError("bot kind 'level' needs level=1..10")
+        given = sorted([k for k, v in (("iterations", iterations), ("time_limit", time_limit),
+                                       ("max_depth", max_depth)) if v is not None] + list(kw))
+        if given:
+            raise ValueError(f"bot kind 'level' sets its own budget and options; remove "
+                             f"{given}")
+        return BotSpec.parse(level_spec(game.name, level)).make(game, player, seed)
+    if level is not None:
+        raise ValueError(f"level={level!r} needs bot kind 'level', not {kind!r}")
     if kind not in BOT_KINDS:
-        raise ValueError(f"unknown bot kind {kind!r}; known kinds: {sorted(BOT_KINDS)}")
+        raise ValueError(f"unknown bot kind {kind!r}; known kinds: {sorted(BOT_KINDS)} "
+                         f"(or 'level' with level=1..10)")
     cls = BOT_KINDS[kind]
     if cls is RandomBot:
         if kw:

@@ -1,0 +1,103 @@
+"""Playing-strength presets ``level=1..10``, calibrated per game by ``ratai ladder``.
+
+One data table, ``ratai/bots/levels.json`` (package data), maps each game and level to a
+bot spec (``ratai.arena.BotSpec`` syntax: kind, budget, options) together with the rating
+that spec measured in a rated round robin on this project's machine and the command that
+measured it. Every front end reads this table: ``make_bot("level", game, seat, level=L)``,
+the CLI's ``level:L`` bot specs (``ratai play --bots level:3``, ``ratai arena``,
+``ratai ladder``), and the gRPC service's ``BotSpec.level``.
+
+Levels are monotone in search budget (1 = random, 2 = the one-ply heuristic, then rollout
+``mcts`` on perfect-information titles / ``ismcts`` on hidden-information ones at rising
+iteration budgets); the measured ratings say how far apart they are. A level whose spec
+needs a bot kind that is not installed (``az`` before a model ships) is refused with a
+``ValueError`` naming the missing kind, so no level silently changes meaning.
+
+Re-calibrate a game with ``ratai ladder GAME --players 2 --calibrate-levels
+ratai/bots/levels.json`` (see ``docs/changes/ladder.md``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+__all__ = ["MIN_LEVEL", "MAX_LEVEL", "LEVEL_CANDIDATES", "check_level", "level_table",
+           "level_entry", "level_spec", "levels_path"]
+
+MIN_LEVEL = 1
+MAX_LEVEL = 10
+
+#: The specs calibrated as levels 1..9, weakest first; ``{rollout}`` is ``mcts`` on
+#: perfect-information games and ``ismcts`` otherwise. Level 10 is the strongest bot the
+#: ladder measured (today the largest rollout budget; ``az`` once a packaged model plays
+#: the game).
+LEVEL_CANDIDATES: tuple[str, ...] = (
+    "random", "heuristic", "{rollout}:10", "{rollout}:30", "{rollout}:100",
+    "{rollout}:300", "{rollout}:1000", "{rollout}:3000", "{rollout}:10000",
+)
+
+
+def levels_path():
+    """The packaged table (a ``Traversable``)."""
+    return resources.files("ratai.bots").joinpath("levels.json")
+
+
+@functools.lru_cache(maxsize=1)
+def level_table() -> dict[str, Any]:
+    """The parsed ``levels.json``: ``{"format": 1, "games": {game: {"players", "command",
+    "games", "levels": [{"level", "spec", "mu", "sigma", "ordinal", "win_rate",
+    "wilson95", "games", "seconds_per_move", ...}, ...]}}}``."""
+    return json.loads(levels_path().read_text())
+
+
+def check_level(level: Any) -> int:
+    """``level`` as an int in ``MIN_LEVEL..MAX_LEVEL``.
+
+    Raises:
+        ValueError: not an integer (``"5"`` is accepted), or out of range.
+    """
+    if isinstance(level, bool):
+        raise ValueError(f"bad level {level!r}: allowed integers {MIN_LEVEL}..{MAX_LEVEL}")
+    try:
+        value = int(level)
+    except (TypeError, ValueError):
+        raise ValueError(f"bad level {level!r}: allowed integers "
+                         f"{MIN_LEVEL}..{MAX_LEVEL}") from None
+    if isinstance(level, float) and not level.is_integer() or \
+            not MIN_LEVEL <= value <= MAX_LEVEL:
+        raise ValueError(f"bad level {level!r}: allowed integers {MIN_LEVEL}..{MAX_LEVEL}")
+    return value
+
+
+def level_entry(game_name: str, level: Any) -> dict[str, Any]:
+    """The table row of ``level`` for ``game_name`` (spec, measured rating, ...).
+
+    Raises:
+        ValueError: a bad level (:func:`check_level`) or a game without calibrated levels
+            (the message lists the games that have them).
+    """
+    lv = check_level(level)
+    games = level_table()["games"]
+    if game_name not in games:
+        raise ValueError(f"no calibrated levels for game {game_name!r}; games with levels: "
+                         f"{sorted(games)}")
+    return next(row for row in games[game_name]["levels"] if row["level"] == lv)
+
+
+def level_spec(game_name: str, level: Any) -> str:
+    """The bot spec (``ratai.arena.BotSpec`` syntax) of ``level`` for ``game_name``.
+
+    Raises:
+        ValueError: as :func:`level_entry`, or the level's kind is not installed.
+    """
+    from ratai.bots import BOT_KINDS
+
+    spec = level_entry(game_name, level)["spec"]
+    kind = spec.split(":", 1)[0]
+    if kind not in BOT_KINDS:
+        raise ValueError(f"level {level} of {game_name} is {spec!r}, whose bot kind "
+                         f"{kind!r} is not installed")
+    return spec

@@ -1,0 +1,437 @@
+"""``ratai ladder``: a rated round robin of the bot kinds at rising budgets.
+
+Entrants (:data:`ENTRANTS`, plain data): ``random``, ``heuristic``, the rollout search of the
+game (``mcts`` on perfect-information titles, ``ismcts`` where there is hidden information:
+``{rollout}`` below) at 100 / 1,000 / 10,000 iterations per move, and ``az`` at the same
+budgets and at 0.1 s / 1 s per move. An entrant whose kind is not installed, or an ``az``
+entrant when the game has no packaged model (``ratai.nn.packaged``), is skipped with a note
+in the table, never silently.
+
+Schedule (:func:`schedule`), with ``N`` entrants and ``n`` seats:
+
+* ``N >= n``: every ``n``-subset of the entrants is a *table* (at 2 players: every pair).
+  Each table plays ``n * ceil(K / n)`` games (``K`` = ``games_per_table``): ``ceil(K / n)``
+  rounds, each of the ``n`` cyclic rotations of its seats. So every entrant sits in every
+  seat equally often, at every table, and every pair of entrants meets in
+  ``C(N-2, n-2) * n * ceil(K / n)`` games. Games are ordered round by round, rotation by
+  rotation, table by table, so the sequential rating update sees every table early.
+* ``N < n``: one table of all entrants, seats filled by the arena's rotation
+  (``ratai.arena.seat_assignment``: seat ``s`` of game ``i`` gets entrant ``(i + s) % N``),
+  ``N * ceil(K / N)`` games: every entrant sits in every seat equally often.
+
+Games run on the arena's machinery (``ratai.arena.run_schedule``: seeded per game,
+processes or Ray); ratings are the arena's openskill Plackett-Luce ratings
+(``ratai.arena.standings``, games in index order), win rates the mean return (a k-way
+shared win counts 1/k) with its 95% Wilson interval, seconds per move the bot's search
+time over its decisions with more than one legal action.
+
+Outputs in the run directory: ``ladder.md`` (the table), ``ladder.png`` (the plot, with
+matplotlib), ``ladder.json`` (standings and settings), ``records.jsonl`` (every game).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ratai.arena import BotSpec, Standing, run_schedule, seat_assignment, standings
+
+__all__ = ["ENTRANTS", "ROLLOUT", "Entrant", "LadderResult", "rollout_kind", "resolve_entrants",
+           "schedule", "game_cost", "run_ladder", "head_to_head", "markdown", "plot",
+           "write_outputs", "calibrate_levels"]
+
+#: Placeholder for the game's rollout search kind in entrant specs.
+ROLLOUT = "{rollout}"
+
+#: The default entrants, weakest budget first (``BotSpec`` syntax; ``{rollout}``: see
+#: :func:`rollout_kind`).
+ENTRANTS: tuple[str, ...] = (
+    "random", "heuristic",
+    f"{ROLLOUT}:100", f"{ROLLOUT}:1000", f"{ROLLOUT}:10000",
+    "az:100", "az:1000", "az:10000", "az:0.1s", "az:1s",
+)
+
+#: Assumed search speed (iterations per second) used only to weigh games for the ETA.
+_ETA_ITERATIONS_PER_S = 20_000.0
+#: Cost of a non-search seat (random, heuristic) in the same units (iterations per move).
+_ETA_CHEAP = 30.0
+
+
+def rollout_kind(game) -> str:
+    """``mcts`` for perfect-information games, ``ismcts`` where there is hidden information
+    (``Game.perfect_information``)."""
+    return "mcts" if game.perfect_information else "ismcts"
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One resolved entrant: its ``spec`` (what plays) and, when it was skipped, ``note``."""
+
+    spec: str
+    note: str | None = None
+
+
+def _az_note(game) -> str | None:
+    """Why ``az`` cannot play ``game`` here (None: it can)."""
+    from ratai.bots import BOT_KINDS
+
+    if "az" not in BOT_KINDS:
+        return "bot kind 'az' is not installed in this ratai"
+    try:
+        from ratai.nn import packaged
+    except ImportError:
+        return "ratai.nn (az models) is not installed in this ratai"
+    if packaged(game) is None:
+        return f"no packaged az model for {game.name}"
+    return None
+
+
+def _scaled(spec: BotSpec, scale: float) -> BotSpec:
+    if scale == 1.0 or spec.level is not None:
+        return spec
+    it = None if spec.iterations is None else max(1, round(spec.iterations * scale))
+    tl = None if spec.time_limit is None else spec.time_limit * scale
+    return BotSpec(spec.kind, it, tl, spec.options)
+
+
+def resolve_entrants(game, specs: Sequence[str] = ENTRANTS, *,
+                     kinds: Sequence[str] | None = None,
+                     budget_scale: float = 1.0) -> list[Entrant]:
+    """The entrants of a ladder on ``game``: ``{rollout}`` replaced by :func:`rollout_kind`,
+    filtered by ``kinds`` (bot kinds; ``rollout`` stands for the game's rollout kind,
+    ``level`` for ``level:L`` specs), budgets multiplied by ``budget_scale`` (iterations
+    rounded, at least 1), duplicates dropped. Entrants that cannot play are kept with a
+    ``note`` (kind not installed; ``az`` without a packaged model).
+
+    Raises:
+        ValueError: a malformed spec, a ``budget_scale`` that is not > 0, or ``kinds``
+            that match no entrant.
+    """
+    from ratai.bots import BOT_KINDS
+
+    if not (budget_scale > 0 and math.isfinite(budget_scale)):
+        raise ValueError(f"bad budget scale {budget_scale!r}: allowed numbers > 0")
+    rk = rollout_kind(game)
+    wanted = None if kinds is None else {rk if k == "rollout" else k for k in kinds}
+    out: dict[str, Entrant] = {}
+    for raw in specs:
+        spec = _scaled(BotSpec.parse(raw.replace(ROLLOUT, rk)), budget_scale)
+        if wanted is not None and spec.kind not in wanted:
+            continue
+        note = None
+        if spec.kind == "az":
+            note = _az_note(game)
+        elif spec.kind != "level" and spec.kind not in BOT_KINDS:
+            note = f"bot kind {spec.kind!r} is not installed in this ratai"
+        out.setdefault(spec.label, Entrant(spec.label, note))
+    if not out:
+        have = sorted({BotSpec.parse(s.replace(ROLLOUT, rk)).kind for s in specs})
+        raise ValueError(f"--kinds {','.join(kinds or ())} match no entrant; the entrants' "
+                         f"kinds are {have} (and 'rollout' = {rk})")
+    return list(out.values())
+
+
+def schedule(num_entrants: int, num_players: int, games_per_table: int) -> list[list[int]]:
+    """Entrant index per seat for every game of the round robin (see the module docstring).
+
+    Returns ``C(N, n) * n * ceil(K / n)`` seatings when ``N >= n``, else ``N * ceil(K / N)``.
+
+    Raises:
+        ValueError: fewer than 2 entrants, fewer than 1 seat or game per table.
+    """
+    n, k = num_players, games_per_table
+    if num_entrants < 2:
+        raise ValueError(f"a ladder needs at least 2 entrants, got {num_entrants}")
+    if n < 1 or k < 1:
+        raise ValueError(f"bad ladder size: {n} seats, {k} games per table (allowed >= 1)")
+    if num_entrants < n:
+        games = num_entrants * math.ceil(k / num_entrants)
+        return [seat_assignment(num_entrants, n, i) for i in range(games)]
+    tables = list(itertools.combinations(range(num_entrants), n))
+    out = []
+    for _round in range(math.ceil(k / n)):
+        for rot in range(n):
+            for table in tables:
+                out.append([table[(rot + s) % n] for s in range(n)])
+    return out
+
+
+def game_cost(specs: Sequence[str]) -> float:
+    """Relative cost of one game between ``specs`` (for the progress bar's ETA): iterations
+    per move summed over the seats, a time budget counted at 20,000 iterations per second,
+    random and heuristic seats as 30."""
+    total = 0.0
+    for s in specs:
+        b = BotSpec.parse(s)
+        cost = _ETA_CHEAP
+        if b.iterations is not None:
+            cost = max(cost, float(b.iterations))
+        if b.time_limit is not None:
+            cost = max(cost, b.time_limit * _ETA_ITERATIONS_PER_S)
+        if b.level is not None:
+            cost = 1000.0
+        total += cost
+    return total
+
+
+@dataclass
+class LadderResult:
+    """A finished ladder: settings, the entrants that played, those skipped (with their
+    notes), the game records and the standings (best rating first)."""
+
+    game: str
+    params: dict
+    num_players: int
+    games_per_table: int
+    seed: int
+    entrants: list[str]
+    skipped: list[Entrant]
+    records: list[dict]
+    rows: list[Standing]
+    seconds: float
+    budget_scale: float = 1.0
+    command: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def row(self, spec: str) -> Standing:
+        return next(r for r in self.rows if r.bot == spec)
+
+
+def run_ladder(game_name: str, params: dict, entrants: Sequence[Entrant | str], *,
+               games_per_table: int = 10, seed: int = 0, workers: int = 1,
+               backend: str = "local", budget_scale: float = 1.0, command: str = "",
+               on_record: Callable[[dict, float], None] | None = None) -> LadderResult:
+    """Play the round robin of the playable ``entrants`` (those without a note).
+
+    Args:
+        params: game parameters (``num_players`` among them).
+        games_per_table: ``K`` of :func:`schedule`.
+        workers, backend: as ``ratai.arena.run_arena``.
+        on_record: ``on_record(record, cost)`` after each game (``cost``:
+            :func:`game_cost` of its seats; for a progress bar).
+
+    Raises:
+        ValueError: fewer than 2 playable entrants, a bad spec or backend, bad params.
+    """
+    from ratai.engines import load_game
+
+    game = load_game(game_name, **params)
+    ents = [e if isinstance(e, Entrant) else Entrant(e) for e in entrants]
+    playing = [e.spec for e in ents if e.note is None]
+    skipped = [e for e in ents if e.note is not None]
+    if len(playing) < 2:
+        why = "; ".join(f"{e.spec}: {e.note}" for e in skipped)
+        raise ValueError(f"a ladder needs at least 2 playable entrants, got {len(playing)}"
+                         + (f" ({why})" if why else ""))
+    seatings = [[playing[i] for i in seats]
+                for seats in schedule(len(playing), game.num_players(), games_per_table)]
+    start = time.perf_counter()
+    cb = None if on_record is None else (lambda rec: on_record(rec, game_cost(rec["seats"])))
+    records = run_schedule(game_name, dict(game.params), seatings, seed=seed, workers=workers,
+                           backend=backend, on_record=cb)
+    rows = sorted(standings(records, playing), key=lambda s: (-s.mu, -s.ordinal))
+    return LadderResult(game_name, dict(game.params), game.num_players(), games_per_table,
+                        seed, playing, skipped, records, rows,
+                        time.perf_counter() - start, budget_scale, command)
+
+
+def head_to_head(records: Sequence[dict], entrants: Sequence[str]) -> dict[tuple[str, str],
+                                                                             tuple[float, int]]:
+    """``(a, b) -> (score, games)``: in the games where ``a`` and ``b`` both sat, the
+    fraction of seat pairs where ``a``'s return beat ``b``'s (a tie counts 1/2)."""
+    acc: dict[tuple[str, str], list[float]] = {}
+    for rec in records:
+        seats, rets = rec["seats"], rec["returns"]
+        for i, j in itertools.permutations(range(len(seats)), 2):
+            a, b = seats[i], seats[j]
+            if a == b:
+                continue
+            s = acc.setdefault((a, b), [0.0, 0])
+            s[0] += 1.0 if rets[i] > rets[j] else 0.5 if rets[i] == rets[j] else 0.0
+            s[1] += 1
+    return {k: (v[0] / v[1], int(v[1])) for k, v in acc.items() if k[0] in entrants}
+
+
+def markdown(result: LadderResult) -> str:
+    """The ladder as Markdown: settings, the standings table, the head-to-head matrix and
+    the notes on skipped entrants."""
+    r = result
+    n = r.num_players
+    lines = [f"## Ladder: {r.game}, {n} players",
+             "",
+             f"{len(r.records)} games (seed {r.seed}; every "
+             f"{'pair' if n == 2 else f'{n}-subset'} of {len(r.entrants)} entrants, seats "
+             f"rotated; {r.games_per_table} games per table requested), "
+             f"{sum(x['moves'] for x in r.records) / max(1, len(r.records)):.0f} actions per "
+             f"game, {r.seconds:.0f} s wall clock. Params: `{json.dumps(r.params)}`."
+             + (f" Budgets scaled by {r.budget_scale:g}." if r.budget_scale != 1 else ""),
+             ""]
+    if r.command:
+        lines += [f"Command: `{r.command}`", ""]
+    lines += ["| rank | entrant | rating mu | sigma | ordinal (mu-3sigma) | win rate | "
+              "95% Wilson | games | s/move |",
+              "| ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
+    for rank, s in enumerate(r.rows, 1):
+        lo, hi = s.wilson95
+        lines.append(f"| {rank} | {s.bot} | {s.mu:.2f} | {s.sigma:.2f} | {s.ordinal:.2f} | "
+                     f"{s.win_rate:.3f} | [{lo:.3f}, {hi:.3f}] | {s.games} | "
+                     f"{s.seconds_per_move:.4f} |")
+    lines += ["", f"Win rate: mean return (a k-way shared win counts 1/k; fair share "
+                  f"{1 / n:.3f}). Rating: openskill Plackett-Luce, games in order. s/move: "
+                  f"search seconds per decision with more than one legal move (shared "
+                  f"machine: timings are noisy).", ""]
+    h2h = head_to_head(r.records, r.entrants)
+    order = [s.bot for s in r.rows]
+    lines += ["Head to head (row finishes ahead of column; ties 1/2; seat pairs counted):", "",
+              "| | " + " | ".join(order) + " |",
+              "| --- |" + " ---: |" * len(order)]
+    for a in order:
+        cells = []
+        for b in order:
+            cells.append("" if a == b or (a, b) not in h2h else f"{h2h[(a, b)][0]:.2f}")
+        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    if r.skipped or r.notes:
+        lines += ["", "Notes:", ""]
+        lines += [f"- skipped `{e.spec}`: {e.note}" for e in r.skipped]
+        lines += [f"- {note}" for note in r.notes]
+    return "\n".join(lines) + "\n"
+
+
+def plot(result: LadderResult, path: str | Path) -> None:
+    """A PNG: rating (mu with +-2 sigma) and win rate (95% Wilson) per entrant.
+
+    Raises:
+        ValueError: matplotlib is not installed (``pip install -e ".[plot]"``).
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ValueError('plots need matplotlib: pip install -e ".[plot]"') from None
+    rows = list(reversed(result.rows))  # best at the top
+    names = [s.bot for s in rows]
+    ys = range(len(rows))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 0.45 * len(rows) + 1.8), sharey=True)
+    ax1.errorbar([s.mu for s in rows], ys, xerr=[2 * s.sigma for s in rows], fmt="o",
+                 capsize=3)
+    ax1.set_yticks(list(ys), names)
+    ax1.set_xlabel("openskill rating mu (bars: +-2 sigma)")
+    ax1.grid(axis="x", alpha=0.3)
+    wr = [s.win_rate for s in rows]
+    lo = [s.win_rate - s.wilson95[0] for s in rows]
+    hi = [s.wilson95[1] - s.win_rate for s in rows]
+    ax2.errorbar(wr, ys, xerr=[lo, hi], fmt="s", color="tab:green", capsize=3)
+    ax2.axvline(1 / result.num_players, color="grey", ls="--", lw=1, label="fair share")
+    ax2.set_xlim(0, 1)
+    ax2.set_xlabel("win rate (bars: 95% Wilson)")
+    ax2.legend(loc="lower right", fontsize=8)
+    ax2.grid(axis="x", alpha=0.3)
+    fig.suptitle(f"{result.game}, {result.num_players} players: {len(result.records)} games, "
+                 f"seats rotated")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _summary(result: LadderResult) -> dict[str, Any]:
+    return {
+        "format": 1, "game": result.game, "params": result.params,
+        "players": result.num_players, "games": len(result.records),
+        "games_per_table": result.games_per_table, "seed": result.seed,
+        "budget_scale": result.budget_scale, "seconds": round(result.seconds, 1),
+        "command": result.command,
+        "skipped": [{"spec": e.spec, "note": e.note} for e in result.skipped],
+        "standings": [{"spec": s.bot, "mu": round(s.mu, 3), "sigma": round(s.sigma, 3),
+                       "ordinal": round(s.ordinal, 3), "win_rate": round(s.win_rate, 4),
+                       "wilson95": [round(x, 4) for x in s.wilson95], "games": s.games,
+                       "seconds_per_move": round(s.seconds_per_move, 5)}
+                      for s in result.rows],
+    }
+
+
+def write_outputs(result: LadderResult, out_dir: str | Path, *,
+                  with_plot: bool = True) -> list[Path]:
+    """Write ``ladder.md``, ``ladder.json``, ``records.jsonl`` and (``with_plot``)
+    ``ladder.png`` into ``out_dir`` (created). Returns the paths written.
+
+    Raises:
+        ValueError: ``with_plot`` without matplotlib.
+    """
+    from ratai.arena import write_records
+
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    paths = [d / "ladder.md", d / "ladder.json", d / "records.jsonl"]
+    paths[0].write_text(markdown(result))
+    paths[1].write_text(json.dumps(_summary(result), indent=1) + "\n")
+    write_records(result.records, str(paths[2]))
+    if with_plot:
+        plot(result, d / "ladder.png")
+        paths.append(d / "ladder.png")
+    return paths
+
+
+def calibrate_levels(result: LadderResult, path: str | Path) -> dict[str, Any]:
+    """Write the levels of ``result.game`` into the table at ``path`` (other games kept).
+
+    ``result`` must be a ladder of :data:`ratai.bots.levels.LEVEL_CANDIDATES` (unscaled):
+    candidate ``i`` becomes level ``i + 1``; level 10 is the entrant rated above level 9
+    if the ladder had one (an ``az`` entrant), else level 9's spec again, with a note.
+    Each level keeps its measured rating, win rate with 95% Wilson interval, games and
+    seconds per move; ``inversions`` lists adjacent levels whose measured mu decreases.
+
+    Returns the game's entry.
+
+    Raises:
+        ValueError: the ladder did not play every candidate, or its budgets were scaled.
+    """
+    from ratai.bots.levels import LEVEL_CANDIDATES, MAX_LEVEL
+    from ratai.engines import load_game
+
+    if result.budget_scale != 1.0:
+        raise ValueError("levels are calibrated at the real budgets (no --budget-scale/--quick)")
+    rk = rollout_kind(load_game(result.game, **result.params))
+    cands = [BotSpec.parse(c.replace(ROLLOUT, rk)).label for c in LEVEL_CANDIDATES]
+    missing = [c for c in cands if c not in result.entrants]
+    if missing:
+        raise ValueError(f"--calibrate-levels needs the level candidates as entrants; "
+                         f"missing {missing}")
+
+    def row(spec: str, level: int, note: str | None = None) -> dict[str, Any]:
+        s = result.row(spec)
+        out = {"level": level, "spec": spec, "mu": round(s.mu, 2), "sigma": round(s.sigma, 2),
+               "ordinal": round(s.ordinal, 2), "win_rate": round(s.win_rate, 3),
+               "wilson95": [round(x, 3) for x in s.wilson95], "games": s.games,
+               "seconds_per_move": round(s.seconds_per_move, 4)}
+        if note:
+            out["note"] = note
+        return out
+
+    levels = [row(spec, i + 1) for i, spec in enumerate(cands)]
+    top = result.rows[0].bot
+    if top not in cands and result.row(top).mu > result.row(cands[-1]).mu:
+        levels.append(row(top, MAX_LEVEL))
+    else:
+        levels.append(row(cands[-1], MAX_LEVEL, note="the strongest rollout budget measured; "
+                          "to become az once a packaged az model plays this game"))
+    inversions = [[a["level"], b["level"]] for a, b in zip(levels, levels[1:], strict=False)
+                  if b["mu"] < a["mu"]]
+    entry = {"players": result.num_players, "params": result.params,
+             "games": len(result.records), "games_per_table": result.games_per_table,
+             "seed": result.seed, "seconds": round(result.seconds, 1),
+             "command": result.command, "measured": time.strftime("%Y-%m-%d"),
+             "inversions": inversions, "levels": levels}
+    p = Path(path)
+    table = json.loads(p.read_text()) if p.exists() else {"format": 1, "games": {}}
+    table.setdefault("games", {})[result.game] = entry
+    table["games"] = dict(sorted(table["games"].items()))
+    p.write_text(json.dumps(table, indent=1) + "\n")
+    return entry
