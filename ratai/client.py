@@ -34,11 +34,14 @@ def _struct(d: Mapping[str, Any] | None) -> struct_pb2.Struct:
 
 
 def bot_spec(spec: Mapping[str, Any] | str | None) -> pb.BotSpec | None:
-    """``"ismcts"`` or ``{"kind", "iterations", "time_limit_s", "max_depth", "seed",
-    "options"}`` -> ``BotSpec``."""
+    """``"ismcts"``, ``"level:5"`` or ``{"kind", "iterations", "time_limit_s", "max_depth",
+    "seed", "options", "level"}`` -> ``BotSpec``."""
     if spec is None:
         return None
     if isinstance(spec, str):
+        kind, _, level = spec.partition(":")
+        if kind == "level" and level.lstrip("-").isdigit():
+            return pb.BotSpec(kind="level", level=int(level))
         return pb.BotSpec(kind=spec)
     spec = dict(spec)
     options = spec.pop("options", None)

@@ -355,6 +355,13 @@ class Engine:
         from ratai.bots import BOT_KINDS, make_bot
 
         spec = BotSpec.parse(q.bot)
+        if spec.level is not None:  # a strength preset: the game's calibrated spec
+            from ratai.bots.levels import level_spec
+
+            if q.iterations is not None or q.time_limit_s is not None:
+                raise QueryError(f"bot {q.bot!r} sets its own budget: drop iterations and "
+                                 f"time_limit_s")
+            spec = BotSpec.parse(level_spec(game.name, spec.level))
         iterations = q.iterations if q.iterations is not None else spec.iterations
         time_limit = q.time_limit_s if q.time_limit_s is not None else spec.time_limit
         cls = BOT_KINDS.get(spec.kind)

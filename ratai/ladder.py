@@ -44,7 +44,7 @@ from ratai.arena import BotSpec, Standing, run_schedule, seat_assignment, standi
 
 __all__ = ["ENTRANTS", "ROLLOUT", "Entrant", "LadderResult", "rollout_kind", "resolve_entrants",
            "schedule", "game_cost", "run_ladder", "head_to_head", "markdown", "plot",
-           "write_outputs", "calibrate_levels"]
+           "write_outputs", "significantly_weaker", "calibrate_levels"]
 
 #: Placeholder for the game's rollout search kind in entrant specs.
 ROLLOUT = "{rollout}"
@@ -379,14 +379,25 @@ def write_outputs(result: LadderResult, out_dir: str | Path, *,
     return paths
 
 
+def significantly_weaker(b: Standing, a: Standing, z: float = 1.96) -> bool:
+    """True when ``b``'s rating is below ``a``'s by more than ``z`` standard errors of the
+    difference (``mu_a - mu_b > z * sqrt(sigma_a^2 + sigma_b^2)``; 1.96: 95%)."""
+    return a.mu - b.mu > z * math.hypot(a.sigma, b.sigma)
+
+
 def calibrate_levels(result: LadderResult, path: str | Path) -> dict[str, Any]:
     """Write the levels of ``result.game`` into the table at ``path`` (other games kept).
 
-    ``result`` must be a ladder of :data:`ratai.bots.levels.LEVEL_CANDIDATES` (unscaled):
-    candidate ``i`` becomes level ``i + 1``; level 10 is the entrant rated above level 9
-    if the ladder had one (an ``az`` entrant), else level 9's spec again, with a note.
-    Each level keeps its measured rating, win rate with 95% Wilson interval, games and
-    seconds per move; ``inversions`` lists adjacent levels whose measured mu decreases.
+    ``result`` must be a ladder of :data:`ratai.bots.levels.LEVEL_CANDIDATES` (unscaled
+    budgets), which are walked weakest budget first: each becomes the next level unless it
+    measured significantly weaker (:func:`significantly_weaker`, 95%) than the level below,
+    in which case it is dropped (listed under ``dropped``) — so the levels are monotone in
+    budget and never measurably decrease in strength. Entrants outside the candidates rated
+    above the last level (``az``) come next. Level 10 is the strongest entrant kept; levels
+    left over repeat the strongest one, with a note (they become ``az`` once a packaged
+    model plays the game). Each level keeps its measured rating, win rate with 95% Wilson
+    interval, games and seconds per move; ``inversions`` lists adjacent levels whose
+    measured mu decreases within the noise.
 
     Returns the game's entry.
 
@@ -404,10 +415,22 @@ def calibrate_levels(result: LadderResult, path: str | Path) -> dict[str, Any]:
     if missing:
         raise ValueError(f"--calibrate-levels needs the level candidates as entrants; "
                          f"missing {missing}")
-
-    def row(spec: str, level: int, note: str | None = None) -> dict[str, Any]:
+    kept: list[Standing] = []
+    dropped = []
+    for spec in cands:
         s = result.row(spec)
-        out = {"level": level, "spec": spec, "mu": round(s.mu, 2), "sigma": round(s.sigma, 2),
+        if kept and significantly_weaker(s, kept[-1]):
+            dropped.append({"spec": spec, "mu": round(s.mu, 2), "sigma": round(s.sigma, 2),
+                            "reason": f"measured significantly weaker than {kept[-1].bot}"})
+            continue
+        kept.append(s)
+    kept += sorted((r for r in result.rows if r.bot not in cands and r.mu > kept[-1].mu),
+                   key=lambda r: r.mu)
+    if len(kept) > MAX_LEVEL:
+        kept = kept[:MAX_LEVEL - 1] + [kept[-1]]
+
+    def row(s: Standing, level: int, note: str | None = None) -> dict[str, Any]:
+        out = {"level": level, "spec": s.bot, "mu": round(s.mu, 2), "sigma": round(s.sigma, 2),
                "ordinal": round(s.ordinal, 2), "win_rate": round(s.win_rate, 3),
                "wilson95": [round(x, 3) for x in s.wilson95], "games": s.games,
                "seconds_per_move": round(s.seconds_per_move, 4)}
@@ -415,20 +438,18 @@ def calibrate_levels(result: LadderResult, path: str | Path) -> dict[str, Any]:
             out["note"] = note
         return out
 
-    levels = [row(spec, i + 1) for i, spec in enumerate(cands)]
-    top = result.rows[0].bot
-    if top not in cands and result.row(top).mu > result.row(cands[-1]).mu:
-        levels.append(row(top, MAX_LEVEL))
-    else:
-        levels.append(row(cands[-1], MAX_LEVEL, note="the strongest rollout budget measured; "
-                          "to become az once a packaged az model plays this game"))
+    levels = [row(s, i + 1) for i, s in enumerate(kept)]
+    top = len(kept)
+    for lv in range(top + 1, MAX_LEVEL + 1):
+        levels.append(row(kept[-1], lv, note=f"no stronger bot measured: same as level {top} "
+                          f"(to become az once a packaged az model plays this game)"))
     inversions = [[a["level"], b["level"]] for a, b in zip(levels, levels[1:], strict=False)
                   if b["mu"] < a["mu"]]
     entry = {"players": result.num_players, "params": result.params,
              "games": len(result.records), "games_per_table": result.games_per_table,
              "seed": result.seed, "seconds": round(result.seconds, 1),
              "command": result.command, "measured": time.strftime("%Y-%m-%d"),
-             "inversions": inversions, "levels": levels}
+             "inversions": inversions, "dropped": dropped, "levels": levels}
     p = Path(path)
     table = json.loads(p.read_text()) if p.exists() else {"format": 1, "games": {}}
     table.setdefault("games", {})[result.game] = entry

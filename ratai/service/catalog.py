@@ -20,7 +20,7 @@ from .config import Limits
 from .errors import InvalidArgument, NotFound, ResourceExhausted
 
 __all__ = ["BotConfig", "list_games", "make_game", "check_bot", "check_option", "player_range",
-           "BOT_OPTION_RANGES", "MAX_DEPTH"]
+           "resolve_level", "BOT_OPTION_RANGES", "MAX_DEPTH"]
 
 
 def player_range(cls: type[Game]) -> tuple[int, int]:
@@ -117,7 +117,9 @@ def _cached_game(name: str, params_json: str) -> Game:
 class BotConfig:
     """A bot kind with its budget and options (plain data, sent to search workers).
 
-    ``time_limit`` is in seconds; ``options`` are the kind's keyword options.
+    ``time_limit`` is in seconds; ``options`` are the kind's keyword options. ``level``:
+    a strength preset 1..10 (``kind == "level"`` until :func:`check_bot` resolves it to the
+    game's calibrated kind and budget; kept afterwards to say where the budget came from).
     """
 
     kind: str
@@ -126,10 +128,14 @@ class BotConfig:
     max_depth: int | None = None
     seed: int | None = None
     options: dict = field(default_factory=dict)
+    level: int | None = None
 
     def describe(self) -> dict:
-        return {"kind": self.kind, "iterations": self.iterations, "time_limit": self.time_limit,
-                "max_depth": self.max_depth, "seed": self.seed, "options": dict(self.options)}
+        out = {"kind": self.kind, "iterations": self.iterations, "time_limit": self.time_limit,
+               "max_depth": self.max_depth, "seed": self.seed, "options": dict(self.options)}
+        if self.level is not None:
+            out["level"] = self.level
+        return out
 
 
 #: Options a client may not pass (the service owns progress reporting).
@@ -203,8 +209,40 @@ def check_option(kind: str, name: str, value: Any) -> Any:
     return value
 
 
+def resolve_level(game: Game, bot: BotConfig) -> BotConfig:
+    """A ``kind == "level"`` config as the game's calibrated kind, budget and options
+    (``ratai.bots.levels``), keeping its seed and level; other configs unchanged.
+
+    Raises:
+        InvalidArgument: a level outside 1..10, a budget or option given with it, or a game
+            without calibrated levels.
+    """
+    if bot.kind != "level":
+        return bot
+    from ratai.arena import BotSpec
+    from ratai.bots.levels import MAX_LEVEL, MIN_LEVEL, level_spec
+
+    if bot.level is None or not MIN_LEVEL <= bot.level <= MAX_LEVEL:
+        raise InvalidArgument(f"bot.level {bot.level} is not allowed ({MIN_LEVEL}..{MAX_LEVEL}; "
+                              f"0: not set)")
+    given = [name for name, v in (("iterations", bot.iterations),
+                                  ("time_limit_s", bot.time_limit),
+                                  ("max_depth", bot.max_depth)) if v is not None]
+    if given or bot.options:
+        raise InvalidArgument(f"bot.level sets the budget and options; do not give "
+                              f"{given + (['options'] if bot.options else [])} with it")
+    try:
+        spec = BotSpec.parse(level_spec(game.name, bot.level))
+    except ValueError as exc:
+        raise InvalidArgument(f"bot.level: {exc}") from None
+    return BotConfig(spec.kind, spec.iterations, spec.time_limit, None, bot.seed,
+                     dict(spec.options), bot.level)
+
+
 def check_bot(game: Game, seat: int, bot: BotConfig, limits: Limits) -> BotConfig:
     """Validate ``bot`` for ``seat`` of ``game`` against the server's limits.
+
+    A ``level`` config is first resolved to its kind and budget (:func:`resolve_level`).
 
     Fills a default budget (``limits.default_iterations``) for a search kind given none.
     Every option is checked against :data:`BOT_OPTION_RANGES`; ``max_depth`` is at most
@@ -218,6 +256,7 @@ def check_bot(game: Game, seat: int, bot: BotConfig, limits: Limits) -> BotConfi
     """
     from ratai.bots import BOT_KINDS, SearchBot, make_bot
 
+    bot = resolve_level(game, bot)
     if bot.kind not in BOT_KINDS:
         from .errors import quote
 
@@ -235,11 +274,12 @@ def check_bot(game: Game, seat: int, bot: BotConfig, limits: Limits) -> BotConfi
     if reserved:
         raise InvalidArgument(f"bot option(s) {reserved} are set by the service")
     options = {k: check_option(bot.kind, k, v) for k, v in bot.options.items()}
-    bot = BotConfig(bot.kind, bot.iterations, bot.time_limit, bot.max_depth, bot.seed, options)
+    bot = BotConfig(bot.kind, bot.iterations, bot.time_limit, bot.max_depth, bot.seed, options,
+                    bot.level)
     if issubclass(BOT_KINDS[bot.kind], SearchBot) and bot.iterations is None \
             and bot.time_limit is None and bot.max_depth is None:
         bot = BotConfig(bot.kind, limits.default_iterations, None, None, bot.seed,
-                        dict(bot.options))
+                        dict(bot.options), bot.level)
     try:
         make_bot(bot.kind, game, seat, iterations=bot.iterations, time_limit=bot.time_limit,
                  max_depth=bot.max_depth, seed=bot.seed, **bot.options)

@@ -142,7 +142,14 @@ def _finite(x: float, name: str) -> float:
 
 
 def bot_from_pb(b: pb.BotSpec, default_kind: str) -> BotConfig:
-    """``BotSpec`` -> ``BotConfig`` (0 means "not set" for the budget fields)."""
+    """``BotSpec`` -> ``BotConfig`` (0 means "not set" for the budget fields and ``level``).
+
+    A ``level`` gives ``BotConfig("level", ..., level=L)``, resolved by
+    ``catalog.check_bot`` for the game (which also refuses a budget given with it).
+
+    Raises:
+        InvalidArgument: a negative budget, a level outside 1..10, a level with a kind.
+    """
     if b.iterations < 0:
         raise InvalidArgument(f"bad iterations {b.iterations}: allowed >= 0 (0: not set)")
     if b.max_depth < 0:
@@ -153,9 +160,20 @@ def bot_from_pb(b: pb.BotSpec, default_kind: str) -> BotConfig:
     for k, v in list(options.items()):
         if isinstance(v, float) and v.is_integer():  # JSON numbers: ints where integral
             options[k] = int(v)
+    seed = int(b.seed) if b.HasField("seed") else None
+    if b.level != 0 or b.kind == "level":
+        from ratai.bots.levels import MAX_LEVEL, MIN_LEVEL
+
+        if not MIN_LEVEL <= b.level <= MAX_LEVEL:
+            raise InvalidArgument(f"bot.level {b.level} is not allowed ({MIN_LEVEL}..{MAX_LEVEL}; "
+                                  f"0: not set)")
+        if b.kind not in ("", "level"):
+            raise InvalidArgument(f"bot.level {b.level} with bot.kind {b.kind!r}: a level "
+                                  f"sets the kind (leave kind empty or 'level')")
+        return BotConfig("level", int(b.iterations) or None, tl or None,
+                         int(b.max_depth) or None, seed, options, int(b.level))
     return BotConfig(b.kind or default_kind, int(b.iterations) or None, tl or None,
-                     int(b.max_depth) or None, int(b.seed) if b.HasField("seed") else None,
-                     options)
+                     int(b.max_depth) or None, seed, options)
 
 
 def seat_from_pb(s: pb.SeatSpec, i: int, default_kind: str) -> HumanSpec | BotConfig:

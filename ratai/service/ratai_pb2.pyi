@@ -73,20 +73,22 @@ class ParamSpec(_message.Message):
     def __init__(self, name: _Optional[str] = ..., default_value: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., type: _Optional[str] = ..., choices: _Optional[_Iterable[_Union[_struct_pb2.Value, _Mapping]]] = ..., allowed: _Optional[str] = ..., doc: _Optional[str] = ..., server_only: _Optional[bool] = ...) -> None: ...
 
 class BotSpec(_message.Message):
-    __slots__ = ("kind", "iterations", "time_limit_s", "max_depth", "seed", "options")
+    __slots__ = ("kind", "iterations", "time_limit_s", "max_depth", "seed", "options", "level")
     KIND_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
     TIME_LIMIT_S_FIELD_NUMBER: _ClassVar[int]
     MAX_DEPTH_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
     kind: str
     iterations: int
     time_limit_s: float
     max_depth: int
     seed: int
     options: _struct_pb2.Struct
-    def __init__(self, kind: _Optional[str] = ..., iterations: _Optional[int] = ..., time_limit_s: _Optional[float] = ..., max_depth: _Optional[int] = ..., seed: _Optional[int] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    level: int
+    def __init__(self, kind: _Optional[str] = ..., iterations: _Optional[int] = ..., time_limit_s: _Optional[float] = ..., max_depth: _Optional[int] = ..., seed: _Optional[int] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., level: _Optional[int] = ...) -> None: ...
 
 class HumanSeat(_message.Message):
     __slots__ = ("display_name",)

@@ -16,6 +16,7 @@ swapped in); a seat's view is computed from ``observation(seat)`` only; a specta
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -238,8 +239,8 @@ class SessionManager:
         for i, spec in enumerate(seats):
             if isinstance(spec, BotConfig):
                 if spec.seed is None:
-                    spec = BotConfig(spec.kind, spec.iterations, spec.time_limit, spec.max_depth,
-                                     (seed + 1_000_003 * (i + 1)) % 2**63, dict(spec.options))
+                    spec = dataclasses.replace(spec, seed=(seed + 1_000_003 * (i + 1)) % 2**63,
+                                               options=dict(spec.options))
                 try:
                     bot = check_bot(game, i, spec, self.limits)
                 except ServiceError as exc:

@@ -1,0 +1,154 @@
+"""``ratai ladder`` (issue 14 item 5): the seat-rotated rated round robin, its schedule's
+fairness, the table and plot it writes, and its one-line errors."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import math
+from collections import Counter
+
+import pytest
+
+from ratai.arena import wilson_interval
+from ratai.cli import main
+from ratai.engines import load_game
+from ratai.ladder import (
+    ENTRANTS,
+    Entrant,
+    game_cost,
+    head_to_head,
+    resolve_entrants,
+    run_ladder,
+    schedule,
+)
+
+
+@pytest.mark.parametrize("entrants,players,per_table", [
+    (5, 2, 2), (5, 2, 3), (4, 3, 3), (6, 3, 4), (5, 4, 4), (4, 4, 1), (2, 3, 2), (3, 5, 6),
+])
+def test_schedule_is_seat_fair(entrants, players, per_table):
+    """Every entrant sits in every seat equally often; at N >= n every n-subset is a table
+    played in every cyclic rotation, so every pair meets equally often."""
+    games = schedule(entrants, players, per_table)
+    seat_counts = Counter((e, s) for g in games for s, e in enumerate(g))
+    assert len({seat_counts[(e, s)] for e in range(entrants) for s in range(players)}) == 1
+    if entrants >= players:
+        rounds = math.ceil(per_table / players)
+        assert len(games) == math.comb(entrants, players) * players * rounds
+        tables = Counter(frozenset(g) for g in games)
+        assert set(tables) == {frozenset(t) for t in
+                               itertools.combinations(range(entrants), players)}
+        assert set(tables.values()) == {players * rounds}
+        pairs = Counter(frozenset(p) for g in games for p in itertools.combinations(g, 2))
+        assert len(set(pairs.values())) == 1
+        assert len(pairs) == math.comb(entrants, 2)
+    else:
+        assert len(games) == entrants * math.ceil(per_table / entrants)
+
+
+def test_schedule_two_players_alternates_seats_in_every_pair():
+    games = schedule(3, 2, 4)
+    for a, b in itertools.combinations(range(3), 2):
+        assert sum(g == [a, b] for g in games) == sum(g == [b, a] for g in games) == 2
+
+
+def test_schedule_bad_sizes():
+    with pytest.raises(ValueError, match="at least 2 entrants"):
+        schedule(1, 2, 2)
+    with pytest.raises(ValueError, match="games per table"):
+        schedule(3, 2, 0)
+
+
+def test_wilson_interval_known_values():
+    lo, hi = wilson_interval(8, 10)  # textbook value: [0.490, 0.943]
+    assert lo == pytest.approx(0.4902, abs=1e-3) and hi == pytest.approx(0.9433, abs=1e-3)
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(0, 10)[1] > 0.2
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_entrants_resolve_by_game_and_note_missing_az():
+    """{rollout} is mcts on perfect-information titles, ismcts otherwise; az entrants are
+    kept with a note when the kind or a packaged model is missing, never silently."""
+    from ratai.bots import BOT_KINDS
+
+    fr, rt = load_game("first_rat", num_players=2), load_game("rat_trap", num_players=2)
+    assert fr.perfect_information and not rt.perfect_information
+    assert [e.spec for e in resolve_entrants(fr, kinds=["rollout"])] == \
+        ["mcts:100", "mcts:1000", "mcts:10000"]
+    rt_ents = resolve_entrants(rt)
+    assert [e.spec for e in rt_ents][:5] == ["random", "heuristic", "ismcts:100",
+                                               "ismcts:1000", "ismcts:10000"]
+    az = [e for e in rt_ents if e.spec.startswith("az")]
+    assert [e.spec for e in az] == ["az:100", "az:1000", "az:10000", "az:0.1s", "az:1s"]
+    if "az" not in BOT_KINDS:
+        assert all(e.note and "not installed" in e.note for e in az)
+    scaled = resolve_entrants(rt, ENTRANTS, kinds=["ismcts", "az"], budget_scale=0.01)
+    assert [e.spec for e in scaled][:3] == ["ismcts:1", "ismcts:10", "ismcts:100"]
+    assert "az:0.01s" in [e.spec for e in scaled]
+    with pytest.raises(ValueError, match="match no entrant"):
+        resolve_entrants(rt, kinds=["oracle"])
+    with pytest.raises(ValueError, match="budget scale"):
+        resolve_entrants(rt, budget_scale=0)
+
+
+def test_run_ladder_tiny_budget_rates_every_entrant():
+    ents = [Entrant("random"), Entrant("heuristic"), Entrant("ismcts:5"),
+            Entrant("az:10", note="no model")]
+    seen = []
+    res = run_ladder("rat_trap", {"num_players": 3}, ents, games_per_table=3, seed=2,
+                     on_record=lambda rec, cost: seen.append(cost))
+    assert res.entrants == ["random", "heuristic", "ismcts:5"]
+    assert [e.spec for e in res.skipped] == ["az:10"]
+    assert len(res.records) == 3 and len(seen) == 3  # one 3-subset, 3 rotations
+    assert all(c == game_cost(r["seats"]) for c, r in zip(seen, res.records, strict=True))
+    assert {r.bot for r in res.rows} == set(res.entrants)
+    for row in res.rows:
+        assert row.games == 3 and row.wilson95[0] <= row.win_rate <= row.wilson95[1]
+    assert sum(r.wins for r in res.rows) == pytest.approx(3.0)
+    search = res.row("ismcts:5")
+    assert search.decisions > 0 and search.seconds_per_move > 0
+    h2h = head_to_head(res.records, res.entrants)
+    assert h2h[("random", "heuristic")][0] + h2h[("heuristic", "random")][0] == \
+        pytest.approx(1.0)
+
+
+def test_ladder_cli_writes_table_plot_and_records(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = io.StringIO()
+    d = tmp_path / "lad"
+    code = main(["ladder", "ratapolis", "--players", "2", "--quick", "--out", str(d),
+                 "--kinds", "random,heuristic,rollout,az", "--seed", "3"], out)
+    assert code == 0
+    text = (d / "ladder.md").read_text()
+    assert "| rank | entrant | rating mu | sigma |" in text and "95% Wilson" in text
+    for spec in ("random", "heuristic", "ismcts:1", "ismcts:10", "ismcts:100"):
+        assert f"| {spec} |" in text
+    assert "ratai ladder ratapolis --players 2 --quick" in text
+    summary = json.loads((d / "ladder.json").read_text())
+    assert summary["games"] == 20 and summary["players"] == 2  # 10 pairs x 2 seat orders
+    assert len((d / "records.jsonl").read_text().splitlines()) == 20
+    assert (d / "ladder.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from ratai.bots import BOT_KINDS
+
+    if "az" not in BOT_KINDS:
+        assert "skipped `az:1`" in text and "skipping az:1" in out.getvalue()
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["ladder", "chess"], "chess"),
+    (["ladder", "rat_trap", "--kinds", "oracle", "--quick"], "match no entrant"),
+    (["ladder", "rat_trap", "--entrants", "random,ismcts:x"], "budget must be an int"),
+    (["ladder", "rat_trap", "--entrants", "random", "--quick"], "at least 2"),
+    (["ladder", "rat_trap", "--games-per-pair", "0"], "games-per-pair"),
+    (["ladder", "rat_trap", "--players", "9"], "num_players"),
+    (["ladder", "rat_trap", "--budget-scale", "0"], "budget-scale"),
+    (["ladder", "rat_trap", "--entrants", "level:11,random"], "1..10"),
+])
+def test_ladder_bad_input_is_one_line_exit_2(argv, needle, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(argv, io.StringIO())
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ratai: ") and err.count("\n") == 1 and needle in err
