@@ -895,9 +895,12 @@ class SpecListType(click.ParamType):
 @click.option("--calibrate-levels", "levels_path", type=click.Path(dir_okay=False),
               default=None, help="write this game's level=1..10 presets from the result into "
                                  "this levels.json (needs the level candidates as entrants)")
+@click.option("--from-run", "from_run", type=click.Path(file_okay=False), default=None,
+              help="play nothing: re-rate and re-tabulate the finished ladder in this "
+                   "directory (with --calibrate-levels: re-derive the levels from its games)")
 @click.pass_context
 def ladder(ctx, game, players, variant, param, per_table, seed, workers, backend, out_dir,
-           kinds, entrants, budget_scale, quick, no_plot, levels_path):
+           kinds, entrants, budget_scale, quick, no_plot, levels_path, from_run):
     import shlex
 
     from ratai import ladder as lad
@@ -905,11 +908,24 @@ def ladder(ctx, game, players, variant, param, per_table, seed, workers, backend
 
     out = _out(ctx)
     _writable(levels_path, "--calibrate-levels")
+    if from_run is not None:
+        try:
+            result = lad.LadderResult.load(from_run)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if result.game != game:
+            raise UsageError(f"bad --from-run {from_run}: a {result.game} ladder, not {game}")
+        derived = "ratai " + " ".join(shlex.quote(a) for a in ctx.obj.get("argv", []))
+        _finish_ladder(out, lad, result, out_dir or from_run, no_plot, levels_path, derived)
+        return
     params = _game_params(game, variant, players, param)
     g = _load(game, params)
     n = g.num_players()
     if quick:
         budget_scale, per_table = budget_scale * 0.01, n
+    if levels_path and budget_scale != 1.0:
+        raise UsageError("--calibrate-levels measures the real budgets: drop --budget-scale "
+                         "and --quick")
     if levels_path and entrants is None:
         entrants = list(LEVEL_CANDIDATES)
     kind_list = None
@@ -948,14 +964,25 @@ def ladder(ctx, game, players, variant, param, per_table, seed, workers, backend
                                     on_record=advance)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    _finish_ladder(out, lad, result, out_dir, no_plot, levels_path)
+
+
+def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") -> None:
+    """Calibrate the levels (if asked), write the ladder's files and print its table."""
     if levels_path:
         try:
-            entry = lad.calibrate_levels(result, levels_path)
+            entry = lad.calibrate_levels(result, levels_path, derived)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        if entry["dropped"]:
+            result.notes.append("level candidates dropped (measured significantly weaker "
+                                "than the level below): "
+                                + ", ".join(d["spec"] for d in entry["dropped"]))
         if entry["inversions"]:
-            result.notes.append(f"level pairs whose measured mu decreases: "
-                                f"{entry['inversions']}")
+            result.notes.append(f"adjacent levels whose measured mu decreases (within the "
+                                f"noise): {entry['inversions']}")
+        result.notes.append("levels: " + ", ".join(f"{row['level']}={row['spec']}"
+                                                   for row in entry["levels"]))
     paths = lad.write_outputs(result, out_dir, with_plot=not no_plot)
     out.write(lad.markdown(result))
     out.write("\nwritten: " + ", ".join(str(p) for p in paths)

@@ -87,8 +87,17 @@ def _az_note(game) -> str | None:
         from ratai.nn import packaged
     except ImportError:
         return "ratai.nn (az models) is not installed in this ratai"
-    if packaged(game) is None:
+    path = packaged(game)
+    if path is None:
         return f"no packaged az model for {game.name}"
+    try:
+        from ratai.nn import Model
+    except ImportError:
+        return None
+    try:
+        Model.load(path).check_game(game)
+    except ValueError as exc:  # ModelError: e.g. a player count the model does not play
+        return f"the packaged az model does not fit: {exc}"
     return None
 
 
@@ -201,6 +210,32 @@ class LadderResult:
 
     def row(self, spec: str) -> Standing:
         return next(r for r in self.rows if r.bot == spec)
+
+    @classmethod
+    def load(cls, run_dir: str | Path) -> LadderResult:
+        """A finished ladder read back from its ``ladder.json`` and ``records.jsonl``
+        (ratings recomputed from the records, so the same as when it was played).
+
+        Raises:
+            ValueError: a missing or malformed file (named).
+        """
+        d = Path(run_dir)
+        try:
+            meta = json.loads((d / "ladder.json").read_text())
+            records = [json.loads(line) for line in
+                       (d / "records.jsonl").read_text().splitlines() if line.strip()]
+            entrants = meta.get("entrants") or [row["spec"] for row in meta["standings"]]
+            skipped = [Entrant(e["spec"], e["note"]) for e in meta.get("skipped", [])]
+            rows = sorted(standings(records, entrants), key=lambda s: (-s.mu, -s.ordinal))
+            return cls(meta["game"], meta["params"], int(meta["players"]),
+                       int(meta["games_per_table"]), int(meta["seed"]), list(entrants),
+                       skipped, records, rows, float(meta["seconds"]),
+                       float(meta.get("budget_scale", 1.0)), meta.get("command", ""))
+        except OSError as exc:
+            raise ValueError(f"bad ladder run {d}: {exc.strerror or exc}") from None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"bad ladder run {d}: not a ratai ladder output "
+                             f"({type(exc).__name__}: {exc})") from None
 
 
 def run_ladder(game_name: str, params: dict, entrants: Sequence[Entrant | str], *,
@@ -347,7 +382,7 @@ def _summary(result: LadderResult) -> dict[str, Any]:
         "players": result.num_players, "games": len(result.records),
         "games_per_table": result.games_per_table, "seed": result.seed,
         "budget_scale": result.budget_scale, "seconds": round(result.seconds, 1),
-        "command": result.command,
+        "command": result.command, "entrants": result.entrants,
         "skipped": [{"spec": e.spec, "note": e.note} for e in result.skipped],
         "standings": [{"spec": s.bot, "mu": round(s.mu, 3), "sigma": round(s.sigma, 3),
                        "ordinal": round(s.ordinal, 3), "win_rate": round(s.win_rate, 4),
@@ -385,19 +420,24 @@ def significantly_weaker(b: Standing, a: Standing, z: float = 1.96) -> bool:
     return a.mu - b.mu > z * math.hypot(a.sigma, b.sigma)
 
 
-def calibrate_levels(result: LadderResult, path: str | Path) -> dict[str, Any]:
+def calibrate_levels(result: LadderResult, path: str | Path,
+                     derived_by: str = "") -> dict[str, Any]:
     """Write the levels of ``result.game`` into the table at ``path`` (other games kept).
 
     ``result`` must be a ladder of :data:`ratai.bots.levels.LEVEL_CANDIDATES` (unscaled
-    budgets), which are walked weakest budget first: each becomes the next level unless it
-    measured significantly weaker (:func:`significantly_weaker`, 95%) than the level below,
-    in which case it is dropped (listed under ``dropped``) — so the levels are monotone in
-    budget and never measurably decrease in strength. Entrants outside the candidates rated
-    above the last level (``az``) come next. Level 10 is the strongest entrant kept; levels
-    left over repeat the strongest one, with a note (they become ``az`` once a packaged
-    model plays the game). Each level keeps its measured rating, win rate with 95% Wilson
-    interval, games and seconds per move; ``inversions`` lists adjacent levels whose
-    measured mu decreases within the noise.
+    budgets). Level 1 is ``random``; the rollout searches follow weakest budget first, each
+    the next level unless it measured significantly weaker (:func:`significantly_weaker`,
+    95%) than the level below, in which case it is dropped (listed under ``dropped``); the
+    heuristic, which has no budget, goes just below the first search level rated above it.
+    So the levels are monotone in budget and never measurably decrease in strength.
+    Entrants outside the candidates rated above the last level (``az``) come next. Level 10
+    is the strongest entrant kept; levels left over repeat the strongest one, with a note
+    (they become ``az`` once a packaged model plays the game). Each level keeps its
+    measured rating, win rate with 95% Wilson interval, games and seconds per move;
+    ``inversions`` lists adjacent levels whose measured mu decreases within the noise.
+
+    ``derived_by``: the command that derived the levels from a saved run (``--from-run``),
+    recorded next to the command that played it.
 
     Returns the game's entry.
 
@@ -415,15 +455,28 @@ def calibrate_levels(result: LadderResult, path: str | Path) -> dict[str, Any]:
     if missing:
         raise ValueError(f"--calibrate-levels needs the level candidates as entrants; "
                          f"missing {missing}")
-    kept: list[Standing] = []
+    kept = [result.row(cands[0])]  # level 1: random, the anchor
     dropped = []
-    for spec in cands:
+
+    def drop(s: Standing, below: Standing) -> None:
+        dropped.append({"spec": s.bot, "mu": round(s.mu, 2), "sigma": round(s.sigma, 2),
+                        "reason": f"measured significantly weaker than {below.bot}"})
+
+    budgeted = [c for c in cands[1:] if BotSpec.parse(c).iterations or
+                BotSpec.parse(c).time_limit]
+    for spec in budgeted:  # the searches, weakest budget first
         s = result.row(spec)
-        if kept and significantly_weaker(s, kept[-1]):
-            dropped.append({"spec": spec, "mu": round(s.mu, 2), "sigma": round(s.sigma, 2),
-                            "reason": f"measured significantly weaker than {kept[-1].bot}"})
+        if significantly_weaker(s, kept[-1]):
+            drop(s, kept[-1])
+        else:
+            kept.append(s)
+    for spec in (c for c in cands[1:] if c not in budgeted):  # heuristic: placed by rating
+        s = result.row(spec)
+        if significantly_weaker(s, kept[0]):
+            drop(s, kept[0])
             continue
-        kept.append(s)
+        pos = next((i for i in range(1, len(kept)) if kept[i].mu > s.mu), len(kept))
+        kept.insert(pos, s)
     kept += sorted((r for r in result.rows if r.bot not in cands and r.mu > kept[-1].mu),
                    key=lambda r: r.mu)
     if len(kept) > MAX_LEVEL:
@@ -448,7 +501,8 @@ def calibrate_levels(result: LadderResult, path: str | Path) -> dict[str, Any]:
     entry = {"players": result.num_players, "params": result.params,
              "games": len(result.records), "games_per_table": result.games_per_table,
              "seed": result.seed, "seconds": round(result.seconds, 1),
-             "command": result.command, "measured": time.strftime("%Y-%m-%d"),
+             "command": result.command, **({"derived_by": derived_by} if derived_by else {}),
+             "measured": time.strftime("%Y-%m-%d"),
              "inversions": inversions, "dropped": dropped, "levels": levels}
     p = Path(path)
     table = json.loads(p.read_text()) if p.exists() else {"format": 1, "games": {}}

@@ -152,3 +152,60 @@ def test_ladder_bad_input_is_one_line_exit_2(argv, needle, capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("ratai: ") and err.count("\n") == 1 and needle in err
+
+
+def test_calibrate_levels_refuses_scaled_budgets(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["ladder", "rat_trap", "--quick", "--out", str(tmp_path / "x"),
+              "--calibrate-levels", str(tmp_path / "levels.json")], io.StringIO())
+    assert info.value.code == 2 and "real budgets" in capsys.readouterr().err
+    assert not (tmp_path / "levels.json").exists()
+
+
+def test_calibrate_levels_keeps_levels_monotone(tmp_path):
+    """Searches are walked in budget order; one measured significantly weaker than the
+    level below is dropped; the heuristic goes below the first search rated above it; the
+    top levels repeat the strongest (with a note)."""
+    from ratai.arena import Standing
+    from ratai.bots.levels import LEVEL_CANDIDATES
+    from ratai.ladder import LadderResult, calibrate_levels
+
+    specs = [c.replace("{rollout}", "ismcts") for c in LEVEL_CANDIDATES]
+
+    def levels(mu_list):
+        rows = [Standing(s, games=10, wins=5, returns=[0.5] * 10, mu=m, sigma=2.0)
+                for s, m in zip(specs, mu_list, strict=True)]
+        res = LadderResult("rat_trap", {"num_players": 2}, 2, 2, 0, specs, [],
+                           [{"moves": 1}], rows, 1.0, command="ratai ladder rat_trap")
+        return calibrate_levels(res, tmp_path / "levels.json")
+
+    # random, heuristic, ismcts:10, 30, 100, 300, 1000, 3000, 10000
+    entry = levels([20, 25, 22, 24, 26, 28, 30, 29, 33])
+    assert [r["spec"] for r in entry["levels"]] == [
+        "random", "ismcts:10", "ismcts:30", "heuristic", "ismcts:100", "ismcts:300",
+        "ismcts:1000", "ismcts:3000", "ismcts:10000", "ismcts:10000"]
+    assert "note" in entry["levels"][9] and entry["dropped"] == []
+    assert entry["inversions"] == [[7, 8]]  # 30 -> 29: within the noise, kept
+    entry = levels([20, 5, 10, 24, 26, 28, 30, 31, 33])  # heuristic and ismcts:10 too weak
+    assert [r["spec"] for r in entry["levels"]][:3] == ["random", "ismcts:30", "ismcts:100"]
+    assert [d["spec"] for d in entry["dropped"]] == ["ismcts:10", "heuristic"]
+    assert [r["spec"] for r in entry["levels"]][7:] == ["ismcts:10000"] * 3
+    table = json.loads((tmp_path / "levels.json").read_text())
+    assert list(table["games"]) == ["rat_trap"]
+
+
+def test_from_run_re_rates_a_saved_ladder(tmp_path, capsys):
+    d = tmp_path / "run"
+    assert main(["ladder", "rat_trap", "--players", "2", "--quick", "--no-plot",
+                 "--kinds", "random,heuristic", "--out", str(d)], io.StringIO()) == 0
+    again = tmp_path / "again"
+    assert main(["ladder", "rat_trap", "--from-run", str(d), "--out", str(again),
+                 "--no-plot"], io.StringIO()) == 0
+    first = json.loads((d / "ladder.json").read_text())
+    assert json.loads((again / "ladder.json").read_text())["standings"] == first["standings"]
+    for argv, needle in ((["ladder", "ratapolis", "--from-run", str(d)], "a rat_trap ladder"),
+                         (["ladder", "rat_trap", "--from-run", str(tmp_path)], "bad ladder run")):
+        with pytest.raises(SystemExit) as info:
+            main(argv, io.StringIO())
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and needle in err and err.count("\n") == 1
