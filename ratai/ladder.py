@@ -425,10 +425,11 @@ def calibrate_levels(result: LadderResult, path: str | Path,
     """Write the levels of ``result.game`` into the table at ``path`` (other games kept).
 
     ``result`` must be a ladder of :data:`ratai.bots.levels.LEVEL_CANDIDATES` (unscaled
-    budgets). Level 1 is ``random``; the rollout searches follow weakest budget first, each
-    the next level unless it measured significantly weaker (:func:`significantly_weaker`,
-    95%) than the level below, in which case it is dropped (listed under ``dropped``); the
-    heuristic, which has no budget, goes just below the first search level rated above it.
+    budgets; candidates it did not play are listed under ``not_measured``). Level 1 is
+    ``random``; the rollout searches follow weakest budget first, each the next level
+    unless it measured significantly weaker (:func:`significantly_weaker`, 95%) than the
+    level below, in which case it is dropped (listed under ``dropped``); the heuristic,
+    which has no budget, goes just below the first search level rated above it.
     So the levels are monotone in budget and never measurably decrease in strength.
     Entrants outside the candidates rated above the last level (``az``) come next. Level 10
     is the strongest entrant kept; levels left over repeat the strongest one, with a note
@@ -442,7 +443,8 @@ def calibrate_levels(result: LadderResult, path: str | Path,
     Returns the game's entry.
 
     Raises:
-        ValueError: the ladder did not play every candidate, or its budgets were scaled.
+        ValueError: the ladder did not play ``random`` and another candidate, or its
+            budgets were scaled.
     """
     from ratai.bots.levels import LEVEL_CANDIDATES, MAX_LEVEL
     from ratai.engines import load_game
@@ -451,10 +453,11 @@ def calibrate_levels(result: LadderResult, path: str | Path,
         raise ValueError("levels are calibrated at the real budgets (no --budget-scale/--quick)")
     rk = rollout_kind(load_game(result.game, **result.params))
     cands = [BotSpec.parse(c.replace(ROLLOUT, rk)).label for c in LEVEL_CANDIDATES]
-    missing = [c for c in cands if c not in result.entrants]
-    if missing:
-        raise ValueError(f"--calibrate-levels needs the level candidates as entrants; "
-                         f"missing {missing}")
+    if cands[0] not in result.entrants or len([c for c in cands if c in result.entrants]) < 2:
+        raise ValueError(f"--calibrate-levels needs {cands[0]} and at least one more level "
+                         f"candidate ({', '.join(cands[1:])}) among the entrants")
+    not_measured = [c for c in cands if c not in result.entrants]
+    cands = [c for c in cands if c in result.entrants]
     kept = [result.row(cands[0])]  # level 1: random, the anchor
     dropped = []
 
@@ -503,7 +506,8 @@ def calibrate_levels(result: LadderResult, path: str | Path,
              "seed": result.seed, "seconds": round(result.seconds, 1),
              "command": result.command, **({"derived_by": derived_by} if derived_by else {}),
              "measured": time.strftime("%Y-%m-%d"),
-             "inversions": inversions, "dropped": dropped, "levels": levels}
+             "inversions": inversions, "dropped": dropped, "not_measured": not_measured,
+             "levels": levels}
     p = Path(path)
     table = json.loads(p.read_text()) if p.exists() else {"format": 1, "games": {}}
     table.setdefault("games", {})[result.game] = entry

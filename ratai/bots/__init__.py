@@ -64,10 +64,11 @@ def make_bot(kind: str, game: Game, player: int, *, iterations: int | None = Non
 
     Args:
         kind: one of :data:`BOT_KINDS`, or ``"level"`` with ``level``.
-        level: with ``kind="level"``: a strength preset 1..10 (1 random, 2 heuristic, then
-            rising search budgets), resolved for ``game`` from ``ratai/bots/levels.json``
-            (:func:`ratai.bots.levels.level_spec`); it sets kind, budget and options, so
-            none of ``iterations``, ``time_limit``, ``max_depth`` or options may be given.
+        level: with ``kind="level"``: a strength preset 1..10 (1 random, then the heuristic
+            and rising rollout search budgets in their measured order), resolved for
+            ``game`` from ``ratai/bots/levels.json`` (:func:`ratai.bots.levels.level_spec`);
+            it sets kind, budget and options, so none of ``iterations``, ``time_limit``,
+            ``max_depth`` or options may be given.
         iterations: search budget in iterations (exact; the reproducible budget). For
             ``expectimax`` a node budget.
         time_limit: search budget in seconds of wall clock. With ``iterations`` too, the

