@@ -869,8 +869,8 @@ class SpecListType(click.ParamType):
                   "iterations and az (when a model ships) at those budgets and 0.1s/1s per "
                   "move; writes ladder.md, ladder.png, ladder.json and records.jsonl to --out.",
              epilog="example: ratai ladder rat_trap --players 2 --games-per-pair 10 "
-                    "--workers 2 --out ladder-rat_trap-2p   (the default: ~15 minutes on 2 "
-                    "free cores; --quick: seconds)")
+                    "--workers 2 --out ladder-rat_trap-2p   (the default at 2 players: about 5-10 "
+                    "minutes with --workers 2 on 2 free cores; --quick: seconds)")
 @_game_options
 @click.option("--games-per-pair", "per_table", type=click.IntRange(min=1), default=10,
               help="games per table (pair at 2 players, n-subset of entrants at n), rounded "
