@@ -448,6 +448,35 @@ def copy_loop(CyState state, long n):
     return n
 
 
+def observation_tensor_loop(CyState state, long n, int player=0) -> long:
+    """Write ``state``'s ``observation_tensor(player)`` ``n`` times through the ``cdef``
+    interface into one buffer without the GIL (the compiled writer's benchmark); returns
+    ``n``, or -1 when the twin has no compiled writer.
+
+    Raises:
+        ValueError: ``player`` is not a seat.
+    """
+    cdef int size = state.c_observation_size()
+    cdef long i
+    cdef int rc = 0
+    cdef float* buf
+    check_player(player, state.c_num_players())
+    if size <= 0:
+        return -1
+    buf = <float*>malloc(sizeof(float) * size)
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for i in range(n):
+                rc = state.c_observation_tensor(player, buf)
+                if rc != 0:
+                    break
+    finally:
+        free(buf)
+    return n if rc == 0 else -1
+
+
 def random_playout_actions(CyState state, unsigned long long seed=0) -> list:
     """Play ``state`` (mutated) to the end in C as :func:`random_playouts` does; returns the
     actions applied (for checking the C-level path against the reference engine)."""
