@@ -537,13 +537,22 @@ class ObsLayout:
 
     Attributes:
         size: the tensor's length.
+        slices: the layout's ``TensorSlice`` list (equal to
+            ``game.observation_tensor_layout()``).
     """
 
     def __init__(self, game):
+        from ratai.engines.obs_schema import TensorLayout
+
+        # The layout of ``game._obs_spec()`` (``observation_tensor_layout()``) from the same
+        # schema document, without the JSON Schema meta-check that spec runs (most of its
+        # cost: the twin builds its tables on first use, which should stay cheap).
+        layout = TensorLayout(game._observation_schema())
         self.game = game.name
-        self.size = int(game.observation_tensor_shape()[0])
+        self.size = int(layout.size)
+        self.slices = list(layout.slices)
         self._at = {}
-        for sl in game.observation_tensor_layout():
+        for sl in layout.slices:
             self._at.setdefault((sl.path, sl.kind), []).append(sl)
 
     def slice(self, path: str, kind: str, which: int = 0):

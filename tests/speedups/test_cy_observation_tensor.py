@@ -97,6 +97,21 @@ def test_compiled_tensor_equals_the_reference_at_every_state(name, variant, para
     assert {"over"} < phases
 
 
+@pytest.mark.parametrize(("name", "variant", "params"), CASES,
+                         ids=[f"{g}-{v}" for g, v, _ in CASES])
+def test_the_twins_tables_come_from_the_games_layout(name, variant, params):
+    """``ObsLayout`` (the twins' table source) is ``game.observation_tensor_layout()``, and
+    its lookups name the path they miss."""
+    game = load_game(name, backend="cython", **params)
+    layout = core.ObsLayout(game)
+    assert layout.slices == game.observation_tensor_layout()
+    assert layout.size == game.observation_tensor_shape()[0]
+    with pytest.raises(ValueError, match=r"no number slice at \$\.nothing"):
+        layout.number("$.nothing")
+    with pytest.raises(ValueError, match="is not a value of"):
+        layout.hot("$.phase", "no such phase")
+
+
 @pytest.mark.parametrize("name", COMPILED)
 def test_every_phase_is_checked(name):
     """Over the variants, the playouts of the test above (same seeds, same policies) reach
