@@ -266,9 +266,10 @@ cdef class CyState:
             ValueError: ``player`` is not a seat.
         """
         cdef int size = self.c_observation_size()
+        cdef int n = self.c_num_players()
         cdef float[::1] view
         if size > 0:
-            p = check_player(player, self.c_num_players())
+            p = player if type(player) is int and 0 <= player < n else check_player(player, n)
             if out is None:
                 arr = np.empty(size, dtype=np.float32)
             elif (isinstance(out, np.ndarray) and out.dtype == np.float32
