@@ -48,8 +48,8 @@ from ratai.engines.first_rat.data import (
     YIELD_KINDS,
 )
 
-from .core cimport (CyObsNum, CyState, cy_fresh_history, cy_obs_add, cy_obs_hot, cy_obs_len,
-                    cy_obs_num, cy_obs_num_at, cy_share_history)
+from .core cimport (CyState, cy_fresh_history, cy_obs_add, cy_obs_hot, cy_obs_len, cy_obs_num,
+                    cy_obs_num_at, cy_share_history)
 from .core import CyGame, ObsLayout, check_bounds
 
 # ------------------------------------------------------------------------------ constants

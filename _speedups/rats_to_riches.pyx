@@ -37,8 +37,8 @@ from ratai.engines.rats_to_riches import program as _P
 from ratai.engines.rats_to_riches import rules as _R
 from ratai.engines.rats_to_riches import view as _V
 
-from .core cimport (CyObsNum, CyState, cy_fresh_history, cy_obs_add, cy_obs_hot, cy_obs_len,
-                    cy_obs_num, cy_obs_num_at, cy_share_history)
+from .core cimport (CyState, cy_fresh_history, cy_obs_hot, cy_obs_len, cy_obs_num, cy_obs_num_at,
+                    cy_share_history)
 from .core import CyGame, ObsLayout, check_bounds
 
 # ------------------------------------------------------------------------------ constants
