@@ -57,6 +57,11 @@ cdef class CyState:
     # equal digests (IS-MCTS keys chance children by it, see search.pyx). The base class
     # hashes the string (exact, slow); a twin may digest its struct directly.
     cdef unsigned long long c_info_hash(self, int player) except? 0
+    cdef int c_observation_tensor(self, int player, float* out) noexcept nogil
+        # writes observation_tensor(player) (the full flat float32 vector, length
+        # c_observation_size()) into out; returns 0, or -1 when the twin has no compiled
+        # writer (the base class): callers then use the Python observation_tensor with the GIL.
+    cdef int c_observation_size(self) noexcept nogil   # length of the flat tensor, 0 if unknown
 
     # Python-level hooks (not the hot path). ``_attach``: bind ``game`` (its ``_consts``) with
     # an empty history; a twin extends it to set its constants pointer. ``_load``: fill the
@@ -110,3 +115,41 @@ cdef long c_random_playout(CyState state, unsigned long long* rng, int* act,
 # A 64-bit seed for a compiled determinization's splitmix64 stream from ``rng`` (an int is the
 # seed itself; a numpy Generator gives one raw draw; anything else goes through make_rng).
 cdef unsigned long long cy_seed_of(object rng) except? 0
+
+
+# ---------------------------------------------------------------- compiled observation tensors
+# The pieces a twin's ``c_observation_tensor`` writes with, so that it equals the reference
+# ``TensorLayout.encode`` (engines/obs_schema.py) to the bit. Offsets and scales come from
+# the game's tensor layout through ``ObsLayout`` (core.pyx), once per game, on first use.
+
+# One numeric leaf: ``out[off] = (x - lo) * scale`` rounded once to float32, as the reference
+# assigns a Python float into its float32 array.
+ctypedef struct CyObsNum:
+    int off
+    double lo
+    double scale
+
+
+cdef inline void cy_obs_num(float* out, const CyObsNum* f, double x) noexcept nogil:
+    out[f.off] = <float>((x - f.lo) * f.scale)
+
+
+# A one-hot cell or a "present" flag.
+cdef inline void cy_obs_hot(float* out, int off) noexcept nogil:
+    out[off] = 1.0
+
+
+# One item of a multiset: the reference adds ``float32(1 / maxItems)`` to a float32 cell in
+# float32 arithmetic (obs_schema's write_multiset), so ``inc`` is a float and so is the sum.
+cdef inline void cy_obs_add(float* out, int off, float inc) noexcept nogil:
+    out[off] = out[off] + inc
+
+
+# A bounded list's length slot: ``length / maxItems`` (a double division, then float32).
+cdef inline void cy_obs_len(float* out, int off, int length, int divisor) noexcept nogil:
+    out[off] = <float>(<double>length / divisor)
+
+
+# Fill ``f`` from the number slice at ``path`` of ``layout`` (an ``ObsLayout``).
+# Raises ValueError naming the path when the layout has no such number.
+cdef int cy_obs_num_at(CyObsNum* f, object layout, str path) except -1

@@ -13,7 +13,8 @@ from libc.stdlib cimport malloc, free
 
 import numpy as np
 
-from ratai.engines.api import IllegalActionError, State, canonical_json, make_rng
+from ratai.engines.api import (IllegalActionError, State, canonical_json, check_player,
+                               make_rng)
 
 
 def check_bounds(str game, int max_players, int max_count) -> None:
@@ -76,6 +77,12 @@ cdef class CyState:
         digest = hashlib.blake2b(self.information_state_string(player).encode(),
                                  digest_size=8).digest()
         return int.from_bytes(digest, "little")
+
+    cdef int c_observation_tensor(self, int player, float* out) noexcept nogil:
+        return -1
+
+    cdef int c_observation_size(self) noexcept nogil:
+        return 0
 
     # ------------------------------------------------------------------ hooks
     cdef int _attach(self, game) except -1:
@@ -247,6 +254,33 @@ cdef class CyState:
         return self.to_reference().render(player)
 
     def observation_tensor(self, player, out=None):
+        """``observation(player)`` as a ``float32`` vector of ``game.observation_tensor_shape()``
+        (see ``engines/api.py``): written by the twin's compiled ``c_observation_tensor``
+        straight from its struct when it has one (equal to the reference to the bit), else
+        encoded from the observation dict.
+
+        Args:
+            out: a caller's ``float32`` buffer of that shape to write into, or ``None``.
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+        """
+        cdef int size = self.c_observation_size()
+        cdef int n = self.c_num_players()
+        cdef float[::1] view
+        if size > 0:
+            p = player if type(player) is int and 0 <= player < n else check_player(player, n)
+            if out is None:
+                arr = np.empty(size, dtype=np.float32)
+            elif (isinstance(out, np.ndarray) and out.dtype == np.float32
+                  and out.shape == (size,) and out.flags.c_contiguous
+                  and out.flags.writeable):
+                arr = out
+            else:
+                return State.observation_tensor(self, player, out)
+            view = arr
+            if self.c_observation_tensor(p, &view[0]) == 0:
+                return arr
         return State.observation_tensor(self, player, out)
 
     def legal_actions_mask(self, player=None):
@@ -415,6 +449,35 @@ def copy_loop(CyState state, long n):
     return n
 
 
+def observation_tensor_loop(CyState state, long n, int player=0) -> long:
+    """Write ``state``'s ``observation_tensor(player)`` ``n`` times through the ``cdef``
+    interface into one buffer without the GIL (the compiled writer's benchmark); returns
+    ``n``, or -1 when the twin has no compiled writer.
+
+    Raises:
+        ValueError: ``player`` is not a seat.
+    """
+    cdef int size = state.c_observation_size()
+    cdef long i
+    cdef int rc = 0
+    cdef float* buf
+    check_player(player, state.c_num_players())
+    if size <= 0:
+        return -1
+    buf = <float*>malloc(sizeof(float) * size)
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for i in range(n):
+                rc = state.c_observation_tensor(player, buf)
+                if rc != 0:
+                    break
+    finally:
+        free(buf)
+    return n if rc == 0 else -1
+
+
 def random_playout_actions(CyState state, unsigned long long seed=0) -> list:
     """Play ``state`` (mutated) to the end in C as :func:`random_playouts` does; returns the
     actions applied (for checking the C-level path against the reference engine)."""
@@ -464,3 +527,86 @@ cdef unsigned long long cy_seed_of(object rng) except? 0:
     if not isinstance(rng, np.random.Generator):
         rng = make_rng(rng)
     return <unsigned long long>rng.bit_generator.random_raw()
+
+
+class ObsLayout:
+    """A game's tensor layout (``game.observation_tensor_layout()``) indexed by JSON path, for
+    a twin building its compiled writer's offset tables once per game.
+
+    Every lookup names the path and kind it wanted when the layout has no such slice
+    (``ValueError``): a twin whose tables no longer match its game's schema fails loudly.
+
+    Attributes:
+        size: the tensor's length.
+        slices: the layout's ``TensorSlice`` list (equal to
+            ``game.observation_tensor_layout()``).
+    """
+
+    def __init__(self, game):
+        from ratai.engines.obs_schema import TensorLayout
+
+        # The layout of ``game._obs_spec()`` (``observation_tensor_layout()``) from the same
+        # schema document, without the JSON Schema meta-check that spec runs (most of its
+        # cost: the twin builds its tables on first use, which should stay cheap).
+        layout = TensorLayout(game._observation_schema())
+        self.game = game.name
+        self.size = int(layout.size)
+        self.slices = list(layout.slices)
+        self._at = {}
+        for sl in layout.slices:
+            self._at.setdefault((sl.path, sl.kind), []).append(sl)
+
+    def slice(self, path: str, kind: str, which: int = 0):
+        """The ``which``-th slice (0 first) of ``kind`` at ``path`` (a ``TensorSlice``)."""
+        got = self._at.get((path, kind), ())
+        if which >= len(got):
+            raise ValueError(f"{self.game} tensor layout: no {kind} slice at {path}")
+        return got[which]
+
+    def has(self, path: str, kind: str) -> bool:
+        return (path, kind) in self._at
+
+    def flag(self, path: str, which: int = 0) -> int:
+        """The cell of the "present" flag at ``path``."""
+        return self.slice(path, "flag", which).start
+
+    def number(self, path: str, which: int = 0) -> tuple:
+        """``(cell, lo, scale)`` of the number (or boolean) at ``path``."""
+        sl = self.slice(path, "number", which)
+        return sl.start, float(sl.lo), float(sl.scale)
+
+    def hot(self, path: str, value, which: int = 0) -> int:
+        """The one-hot cell of ``value`` in the enum at ``path``."""
+        sl = self.slice(path, "enum", which)
+        return sl.start + self._index(sl, value)
+
+    def count(self, path: str, value) -> int:
+        """The cell counting ``value`` in the multiset at ``path``."""
+        sl = self.slice(path, "multiset")
+        return sl.start + self._index(sl, value)
+
+    def increment(self, path: str) -> float:
+        """What one item adds to its cell in the multiset at ``path`` (1 / maxItems)."""
+        return float(self.slice(path, "multiset").scale)
+
+    def length(self, path: str) -> tuple:
+        """``(cell, divisor)`` of the length slot of the bounded list at ``path``, or
+        ``(-1, 1)`` when the list has none (its length never varies)."""
+        if not self.has(path + ".length", "length"):
+            return -1, 1
+        sl = self.slice(path + ".length", "length")
+        return sl.start, int(sl.divisor)
+
+    def _index(self, sl, value) -> int:
+        for i, v in enumerate(sl.values):
+            if v == value and type(v) is type(value):
+                return i
+        raise ValueError(f"{self.game} tensor layout: {value!r} is not a value of {sl.path}")
+
+
+cdef int cy_obs_num_at(CyObsNum* f, object layout, str path) except -1:
+    off, lo, scale = layout.number(path)
+    f.off = off
+    f.lo = lo
+    f.scale = scale
+    return 0
