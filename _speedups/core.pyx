@@ -13,7 +13,8 @@ from libc.stdlib cimport malloc, free
 
 import numpy as np
 
-from ratai.engines.api import IllegalActionError, State, canonical_json, make_rng
+from ratai.engines.api import (IllegalActionError, State, canonical_json, check_player,
+                               make_rng)
 
 
 def check_bounds(str game, int max_players, int max_count) -> None:
@@ -76,6 +77,12 @@ cdef class CyState:
         digest = hashlib.blake2b(self.information_state_string(player).encode(),
                                  digest_size=8).digest()
         return int.from_bytes(digest, "little")
+
+    cdef int c_observation_tensor(self, int player, float* out) noexcept nogil:
+        return -1
+
+    cdef int c_observation_size(self) noexcept nogil:
+        return 0
 
     # ------------------------------------------------------------------ hooks
     cdef int _attach(self, game) except -1:
@@ -247,7 +254,40 @@ cdef class CyState:
         return self.to_reference().render(player)
 
     def observation_tensor(self, player, out=None):
-        return State.observation_tensor(self, player, out)
+        """``State.observation_tensor``: written by the twin's compiled writer
+        (``c_observation_tensor``) when it has one, else encoded from ``observation(player)``;
+        the same ``float32`` vector either way (tests/speedups/test_cy_obs_tensor.py).
+
+        Args:
+            out: a caller's buffer of ``game.observation_tensor_shape()`` (a C-contiguous
+                ``float32`` one is written in place), or ``None`` for a new array.
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+        """
+        cdef int p, rc, size = self.c_observation_size()
+        cdef float[::1] view
+        if size == 0:  # the offsets are built with the game's layout (its _obs_spec)
+            self._game._obs_spec()
+            size = self.c_observation_size()
+            if size == 0:
+                return State.observation_tensor(self, player, out)
+        p = check_player(player, self.c_num_players())
+        if (out is not None and type(out) is np.ndarray and out.dtype == np.float32
+                and out.ndim == 1 and out.shape[0] == size and out.flags.c_contiguous
+                and out.flags.writeable):
+            buf = out
+        else:
+            buf = np.empty(size, dtype=np.float32)
+        view = buf
+        with nogil:
+            rc = self.c_observation_tensor(p, &view[0])
+        if rc != 0:
+            return State.observation_tensor(self, p, out)
+        if out is not None and buf is not out:
+            out[...] = buf
+            return out
+        return buf
 
     def legal_actions_mask(self, player=None):
         return State.legal_actions_mask(self, player)
