@@ -37,6 +37,8 @@ from ratai.engines.rat_trap.data import CARD_CHEESE, CARD_TYPES, ROLES
 from .core cimport (CyState, cy_fresh_history, cy_seed_of, cy_share_history,
                     ratai_splitmix64, ratai_uniform)
 from .core import CyGame, check_bounds
+from .tensor_write cimport (OList, ONum, OSet, tw_list, tw_num, tw_set, w_counts, w_elems,
+                            w_len, w_list, w_num)
 
 # ------------------------------------------------------------------------------ constants
 cdef enum:
@@ -1749,24 +1751,6 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
 # counts and seat ``p``'s private fields of ``view.observation``, nothing else; the float
 # arithmetic is the reference encoder's ((x - lo) * scale in double, multiset counts summed
 # in float32).
-cdef enum:
-    RTO_MAXLIST = 16   # shown items of a list the writer fills (faces, seats, cards)
-
-ctypedef struct ONum:       # a number: out[off] = (x - lo) * scale
-    int off
-    double lo
-    double scale
-
-ctypedef struct OSet:       # a multiset over 0..k-1: out[off + v] += step per element
-    int off
-    float step
-
-ctypedef struct OList:      # a list of one-hots over 0..k-1, then its length / max_items
-    int item[RTO_MAXLIST]
-    int shown
-    int len_off             # -1: a fixed length (no slot)
-    int max_items
-
 ctypedef struct RTResObs:   # one entry of round_results
     ONum round
     int rev_flag[RT_MAXP]
@@ -1828,34 +1812,6 @@ ctypedef struct RTObs:
     OSet fp
 
 
-cdef inline void w_num(float* out, const ONum* o, double x) noexcept nogil:
-    out[o.off] = <float>((x - o.lo) * o.scale)
-
-
-cdef inline void w_counts(float* out, const OSet* o, const signed char* counts,
-                          int k) noexcept nogil:
-    """A multiset given as a count per value."""
-    cdef int v, j
-    for v in range(k):
-        for j in range(counts[v]):
-            out[o.off + v] = out[o.off + v] + o.step
-
-
-cdef inline void w_elems(float* out, const OSet* o, const signed char* vals, int n) noexcept nogil:
-    """A multiset given as its elements."""
-    cdef int i
-    for i in range(n):
-        out[o.off + vals[i]] = out[o.off + vals[i]] + o.step
-
-
-cdef inline void w_list(float* out, const OList* o, const signed char* vals, int n) noexcept nogil:
-    cdef int i
-    for i in range(n if n < o.shown else o.shown):
-        out[o.item[i] + vals[i]] = 1.0
-    if o.len_off >= 0:
-        out[o.len_off] = <float>(<double>n / <double>o.max_items)
-
-
 cdef int rt_write_obs(const RTState* s, const RTConst* k, int p, float* out) noexcept nogil:
     """``observation_tensor(p)`` into ``out``; -1 (``out`` undefined) without offsets."""
     cdef const RTObs* o = <const RTObs*>k.obs
@@ -1890,8 +1846,7 @@ cdef int rt_write_obs(const RTState* s, const RTConst* k, int p, float* out) noe
             if res.roles[q] >= 0:
                 out[ro.role_flag[q]] = 1.0
                 out[ro.role[q] + res.roles[q]] = 1.0
-    if o.res_len >= 0:
-        out[o.res_len] = <float>(<double>s.nres / <double>o.res_max)
+    w_len(out, o.res_len, s.nres, o.res_max)
     m = 0
     if s.phase == P_OVER:
         for q in range(P):
@@ -1981,27 +1936,6 @@ cdef int rt_write_obs(const RTState* s, const RTConst* k, int p, float* out) noe
     return 0
 
 
-cdef void _onum(ONum* d, tuple t):
-    d.off = t[0]
-    d.lo = t[1]
-    d.scale = t[2]
-
-
-cdef void _oset(OSet* d, tuple t):
-    d.off = t[0]
-    d.step = <float>(<double>t[1])
-
-
-cdef void _olist(OList* d, L, str path, list values, int cap) except *:
-    cdef int i
-    shown, _ = L.items(path)
-    d.shown = min(shown, cap, RTO_MAXLIST)
-    for i in range(d.shown):
-        d.item[i] = L.onehot(f"{path}[{i}]", values)[0]
-    L.skip_items(path, d.shown, shown, values)   # items the struct cannot hold stay 0
-    d.len_off, d.max_items = L.length(path)
-
-
 cdef void _rt_build_obs(RTObs* o, game) except *:
     """Fill ``o`` from ``game``'s tensor layout (LayoutMismatch: not this writer's)."""
     from .tensor_layout import LayoutIndex, LayoutMismatch
@@ -2017,11 +1951,11 @@ cdef void _rt_build_obs(RTObs* o, game) except *:
     faces = list(range(RT_NF))
     cards = list(range(RT_NT))
     roles = list(ROLES)
-    _onum(&o.round, L.number("$.round"))
-    _onum(&o.turn, L.number("$.turn"))
+    tw_num(&o.round, L.number("$.round"))
+    tw_num(&o.turn, L.number("$.turn"))
     o.active = L.onehot("$.active", rats)[0]
     for q in range(P):
-        _onum(&o.points[q], L.number(f"$.points[{q}]"))
+        tw_num(&o.points[q], L.number(f"$.points[{q}]"))
     shown, o.res_max = L.items("$.round_results")
     if shown > RT_MAXRES:
         raise LayoutMismatch(f"rat_trap: {shown} round results shown, the twin holds "
@@ -2030,21 +1964,21 @@ cdef void _rt_build_obs(RTObs* o, game) except *:
     for i in range(shown):
         ro = &o.res[i]
         b = f"$.round_results[{i}]"
-        _onum(&ro.round, L.number(f"{b}.round"))
+        tw_num(&ro.round, L.number(f"{b}.round"))
         for q in range(P):
             ro.rev_flag[q] = L.flag(f"{b}.revealed[{q}]")
-            _oset(&ro.rev[q], L.multiset(f"{b}.revealed[{q}]", cards))
+            tw_set(&ro.rev[q], L.multiset(f"{b}.revealed[{q}]", cards))
         for q in range(P):
             ro.elim[q] = L.boolean(f"{b}.eliminated[{q}]")
         for q in range(P):
-            _onum(&ro.gained[q], L.number(f"{b}.gained[{q}]"))
+            tw_num(&ro.gained[q], L.number(f"{b}.gained[{q}]"))
         for q in range(P):
-            _onum(&ro.stored[q], L.number(f"{b}.stored_counts[{q}]"))
+            tw_num(&ro.stored[q], L.number(f"{b}.stored_counts[{q}]"))
         for q in range(n):
             ro.role_flag[q] = L.flag(f"{b}.roles[{q}]")
             ro.role[q] = L.onehot(f"{b}.roles[{q}]", roles)[0]
     o.res_len = L.length("$.round_results")[0]
-    _olist(&o.winners, L, "$.winners", rats, P)
+    tw_list(&o.winners, L, "$.winners", rats, P)
     o.tiebreak = L.boolean("$.tiebreak_round")
     o.phase, phases = L.onehot("$.phase")
     for i in range(32):
@@ -2053,72 +1987,72 @@ cdef void _rt_build_obs(RTObs* o, game) except *:
         if name in phases:
             o.phase_idx[i] = phases.index(name)
     for q in range(P):
-        _onum(&o.scratches[q], L.number(f"$.scratches[{q}]"))
+        tw_num(&o.scratches[q], L.number(f"$.scratches[{q}]"))
     for q in range(P):
         o.elim[q] = L.boolean(f"$.eliminated[{q}]")
     for i in range(piles):
-        _onum(&o.trap_out[i], L.number(f"$.trap_out[{i}]"))
-    _onum(&o.used_clovers, L.number("$.used_clovers"))
+        tw_num(&o.trap_out[i], L.number(f"$.trap_out[{i}]"))
+    tw_num(&o.used_clovers, L.number("$.used_clovers"))
     for q in range(n):
         o.role_public[q] = L.boolean(f"$.role_public[{q}]")
     for q in range(n):
         o.role_gone[q] = L.boolean(f"$.role_gone[{q}]")
-    _oset(&o.not_fool, L.multiset("$.not_fool", seats))
-    _oset(&o.manip_piles, L.multiset("$.manip_piles", list(range(piles))))
-    _onum(&o.ordering, L.number("$.ordering"))
-    _oset(&o.tr_used, L.multiset("$.tr_used", list(range(len(game.data.third_rat_cards)))))
+    tw_set(&o.not_fool, L.multiset("$.not_fool", seats))
+    tw_set(&o.manip_piles, L.multiset("$.manip_piles", list(range(piles))))
+    tw_num(&o.ordering, L.number("$.ordering"))
+    tw_set(&o.tr_used, L.multiset("$.tr_used", list(range(len(game.data.third_rat_cards)))))
     o.round_over = L.boolean("$.round_over")
-    _olist(&o.black, L, "$.black", faces, 2)
-    _olist(&o.white, L, "$.white", faces, 2)
+    tw_list(&o.black, L, "$.black", faces, 2)
+    tw_list(&o.white, L, "$.white", faces, 2)
     o.rerolled = L.boolean("$.rerolled")
-    _olist(&o.alr_queue, L, "$.alr_queue", seats, RT_MAXP)
-    _onum(&o.acc, L.number("$.acc"))
-    _onum(&o.acc_white, L.number("$.acc_white"))
-    _onum(&o.acc_black, L.number("$.acc_black"))
-    _olist(&o.returned, L, "$.returned", faces, 4)
+    tw_list(&o.alr_queue, L, "$.alr_queue", seats, RT_MAXP)
+    tw_num(&o.acc, L.number("$.acc"))
+    tw_num(&o.acc_white, L.number("$.acc_white"))
+    tw_num(&o.acc_black, L.number("$.acc_black"))
+    tw_list(&o.returned, L, "$.returned", faces, 4)
     for q in range(P):
         o.kept_flag[q] = L.flag(f"$.kept.{q}")
         o.kept[q] = L.onehot(f"$.kept.{q}", faces)[0]
-    _olist(&o.cat_targets, L, "$.cat_targets", rats, RT_MAXCAT)
-    _onum(&o.tr_card, L.number("$.tr_card"))
+    tw_list(&o.cat_targets, L, "$.cat_targets", rats, RT_MAXCAT)
+    tw_num(&o.tr_card, L.number("$.tr_card"))
     for q in range(n):
         for i in range(piles):
-            _onum(&o.quiet[q][i], L.number(f"$.quiet[{q}][{i}]"))
+            tw_num(&o.quiet[q][i], L.number(f"$.quiet[{q}][{i}]"))
     for i in range(piles):
-        _onum(&o.pile_sizes[i], L.number(f"$.pile_sizes[{i}]"))
+        tw_num(&o.pile_sizes[i], L.number(f"$.pile_sizes[{i}]"))
     for i in range(piles):
         o.placed_flag[i] = L.flag(f"$.pile_placed[{i}]")
-        _onum(&o.placed[i], L.number(f"$.pile_placed[{i}]"))
+        tw_num(&o.placed[i], L.number(f"$.pile_placed[{i}]"))
     for q in range(P):
-        _onum(&o.stored_counts[q], L.number(f"$.stored_counts[{q}]"))
+        tw_num(&o.stored_counts[q], L.number(f"$.stored_counts[{q}]"))
     for q in range(P):
-        _onum(&o.lost_counts[q], L.number(f"$.lost_counts[{q}]"))
+        tw_num(&o.lost_counts[q], L.number(f"$.lost_counts[{q}]"))
     o.trc_flag = L.flag("$.third_rat_cards")
-    _oset(&o.trc, L.multiset("$.third_rat_cards", cards))
+    tw_set(&o.trc, L.multiset("$.third_rat_cards", cards))
     o.trl_flag = L.flag("$.third_rat_lost")
-    _oset(&o.trl, L.multiset("$.third_rat_lost", cards))
+    tw_set(&o.trl, L.multiset("$.third_rat_lost", cards))
     for q in range(n):
         o.pr_flag[q] = L.flag(f"$.public_roles[{q}]")
         o.pr[q] = L.onehot(f"$.public_roles[{q}]", roles)[0]
-    _onum(&o.roles_dealt, L.number("$.roles_dealt"))
+    tw_num(&o.roles_dealt, L.number("$.roles_dealt"))
     o.player = L.onehot("$.player", seats)[0]
-    _oset(&o.my_cards, L.multiset("$.my_cards", cards))
-    _oset(&o.my_lost, L.multiset("$.my_lost", cards))
+    tw_set(&o.my_cards, L.multiset("$.my_cards", cards))
+    tw_set(&o.my_lost, L.multiset("$.my_lost", cards))
     for q in range(P):
-        _oset(&o.known[q], L.multiset(f"$.known[{q}]", cards))
+        tw_set(&o.known[q], L.multiset(f"$.known[{q}]", cards))
     for q in range(n):
-        _oset(&o.known_by[q], L.multiset(f"$.known_by[{q}]", cards))
+        tw_set(&o.known_by[q], L.multiset(f"$.known_by[{q}]", cards))
     o.role_flag = L.flag("$.role")
     o.role = L.onehot("$.role", roles)[0]
     o.pc_flag = L.flag("$.pile_cards")
     for i in range(piles):
         o.pcp_flag[i] = L.flag(f"$.pile_cards[{i}]")
-        _olist(&o.pcp[i], L, f"$.pile_cards[{i}]", cards, RT_MAXORDER)
+        tw_list(&o.pcp[i], L, f"$.pile_cards[{i}]", cards, RT_MAXORDER)
     o.mh_flag = L.flag("$.manip_hand")
     for t in range(RT_NT):
-        _onum(&o.mh[t], L.number(f"$.manip_hand[{t}]"))
+        tw_num(&o.mh[t], L.number(f"$.manip_hand[{t}]"))
     o.fp_flag = L.flag("$.fool_piles")
-    _oset(&o.fp, L.multiset("$.fool_piles", list(range(piles))))
+    tw_set(&o.fp, L.multiset("$.fool_piles", list(range(piles))))
     L.finish()
 
 

@@ -157,11 +157,16 @@ class LayoutIndex:
             return -1, n
         return self._take(f"{path}.length", "a list length", 1).start, n
 
-    def skip_items(self, path: str, first: int, shown: int, values: Sequence[Any]) -> None:
-        """Claim the one-hot item slices ``path[first..shown-1]`` that the writer never
-        fills (the twin's struct holds fewer items than the layout shows; they stay 0)."""
-        for i in range(first, shown):
-            self.onehot(f"{path}[{i}]", values)
+    def unused(self, path: str, first: int) -> None:
+        """Claim every slice of the items ``path[first]``, ``path[first + 1]``, ... of a
+        list, which the writer never fills (the twin's struct holds at most ``first`` items
+        there; those slices stay 0)."""
+        prefix = f"{path}["
+        for sub, queue in self._slices.items():
+            if sub.startswith(prefix):
+                index = sub[len(prefix):].split("]", 1)[0]
+                if index.isdigit() and int(index) >= first:
+                    self._claimed[sub] = len(queue)
 
     def finish(self) -> None:
         """Raises :class:`LayoutMismatch` naming every slice no accessor claimed."""
