@@ -455,6 +455,37 @@ def copy_loop(CyState state, long n):
     return n
 
 
+def observation_tensor_loop(CyState state, int player, long n):
+    """Write ``state``'s ``observation_tensor(player)`` ``n`` times into one buffer with the
+    compiled writer, without the GIL (the search's per-leaf cost); returns ``n``.
+
+    Raises:
+        ValueError: a bad seat, or the twin has no compiled writer for this game.
+    """
+    cdef long i
+    cdef int rc = 0, size, p
+    cdef float[::1] view
+    state._game._obs_spec()   # builds the writer's offsets
+    size = state.c_observation_size()
+    if size == 0:
+        raise ValueError(f"{state._game.name}: no compiled observation tensor writer")
+    p = check_player(player, state.c_num_players())
+    view = np.empty(size, dtype=np.float32)
+    with nogil:
+        for i in range(n):
+            rc |= state.c_observation_tensor(p, &view[0])
+    if rc != 0:
+        raise ValueError(f"{state._game.name}: the compiled writer declined this state")
+    return n
+
+
+def has_compiled_observation_tensor(CyState state) -> bool:
+    """Whether ``state.observation_tensor`` takes the compiled writer
+    (``c_observation_tensor``) for this game (its offsets built from the layout)."""
+    state._game._obs_spec()
+    return state.c_observation_size() > 0
+
+
 def random_playout_actions(CyState state, unsigned long long seed=0) -> list:
     """Play ``state`` (mutated) to the end in C as :func:`random_playouts` does; returns the
     actions applied (for checking the C-level path against the reference engine)."""
