@@ -1739,13 +1739,12 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
     return 0
 
 
-# ====================================================================== game constants
 # ====================================================================== observation tensor
 # The compiled ``State.observation_tensor``: ``view.observation(state, p)`` encoded by the
 # game's TensorLayout (engines/obs_schema.py), written from the struct straight into the
 # float buffer. Offsets and scalings come from the layout, read once per game instance
-# (``_obs_prepare`` with ``ratai._speedups.tensor_layout.LayoutIndex``, which also checks
-# that every slice of the layout is claimed: a field this writer does not know disables it,
+# (``_obs_prepare`` with ``ratai._speedups.tensor_layout.CheckedLayout``, which also
+# checks that every slice of the layout is claimed: a field this writer does not know disables it,
 # and the reference encoder is used). The writer reads the public fields, the derived
 # counts and seat ``p``'s private fields of ``view.observation``, nothing else; the float
 # arithmetic is the reference encoder's ((x - lo) * scale in double, multiset counts summed
@@ -2055,6 +2054,7 @@ cdef void _rt_build_obs(RTObs* o, game) except *:
     L.finish()
 
 
+# ====================================================================== game constants
 cdef class _Consts:
     """The game's constants as a C struct (owned by the game, shared by its states)."""
     cdef RTConst c

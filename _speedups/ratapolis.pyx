@@ -1134,7 +1134,7 @@ cdef int rp_determinize(RPState* d, const RPState* src, const RPConst* k, int p,
 # The compiled ``State.observation_tensor``: ``RatapolisState.observation(p)`` encoded by
 # the game's TensorLayout (engines/obs_schema.py), written from the struct straight into
 # the float buffer (blocks in tensor_write.pxd). Offsets and scalings come from the layout,
-# read once per game instance (``_obs_prepare`` with ``tensor_layout.LayoutIndex``, which
+# read once per game instance (``_obs_prepare`` with ``tensor_layout.CheckedLayout``, which
 # checks that every slice is claimed: a field this writer does not know disables it, and
 # the reference encoder is used). The writer reads what the observation holds, nothing
 # else: public fields, the counts of the stack, discards and event deck, seat ``p``'s hunt
