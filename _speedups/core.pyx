@@ -458,7 +458,6 @@ def observation_tensor_loop(CyState state, int player, long n):
     cdef long i
     cdef int rc = 0, size, p
     cdef float[::1] view
-    state._game._obs_spec()   # builds the writer's offsets
     size = state.c_observation_size()
     if size == 0:
         raise ValueError(f"{state._game.name}: no compiled observation tensor writer")
@@ -475,7 +474,6 @@ def observation_tensor_loop(CyState state, int player, long n):
 def has_compiled_observation_tensor(CyState state) -> bool:
     """Whether ``state.observation_tensor`` takes the compiled writer
     (``c_observation_tensor``) for this game (its offsets built from the layout)."""
-    state._game._obs_spec()
     return state.c_observation_size() > 0
 
 

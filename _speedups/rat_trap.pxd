@@ -43,7 +43,7 @@ ctypedef struct RTConst:
     int num_actions
     int cheese[RT_NT]
     # the compiled tensor writer's offsets (``RTObs`` in rat_trap.pyx), built from the game's
-    # tensor layout on first use; NULL before, or when the layout is not the writer's
+    # tensor layout at its first state; NULL when the layout is not the writer's
     const void* obs
 
 

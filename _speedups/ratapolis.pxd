@@ -42,7 +42,7 @@ ctypedef struct RPConst:
     signed char ev_fixed[RP_MAXR]
     signed char ev_eff[RP_MAXEV][2]
     # the compiled tensor writer's offsets (``RPObs`` in ratapolis.pyx), built from the
-    # game's tensor layout on first use; NULL before, or when the layout is not the writer's
+    # game's tensor layout at its first state; NULL when the layout is not the writer's
     const void* obs
 
 
