@@ -35,9 +35,10 @@ from ratai.engines import api as _api
 from ratai.engines.ratapolis import rules as _R
 from ratai.engines.ratapolis import view as _V
 
-from .core cimport (CyState, cy_fresh_history, cy_seed_of, cy_share_history,
-                    ratai_splitmix64)
+from .core cimport (CyObsNum, CyState, cy_fresh_history, cy_obs_add, cy_obs_hot, cy_obs_num,
+                    cy_obs_num_at, cy_seed_of, cy_share_history, ratai_splitmix64)
 from .core import CyGame, check_bounds
+from .tensor_write cimport OSet, tw_set, w_elems, w_len
 
 # ------------------------------------------------------------------------------ constants
 cdef enum:
@@ -1129,10 +1130,162 @@ cdef int rp_determinize(RPState* d, const RPState* src, const RPConst* k, int p,
     return 0
 
 
+# ====================================================================== observation tensor
+# The compiled ``State.observation_tensor``: ``RatapolisState.observation(p)`` encoded by
+# the game's TensorLayout (engines/obs_schema.py), written from the struct straight into
+# the float buffer (blocks in tensor_write.pxd). Offsets and scalings come from the layout,
+# read once per game instance (``_obs_prepare`` with ``tensor_layout.CheckedLayout``, which
+# checks that every slice is claimed: a field this writer does not know disables it, and
+# the reference encoder is used). The writer reads what the observation holds, nothing
+# else: public fields, the counts of the stack, discards and event deck, seat ``p``'s hunt
+# cards, its Archive looks and its own plan cells.
+ctypedef struct RPRoundObs:   # one entry of ``rounds``
+    OSet face_up
+    int dealt[RP_MAXP]
+    int my_flag, my_card
+    int hunted_flag, hunted
+    OSet radio
+    int event_flag, event
+    int ec_flag, ec_id, ec_side
+
+ctypedef struct RPLookObs:    # one entry of ``archive_looks``
+    CyObsNum round
+    int viewer, target
+    int card_flag, card
+
+ctypedef struct RPObs:
+    int size
+    int player
+    CyObsNum num_players, round
+    int phase
+    signed char phase_idx[16]     # twin phase -> its one-hot index
+    CyObsNum current_player
+    int board_flag[RP_MAXB]
+    CyObsNum board[RP_MAXB][RP_MAXP]
+    OSet removed
+    CyObsNum supply[RP_MAXP]
+    CyObsNum cheese[RP_MAXP]
+    CyObsNum cheese_bank
+    int tok_flag[RP_MAXB]
+    CyObsNum tok[RP_MAXB]
+    OSet tokens_gone, token_pool
+    CyObsNum tokens_left, stack_count, discard_count
+    RPRoundObs rounds[RP_MAXR]
+    int rounds_shown, rounds_len, rounds_max
+    signed char effect_idx[4]     # ROUND_EFFECTS id -> its one-hot index
+    RPLookObs looks[RP_MAXR]
+    int looks_shown, looks_len, looks_max
+    CyObsNum committed[RP_MAXP]
+    int plan_item[2]
+    int plan_shown, plan_len, plan_max
+    short cell_idx[RP_MAXACT]     # cell action -> its one-hot index in the plan-cell enum
+    int hotel_flag, hotel_from, hotel_to
+    CyObsNum hotel_cell
+    int drawn_flag, drawn
+    int radio_used
+    CyObsNum event_cards_left
+    OSet reshuffles
+
+
+cdef int rp_write_obs(const RPState* s, const RPConst* k, int p, float* out) noexcept nogil:
+    """``observation_tensor(p)`` into ``out``; -1 (``out`` undefined) without offsets."""
+    cdef const RPObs* o = <const RPObs*>k.obs
+    cdef int n = k.n, q, i, x, r, t, ph, c
+    cdef rp_mask city = k.city & ~s.gone
+    cdef const RPRoundObs* ro
+    cdef const RPLookObs* lo
+    if o == NULL or p < 0 or p >= n or s.phase < 0 or s.phase >= 16:
+        return -1
+    ph = o.phase_idx[s.phase]
+    if ph < 0:
+        return -1
+    memset(out, 0, <size_t>o.size * sizeof(float))
+    out[o.player + p] = 1.0
+    cy_obs_num(out, &o.num_players, n)
+    cy_obs_num(out, &o.round, s.round)
+    out[o.phase + ph] = 1.0
+    cy_obs_num(out, &o.current_player, current_player(s, k))
+    for x in range(k.nb):
+        if city & bit(x):   # the buildings still in the city (RP-1)
+            out[o.board_flag[x]] = 1.0
+            for q in range(n):
+                cy_obs_num(out, &o.board[x][q], s.board[x][q])
+    w_elems(out, &o.removed, s.removed, s.nremoved)
+    for q in range(n):
+        cy_obs_num(out, &o.supply[q], s.supply[q])
+    for q in range(n):
+        cy_obs_num(out, &o.cheese[q], s.cheese[q])
+    cy_obs_num(out, &o.cheese_bank, s.cheese_bank)
+    for x in range(k.nb):
+        if s.tok[x] != RP_ABSENT:
+            out[o.tok_flag[x]] = 1.0
+            cy_obs_num(out, &o.tok[x], s.tok[x])
+    w_elems(out, &o.tokens_gone, s.tg, s.ntg)
+    w_elems(out, &o.token_pool, s.tp, s.ntp)
+    cy_obs_num(out, &o.tokens_left, s.tokens_left)
+    cy_obs_num(out, &o.stack_count, rp_popcount(s.stack))
+    cy_obs_num(out, &o.discard_count, rp_popcount(s.discard))
+    for i in range(s.round if s.round < o.rounds_shown else o.rounds_shown):
+        ro = &o.rounds[i]
+        w_elems(out, &ro.face_up, s.fu[i], s.nfu[i])
+        for q in range(n):
+            out[ro.dealt[q]] = 1.0 if s.hands[i][q] != NO else 0.0
+        if s.hands[i][p] != NO:   # the seat's own hunt card only
+            out[ro.my_flag] = 1.0
+            out[ro.my_card + s.hands[i][p]] = 1.0
+        if s.hunted[i] != NO:
+            out[ro.hunted_flag] = 1.0
+            out[ro.hunted + s.hunted[i]] = 1.0
+        if s.radio_disc[i] != NO:
+            cy_obs_add(out, ro.radio.off + s.radio_disc[i], ro.radio.inc)
+        if i < s.nev:   # RP-9: the round's event and revealed card are public
+            out[ro.event_flag] = 1.0
+            out[ro.event + o.effect_idx[s.events[i]]] = 1.0
+            if s.ev_card[i] != NO:
+                out[ro.ec_flag] = 1.0
+                out[ro.ec_id + s.ev_card[i]] = 1.0
+                out[ro.ec_side + s.ev_side[i]] = 1.0
+    w_len(out, o.rounds_len, s.round, o.rounds_max)
+    for i in range(s.nlooks if s.nlooks < o.looks_shown else o.looks_shown):
+        lo = &o.looks[i]
+        r = s.looks[i][0]
+        cy_obs_num(out, &lo.round, r)
+        out[lo.viewer + s.looks[i][1]] = 1.0
+        out[lo.target + s.looks[i][2]] = 1.0
+        if s.looks[i][1] == p:   # RP-6: the card only for the viewer
+            c = s.hands[r - 1][s.looks[i][2]]
+            out[lo.card_flag] = 1.0
+            out[lo.card + (c if c >= 0 else k.nb - 1)] = 1.0   # letters[c], as the reference
+    w_len(out, o.looks_len, s.nlooks, o.looks_max)
+    for q in range(n):
+        cy_obs_num(out, &o.committed[q], s.nplans[q])
+    t = s.nplans[p]
+    for i in range(t if t < o.plan_shown else o.plan_shown):
+        out[o.plan_item[i] + o.cell_idx[s.plans[p][i]]] = 1.0
+    w_len(out, o.plan_len, t, o.plan_max)
+    if s.has_hotel:
+        out[o.hotel_flag] = 1.0
+        out[o.hotel_from + s.hotel[0]] = 1.0
+        out[o.hotel_to + s.hotel[1]] = 1.0
+        cy_obs_num(out, &o.hotel_cell, s.hotel[2])
+    if s.drawn != NO:
+        out[o.drawn_flag] = 1.0
+        out[o.drawn + s.drawn] = 1.0
+    out[o.radio_used] = 1.0 if s.radio_used else 0.0
+    cy_obs_num(out, &o.event_cards_left, rp_popcount(s.ev_deck))
+    for r in range(1, RP_MAXR + 1):
+        if s.reshuf & (1 << r):
+            cy_obs_add(out, o.reshuffles.off + r - 1, o.reshuffles.inc)
+    return 0
+
+
 # ====================================================================== game constants
 cdef class _Consts:
     """The game's constants as a C struct (owned by the game, shared by its states)."""
     cdef RPConst c
+    cdef RPObs obs            # the tensor writer's offsets (c.obs points here once built)
+    cdef bint obs_tried
+    cdef public object obs_error  # why the compiled writer is off (a layout mismatch), or None
 
 
 def _make_consts(game, params) -> _Consts:
@@ -1228,6 +1381,125 @@ def _make_consts(game, params) -> _Consts:
     return obj
 
 
+cdef void _rp_build_obs(RPObs* o, game) except *:
+    """Fill ``o`` from ``game``'s tensor layout (LayoutMismatch: not this writer's)."""
+    from .tensor_layout import CheckedLayout, LayoutMismatch
+
+    cdef int n = game.n, nb = game.nb, rounds = game.data.rounds, q, i, x, a
+    cdef RPRoundObs* ro
+    cdef RPLookObs* lo
+    L = CheckedLayout(game)
+    memset(o, 0, sizeof(RPObs))
+    o.size = L.size
+    letters = list(game.letters)
+    seats = list(range(n))
+    o.player = L.onehot("$.player", seats)[0]
+    cy_obs_num_at(&o.num_players, L, "$.num_players")
+    cy_obs_num_at(&o.round, L, "$.round")
+    o.phase, phases = L.onehot("$.phase")
+    for i in range(16):
+        o.phase_idx[i] = -1
+    for i, name in enumerate(PHASE_NAMES):
+        if name in phases:
+            o.phase_idx[i] = phases.index(name)
+    cy_obs_num_at(&o.current_player, L, "$.current_player")
+    for x in range(nb):
+        o.board_flag[x] = L.flag(f"$.board.{letters[x]}")
+        for q in range(n):
+            cy_obs_num_at(&o.board[x][q], L, f"$.board.{letters[x]}[{q}]")
+    tw_set(&o.removed, L.multiset("$.removed", letters))
+    for q in range(n):
+        cy_obs_num_at(&o.supply[q], L, f"$.supply[{q}]")
+    for q in range(n):
+        cy_obs_num_at(&o.cheese[q], L, f"$.cheese_tokens[{q}]")
+    cy_obs_num_at(&o.cheese_bank, L, "$.cheese_bank")
+    for x in range(nb):
+        o.tok_flag[x] = L.flag(f"$.tokens.{letters[x]}")
+        cy_obs_num_at(&o.tok[x], L, f"$.tokens.{letters[x]}")
+    tw_set(&o.tokens_gone, L.multiset("$.tokens_gone", letters))
+    tw_set(&o.token_pool, L.multiset("$.token_pool", letters))
+    cy_obs_num_at(&o.tokens_left, L, "$.tokens_left")
+    cy_obs_num_at(&o.stack_count, L, "$.stack_count")
+    cy_obs_num_at(&o.discard_count, L, "$.discard_count")
+    shown = L.items("$.rounds")
+    o.rounds_shown = min(shown, RP_MAXR)
+    L.unused("$.rounds", o.rounds_shown)
+    effects = list(_R.ROUND_EFFECTS)
+    event_ids = [c.id for c in game.data.event_cards]
+    for i in range(o.rounds_shown):
+        ro = &o.rounds[i]
+        b = f"$.rounds[{i}]"
+        tw_set(&ro.face_up, L.multiset(f"{b}.face_up", letters))
+        for q in range(n):
+            ro.dealt[q] = L.boolean(f"{b}.dealt[{q}]")
+        ro.my_flag = L.flag(f"{b}.my_card")
+        ro.my_card = L.onehot(f"{b}.my_card", letters)[0]
+        ro.hunted_flag = L.flag(f"{b}.hunted")
+        ro.hunted = L.onehot(f"{b}.hunted", letters)[0]
+        tw_set(&ro.radio, L.multiset(f"{b}.radio_discarded", letters))
+        ro.event_flag = L.flag(f"{b}.event")
+        ro.event, values = L.onehot(f"{b}.event")
+        for a, name in enumerate(effects):
+            if name not in values:
+                raise LayoutMismatch(f"ratapolis: {b}.event has no value {name!r}")
+            o.effect_idx[a] = values.index(name)
+        ro.ec_flag = L.flag(f"{b}.event_card")
+        ro.ec_id = L.onehot(f"{b}.event_card.id", event_ids)[0]
+        ro.ec_side = L.onehot(f"{b}.event_card.side", ["A", "B"])[0]
+    o.rounds_len, o.rounds_max = L.length("$.rounds")
+    shown = L.items("$.archive_looks")
+    o.looks_shown = min(shown, RP_MAXR)   # one Archive phase a round
+    L.unused("$.archive_looks", o.looks_shown)
+    for i in range(o.looks_shown):
+        lo = &o.looks[i]
+        b = f"$.archive_looks[{i}]"
+        cy_obs_num_at(&lo.round, L, f"{b}.round")
+        lo.viewer = L.onehot(f"{b}.viewer", seats)[0]
+        lo.target = L.onehot(f"{b}.target", seats)[0]
+        lo.card_flag = L.flag(f"{b}.card")
+        lo.card = L.onehot(f"{b}.card", letters)[0]
+    o.looks_len, o.looks_max = L.length("$.archive_looks")
+    for q in range(n):
+        cy_obs_num_at(&o.committed[q], L, f"$.committed[{q}]")
+    shown = L.items("$.my_plan")
+    o.plan_shown = min(shown, 2)
+    L.unused("$.my_plan", o.plan_shown)
+    ref = game.reference_game().new_initial_state()
+    for i in range(o.plan_shown):
+        o.plan_item[i], cells = L.onehot(f"$.my_plan[{i}]")
+    if o.plan_shown:
+        if game.C > RP_MAXACT:
+            raise LayoutMismatch(f"ratapolis: {game.C} plan cells, the writer holds {RP_MAXACT}")
+        index = {label: j for j, label in enumerate(cells)}
+        for a in range(game.C):
+            o.cell_idx[a] = index.get(ref._cell_label(a), 0) if ref._valid_id(a) else 0
+    o.plan_len, o.plan_max = L.length("$.my_plan")
+    o.hotel_flag = L.flag("$.hotel")
+    o.hotel_from = L.onehot("$.hotel.from", letters)[0]
+    o.hotel_to = L.onehot("$.hotel.to", letters)[0]
+    cy_obs_num_at(&o.hotel_cell, L, "$.hotel.cell")
+    o.drawn_flag = L.flag("$.drawn")
+    o.drawn = L.onehot("$.drawn", letters)[0]
+    o.radio_used = L.boolean("$.radio_used")
+    cy_obs_num_at(&o.event_cards_left, L, "$.event_cards_left")
+    tw_set(&o.reshuffles, L.multiset("$.reshuffles", list(range(1, rounds + 1))))
+    L.finish()
+
+
+cdef void _obs_prepare(_Consts c, game) except *:
+    """Build the writer's offsets once per game (``c.obs_error``: why it is off, or None;
+    a game whose layout cannot be built then raises that error from observation_tensor)."""
+    if c.obs_tried:
+        return
+    c.obs_tried = True
+    try:
+        _rp_build_obs(&c.obs, game)
+    except (ValueError, KeyError, NotImplementedError, ImportError) as exc:
+        c.obs_error = str(exc)   # LayoutMismatch among them
+        return
+    c.c.obs = &c.obs
+
+
 # ====================================================================== conversion
 cdef list _mask_list(rp_mask m):
     out = []
@@ -1271,6 +1543,8 @@ cdef class RatapolisState(CyState):
     cdef int _attach(self, game) except -1:
         CyState._attach(self, game)
         self.k = &(<_Consts>self._consts).c
+        if not (<_Consts>self._consts).obs_tried:   # the tensor writer's offsets, once a game
+            _obs_prepare(<_Consts>self._consts, game)
         return 0
 
     # ------------------------------------------------------------------ C-level contract
@@ -1373,6 +1647,13 @@ cdef class RatapolisState(CyState):
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         # equal for equal observation(player) (tests/speedups/test_cy_ratapolis.py checks it)
         return info_digest(&self.s, self.k, player)
+
+    cdef int c_observation_tensor(self, int player, float* out) noexcept nogil:
+        # -1 when the game's layout is not the writer's (_Consts.obs_error says why)
+        return rp_write_obs(&self.s, self.k, player, out)
+
+    cdef int c_observation_size(self) noexcept nogil:
+        return 0 if self.k.obs == NULL else (<const RPObs*>self.k.obs).size
 
     # ------------------------------------------------------------------ fast Python API
     @property
