@@ -57,6 +57,11 @@ cdef class CyState:
     # equal digests (IS-MCTS keys chance children by it, see search.pyx). The base class
     # hashes the string (exact, slow); a twin may digest its struct directly.
     cdef unsigned long long c_info_hash(self, int player) except? 0
+    cdef int c_observation_tensor(self, int player, float* out) noexcept nogil
+        # writes observation_tensor(player) (the full flat float32 vector, length
+        # c_observation_size()) into out; returns 0, or -1 when the twin has no compiled
+        # writer (the base class): callers then use the Python observation_tensor with the GIL.
+    cdef int c_observation_size(self) noexcept nogil   # length of the flat tensor, 0 if unknown
 
     # Python-level hooks (not the hot path). ``_attach``: bind ``game`` (its ``_consts``) with
     # an empty history; a twin extends it to set its constants pointer. ``_load``: fill the

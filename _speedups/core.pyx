@@ -77,6 +77,12 @@ cdef class CyState:
                                  digest_size=8).digest()
         return int.from_bytes(digest, "little")
 
+    cdef int c_observation_tensor(self, int player, float* out) noexcept nogil:
+        return -1
+
+    cdef int c_observation_size(self) noexcept nogil:
+        return 0
+
     # ------------------------------------------------------------------ hooks
     cdef int _attach(self, game) except -1:
         self._game = game
