@@ -13,7 +13,8 @@ from libc.stdlib cimport malloc, free
 
 import numpy as np
 
-from ratai.engines.api import IllegalActionError, State, canonical_json, make_rng
+from ratai.engines.api import (IllegalActionError, State, canonical_json, check_player,
+                               make_rng)
 
 
 def check_bounds(str game, int max_players, int max_count) -> None:
@@ -253,7 +254,40 @@ cdef class CyState:
         return self.to_reference().render(player)
 
     def observation_tensor(self, player, out=None):
-        return State.observation_tensor(self, player, out)
+        """``State.observation_tensor``: written by the twin's compiled writer
+        (``c_observation_tensor``) when it has one, else encoded from ``observation(player)``;
+        the same ``float32`` vector either way (tests/speedups/test_cy_obs_tensor.py).
+
+        Args:
+            out: a caller's buffer of ``game.observation_tensor_shape()`` (a C-contiguous
+                ``float32`` one is written in place), or ``None`` for a new array.
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+        """
+        cdef int p, rc, size = self.c_observation_size()
+        cdef float[::1] view
+        if size == 0:  # the offsets are built with the game's layout (its _obs_spec)
+            self._game._obs_spec()
+            size = self.c_observation_size()
+            if size == 0:
+                return State.observation_tensor(self, player, out)
+        p = check_player(player, self.c_num_players())
+        if (out is not None and type(out) is np.ndarray and out.dtype == np.float32
+                and out.ndim == 1 and out.shape[0] == size and out.flags.c_contiguous
+                and out.flags.writeable):
+            buf = out
+        else:
+            buf = np.empty(size, dtype=np.float32)
+        view = buf
+        with nogil:
+            rc = self.c_observation_tensor(p, &view[0])
+        if rc != 0:
+            return State.observation_tensor(self, p, out)
+        if out is not None and buf is not out:
+            out[...] = buf
+            return out
+        return buf
 
     def legal_actions_mask(self, player=None):
         return State.legal_actions_mask(self, player)
@@ -419,6 +453,37 @@ def copy_loop(CyState state, long n):
     for i in range(n):
         c.c_copy_from(state)
     return n
+
+
+def observation_tensor_loop(CyState state, int player, long n):
+    """Write ``state``'s ``observation_tensor(player)`` ``n`` times into one buffer with the
+    compiled writer, without the GIL (the search's per-leaf cost); returns ``n``.
+
+    Raises:
+        ValueError: a bad seat, or the twin has no compiled writer for this game.
+    """
+    cdef long i
+    cdef int rc = 0, size, p
+    cdef float[::1] view
+    state._game._obs_spec()   # builds the writer's offsets
+    size = state.c_observation_size()
+    if size == 0:
+        raise ValueError(f"{state._game.name}: no compiled observation tensor writer")
+    p = check_player(player, state.c_num_players())
+    view = np.empty(size, dtype=np.float32)
+    with nogil:
+        for i in range(n):
+            rc |= state.c_observation_tensor(p, &view[0])
+    if rc != 0:
+        raise ValueError(f"{state._game.name}: the compiled writer declined this state")
+    return n
+
+
+def has_compiled_observation_tensor(CyState state) -> bool:
+    """Whether ``state.observation_tensor`` takes the compiled writer
+    (``c_observation_tensor``) for this game (its offsets built from the layout)."""
+    state._game._obs_spec()
+    return state.c_observation_size() > 0
 
 
 def random_playout_actions(CyState state, unsigned long long seed=0) -> list:

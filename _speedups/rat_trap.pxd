@@ -42,6 +42,9 @@ ctypedef struct RTConst:
     double roll_p[2][RT_MAXROLL]
     int num_actions
     int cheese[RT_NT]
+    # the compiled tensor writer's offsets (``RTObs`` in rat_trap.pyx), built from the game's
+    # tensor layout on first use; NULL before, or when the layout is not the writer's
+    const void* obs
 
 
 ctypedef struct RTState:

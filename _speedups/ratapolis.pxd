@@ -41,6 +41,9 @@ ctypedef struct RPConst:
     int EVENT, nevc, ev_random, has_fixed, ev_first
     signed char ev_fixed[RP_MAXR]
     signed char ev_eff[RP_MAXEV][2]
+    # the compiled tensor writer's offsets (``RPObs`` in ratapolis.pyx), built from the
+    # game's tensor layout on first use; NULL before, or when the layout is not the writer's
+    const void* obs
 
 
 ctypedef struct RPState:

@@ -38,6 +38,7 @@ from ratai.engines.ratapolis import view as _V
 from .core cimport (CyState, cy_fresh_history, cy_seed_of, cy_share_history,
                     ratai_splitmix64)
 from .core import CyGame, check_bounds
+from .tensor_write cimport (ONum, OSet, tw_num, tw_set, w_elems, w_len, w_num)
 
 # ------------------------------------------------------------------------------ constants
 cdef enum:
@@ -1129,10 +1130,166 @@ cdef int rp_determinize(RPState* d, const RPState* src, const RPConst* k, int p,
     return 0
 
 
+# ====================================================================== observation tensor
+# The compiled ``State.observation_tensor``: ``RatapolisState.observation(p)`` encoded by
+# the game's TensorLayout (engines/obs_schema.py), written from the struct straight into
+# the float buffer (blocks in tensor_write.pxd). Offsets and scalings come from the layout,
+# read once per game instance (``_obs_prepare`` with ``tensor_layout.LayoutIndex``, which
+# checks that every slice is claimed: a field this writer does not know disables it, and
+# the reference encoder is used). The writer reads what the observation holds, nothing
+# else: public fields, the counts of the stack, discards and event deck, seat ``p``'s hunt
+# cards, its Archive looks and its own plan cells.
+ctypedef struct RPRoundObs:   # one entry of ``rounds``
+    OSet face_up
+    int dealt[RP_MAXP]
+    int my_flag, my_card
+    int hunted_flag, hunted
+    OSet radio
+    int event_flag, event
+    int ec_flag, ec_id, ec_side
+
+ctypedef struct RPLookObs:    # one entry of ``archive_looks``
+    ONum round
+    int viewer, target
+    int card_flag, card
+
+ctypedef struct RPObs:
+    int size
+    int player
+    ONum num_players, round
+    int phase
+    signed char phase_idx[16]     # twin phase -> its one-hot index
+    ONum current_player
+    int board_flag[RP_MAXB]
+    ONum board[RP_MAXB][RP_MAXP]
+    OSet removed
+    ONum supply[RP_MAXP]
+    ONum cheese[RP_MAXP]
+    ONum cheese_bank
+    int tok_flag[RP_MAXB]
+    ONum tok[RP_MAXB]
+    OSet tokens_gone, token_pool
+    ONum tokens_left, stack_count, discard_count
+    RPRoundObs rounds[RP_MAXR]
+    int rounds_shown, rounds_len, rounds_max
+    signed char effect_idx[4]     # ROUND_EFFECTS id -> its one-hot index
+    RPLookObs looks[RP_MAXR]
+    int looks_shown, looks_len, looks_max
+    ONum committed[RP_MAXP]
+    int plan_item[2]
+    int plan_shown, plan_len, plan_max
+    short cell_idx[RP_MAXACT]     # cell action -> its one-hot index in the plan-cell enum
+    int hotel_flag, hotel_from, hotel_to
+    ONum hotel_cell
+    int drawn_flag, drawn
+    int radio_used
+    ONum event_cards_left
+    OSet reshuffles
+
+
+cdef inline void w_onehot_elem(float* out, const OSet* o, int v) noexcept nogil:
+    out[o.off + v] = out[o.off + v] + o.step
+
+
+cdef int rp_write_obs(const RPState* s, const RPConst* k, int p, float* out) noexcept nogil:
+    """``observation_tensor(p)`` into ``out``; -1 (``out`` undefined) without offsets."""
+    cdef const RPObs* o = <const RPObs*>k.obs
+    cdef int n = k.n, q, i, x, r, t, ph, c
+    cdef rp_mask city = k.city & ~s.gone
+    cdef const RPRoundObs* ro
+    cdef const RPLookObs* lo
+    if o == NULL or p < 0 or p >= n or s.phase < 0 or s.phase >= 16:
+        return -1
+    ph = o.phase_idx[s.phase]
+    if ph < 0:
+        return -1
+    memset(out, 0, <size_t>o.size * sizeof(float))
+    out[o.player + p] = 1.0
+    w_num(out, &o.num_players, n)
+    w_num(out, &o.round, s.round)
+    out[o.phase + ph] = 1.0
+    w_num(out, &o.current_player, current_player(s, k))
+    for x in range(k.nb):
+        if city & bit(x):   # the buildings still in the city (RP-1)
+            out[o.board_flag[x]] = 1.0
+            for q in range(n):
+                w_num(out, &o.board[x][q], s.board[x][q])
+    w_elems(out, &o.removed, s.removed, s.nremoved)
+    for q in range(n):
+        w_num(out, &o.supply[q], s.supply[q])
+    for q in range(n):
+        w_num(out, &o.cheese[q], s.cheese[q])
+    w_num(out, &o.cheese_bank, s.cheese_bank)
+    for x in range(k.nb):
+        if s.tok[x] != RP_ABSENT:
+            out[o.tok_flag[x]] = 1.0
+            w_num(out, &o.tok[x], s.tok[x])
+    w_elems(out, &o.tokens_gone, s.tg, s.ntg)
+    w_elems(out, &o.token_pool, s.tp, s.ntp)
+    w_num(out, &o.tokens_left, s.tokens_left)
+    w_num(out, &o.stack_count, rp_popcount(s.stack))
+    w_num(out, &o.discard_count, rp_popcount(s.discard))
+    for i in range(s.round if s.round < o.rounds_shown else o.rounds_shown):
+        ro = &o.rounds[i]
+        w_elems(out, &ro.face_up, s.fu[i], s.nfu[i])
+        for q in range(n):
+            out[ro.dealt[q]] = 1.0 if s.hands[i][q] != NO else 0.0
+        if s.hands[i][p] != NO:   # the seat's own hunt card only
+            out[ro.my_flag] = 1.0
+            out[ro.my_card + s.hands[i][p]] = 1.0
+        if s.hunted[i] != NO:
+            out[ro.hunted_flag] = 1.0
+            out[ro.hunted + s.hunted[i]] = 1.0
+        if s.radio_disc[i] != NO:
+            w_onehot_elem(out, &ro.radio, s.radio_disc[i])
+        if i < s.nev:   # RP-9: the round's event and revealed card are public
+            out[ro.event_flag] = 1.0
+            out[ro.event + o.effect_idx[s.events[i]]] = 1.0
+            if s.ev_card[i] != NO:
+                out[ro.ec_flag] = 1.0
+                out[ro.ec_id + s.ev_card[i]] = 1.0
+                out[ro.ec_side + s.ev_side[i]] = 1.0
+    w_len(out, o.rounds_len, s.round, o.rounds_max)
+    for i in range(s.nlooks if s.nlooks < o.looks_shown else o.looks_shown):
+        lo = &o.looks[i]
+        r = s.looks[i][0]
+        w_num(out, &lo.round, r)
+        out[lo.viewer + s.looks[i][1]] = 1.0
+        out[lo.target + s.looks[i][2]] = 1.0
+        if s.looks[i][1] == p:   # RP-6: the card only for the viewer
+            c = s.hands[r - 1][s.looks[i][2]]
+            out[lo.card_flag] = 1.0
+            out[lo.card + (c if c >= 0 else k.nb - 1)] = 1.0   # letters[c], as the reference
+    w_len(out, o.looks_len, s.nlooks, o.looks_max)
+    for q in range(n):
+        w_num(out, &o.committed[q], s.nplans[q])
+    t = s.nplans[p]
+    for i in range(t if t < o.plan_shown else o.plan_shown):
+        out[o.plan_item[i] + o.cell_idx[s.plans[p][i]]] = 1.0
+    w_len(out, o.plan_len, t, o.plan_max)
+    if s.has_hotel:
+        out[o.hotel_flag] = 1.0
+        out[o.hotel_from + s.hotel[0]] = 1.0
+        out[o.hotel_to + s.hotel[1]] = 1.0
+        w_num(out, &o.hotel_cell, s.hotel[2])
+    if s.drawn != NO:
+        out[o.drawn_flag] = 1.0
+        out[o.drawn + s.drawn] = 1.0
+    out[o.radio_used] = 1.0 if s.radio_used else 0.0
+    w_num(out, &o.event_cards_left, rp_popcount(s.ev_deck))
+    for r in range(1, RP_MAXR + 1):
+        if s.reshuf & (1 << r):
+            w_onehot_elem(out, &o.reshuffles, r - 1)
+    return 0
+
+
 # ====================================================================== game constants
 cdef class _Consts:
     """The game's constants as a C struct (owned by the game, shared by its states)."""
     cdef RPConst c
+    cdef RPObs obs            # the tensor writer's offsets (c.obs points here once built)
+    cdef bint obs_tried
+    cdef public object obs_error  # why the compiled writer is off (a layout mismatch), or None
 
 
 def _make_consts(game, params) -> _Consts:
@@ -1226,6 +1383,126 @@ def _make_consts(game, params) -> _Consts:
         c.ev_eff[i][0] = effects.index(card.side_a)
         c.ev_eff[i][1] = effects.index(card.side_b)
     return obj
+
+
+cdef void _rp_build_obs(RPObs* o, game) except *:
+    """Fill ``o`` from ``game``'s tensor layout (LayoutMismatch: not this writer's)."""
+    from .tensor_layout import LayoutIndex, LayoutMismatch
+
+    cdef int n = game.n, nb = game.nb, rounds = game.data.rounds, q, i, x, a
+    cdef RPRoundObs* ro
+    cdef RPLookObs* lo
+    L = LayoutIndex(game)
+    memset(o, 0, sizeof(RPObs))
+    o.size = L.size
+    letters = list(game.letters)
+    seats = list(range(n))
+    o.player = L.onehot("$.player", seats)[0]
+    tw_num(&o.num_players, L.number("$.num_players"))
+    tw_num(&o.round, L.number("$.round"))
+    o.phase, phases = L.onehot("$.phase")
+    for i in range(16):
+        o.phase_idx[i] = -1
+    for i, name in enumerate(PHASE_NAMES):
+        if name in phases:
+            o.phase_idx[i] = phases.index(name)
+    tw_num(&o.current_player, L.number("$.current_player"))
+    for x in range(nb):
+        o.board_flag[x] = L.flag(f"$.board.{letters[x]}")
+        for q in range(n):
+            tw_num(&o.board[x][q], L.number(f"$.board.{letters[x]}[{q}]"))
+    tw_set(&o.removed, L.multiset("$.removed", letters))
+    for q in range(n):
+        tw_num(&o.supply[q], L.number(f"$.supply[{q}]"))
+    for q in range(n):
+        tw_num(&o.cheese[q], L.number(f"$.cheese_tokens[{q}]"))
+    tw_num(&o.cheese_bank, L.number("$.cheese_bank"))
+    for x in range(nb):
+        o.tok_flag[x] = L.flag(f"$.tokens.{letters[x]}")
+        tw_num(&o.tok[x], L.number(f"$.tokens.{letters[x]}"))
+    tw_set(&o.tokens_gone, L.multiset("$.tokens_gone", letters))
+    tw_set(&o.token_pool, L.multiset("$.token_pool", letters))
+    tw_num(&o.tokens_left, L.number("$.tokens_left"))
+    tw_num(&o.stack_count, L.number("$.stack_count"))
+    tw_num(&o.discard_count, L.number("$.discard_count"))
+    shown, o.rounds_max = L.items("$.rounds")
+    o.rounds_shown = min(shown, RP_MAXR)
+    L.unused("$.rounds", o.rounds_shown)
+    effects = list(_R.ROUND_EFFECTS)
+    event_ids = [c.id for c in game.data.event_cards]
+    for i in range(o.rounds_shown):
+        ro = &o.rounds[i]
+        b = f"$.rounds[{i}]"
+        tw_set(&ro.face_up, L.multiset(f"{b}.face_up", letters))
+        for q in range(n):
+            ro.dealt[q] = L.boolean(f"{b}.dealt[{q}]")
+        ro.my_flag = L.flag(f"{b}.my_card")
+        ro.my_card = L.onehot(f"{b}.my_card", letters)[0]
+        ro.hunted_flag = L.flag(f"{b}.hunted")
+        ro.hunted = L.onehot(f"{b}.hunted", letters)[0]
+        tw_set(&ro.radio, L.multiset(f"{b}.radio_discarded", letters))
+        ro.event_flag = L.flag(f"{b}.event")
+        ro.event, values = L.onehot(f"{b}.event")
+        for a, name in enumerate(effects):
+            if name not in values:
+                raise LayoutMismatch(f"ratapolis: {b}.event has no value {name!r}")
+            o.effect_idx[a] = values.index(name)
+        ro.ec_flag = L.flag(f"{b}.event_card")
+        ro.ec_id = L.onehot(f"{b}.event_card.id", event_ids)[0]
+        ro.ec_side = L.onehot(f"{b}.event_card.side", ["A", "B"])[0]
+    o.rounds_len = L.length("$.rounds")[0]
+    shown, o.looks_max = L.items("$.archive_looks")
+    o.looks_shown = min(shown, RP_MAXR)   # one Archive phase a round
+    L.unused("$.archive_looks", o.looks_shown)
+    for i in range(o.looks_shown):
+        lo = &o.looks[i]
+        b = f"$.archive_looks[{i}]"
+        tw_num(&lo.round, L.number(f"{b}.round"))
+        lo.viewer = L.onehot(f"{b}.viewer", seats)[0]
+        lo.target = L.onehot(f"{b}.target", seats)[0]
+        lo.card_flag = L.flag(f"{b}.card")
+        lo.card = L.onehot(f"{b}.card", letters)[0]
+    o.looks_len = L.length("$.archive_looks")[0]
+    for q in range(n):
+        tw_num(&o.committed[q], L.number(f"$.committed[{q}]"))
+    shown, o.plan_max = L.items("$.my_plan")
+    o.plan_shown = min(shown, 2)
+    L.unused("$.my_plan", o.plan_shown)
+    ref = game.reference_game().new_initial_state()
+    for i in range(o.plan_shown):
+        o.plan_item[i], cells = L.onehot(f"$.my_plan[{i}]")
+    if o.plan_shown:
+        if game.C > RP_MAXACT:
+            raise LayoutMismatch(f"ratapolis: {game.C} plan cells, the writer holds {RP_MAXACT}")
+        index = {label: j for j, label in enumerate(cells)}
+        for a in range(game.C):
+            o.cell_idx[a] = index.get(ref._cell_label(a), 0) if ref._valid_id(a) else 0
+    o.plan_len = L.length("$.my_plan")[0]
+    o.hotel_flag = L.flag("$.hotel")
+    o.hotel_from = L.onehot("$.hotel.from", letters)[0]
+    o.hotel_to = L.onehot("$.hotel.to", letters)[0]
+    tw_num(&o.hotel_cell, L.number("$.hotel.cell"))
+    o.drawn_flag = L.flag("$.drawn")
+    o.drawn = L.onehot("$.drawn", letters)[0]
+    o.radio_used = L.boolean("$.radio_used")
+    tw_num(&o.event_cards_left, L.number("$.event_cards_left"))
+    tw_set(&o.reshuffles, L.multiset("$.reshuffles", list(range(1, rounds + 1))))
+    L.finish()
+
+
+cdef void _obs_prepare(_Consts c, game) except *:
+    """Build the writer's offsets once per game (``c.obs_error``: why it is off, or None)."""
+    from .tensor_layout import LayoutMismatch
+
+    if c.obs_tried:
+        return
+    c.obs_tried = True
+    try:
+        _rp_build_obs(&c.obs, game)
+    except LayoutMismatch as exc:
+        c.obs_error = str(exc)
+        return
+    c.c.obs = &c.obs
 
 
 # ====================================================================== conversion
@@ -1373,6 +1650,14 @@ cdef class RatapolisState(CyState):
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         # equal for equal observation(player) (tests/speedups/test_cy_ratapolis.py checks it)
         return info_digest(&self.s, self.k, player)
+
+    cdef int c_observation_tensor(self, int player, float* out) noexcept nogil:
+        # -1 until the game's layout was read (its first _obs_spec(), e.g. the first
+        # observation_tensor or observation_tensor_shape call) or when it is not the writer's
+        return rp_write_obs(&self.s, self.k, player, out)
+
+    cdef int c_observation_size(self) noexcept nogil:
+        return 0 if self.k.obs == NULL else (<const RPObs*>self.k.obs).size
 
     # ------------------------------------------------------------------ fast Python API
     @property
@@ -1702,6 +1987,13 @@ class RatapolisGame(CyGame, _R.RatapolisGame):
         if self._consts is None:
             return _R.RatapolisState(self)
         return RatapolisState(self)
+
+    def _obs_spec(self):
+        # the layout is read once per game instance: the compiled writer's offsets with it
+        spec = super()._obs_spec()
+        if self._consts is not None:
+            _obs_prepare(<_Consts>self._consts, self)
+        return spec
 
     def _state_from_observation(self, player, observation, rng=None):
         ref = _R._rebuild(self, player, observation, _api.make_rng(rng))
