@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ratai.nn import Model, ModelError, packaged
+from ratai.nn import Model, packaged
 from ratai.search.az import AZ
 from ratai.search.common import DEFAULT_MAX_MEMORY_MB, check_number
 
@@ -147,7 +147,3 @@ class AZBot(SearchBot):
                 pick = m
                 break
         return dataclasses.replace(an, best_action=pick.action, pv=pick.pv)
-
-
-# keep ModelError importable from here for callers catching it around make_bot
-ModelError = ModelError
