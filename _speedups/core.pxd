@@ -115,3 +115,41 @@ cdef long c_random_playout(CyState state, unsigned long long* rng, int* act,
 # A 64-bit seed for a compiled determinization's splitmix64 stream from ``rng`` (an int is the
 # seed itself; a numpy Generator gives one raw draw; anything else goes through make_rng).
 cdef unsigned long long cy_seed_of(object rng) except? 0
+
+
+# ---------------------------------------------------------------- compiled observation tensors
+# The pieces a twin's ``c_observation_tensor`` writes with, so that it equals the reference
+# ``TensorLayout.encode`` (engines/obs_schema.py) to the bit. Offsets and scales come from
+# ``game.observation_tensor_layout()`` through ``ObsLayout`` (core.pyx), once per game.
+
+# One numeric leaf: ``out[off] = (x - lo) * scale`` rounded once to float32, as the reference
+# assigns a Python float into its float32 array.
+ctypedef struct CyObsNum:
+    int off
+    double lo
+    double scale
+
+
+cdef inline void cy_obs_num(float* out, const CyObsNum* f, double x) noexcept nogil:
+    out[f.off] = <float>((x - f.lo) * f.scale)
+
+
+# A one-hot cell or a "present" flag.
+cdef inline void cy_obs_hot(float* out, int off) noexcept nogil:
+    out[off] = 1.0
+
+
+# One item of a multiset: the reference adds ``1 / maxItems`` to a float32 cell in float32
+# arithmetic (numpy's rule for a float32 scalar plus a Python float), so ``inc`` is float.
+cdef inline void cy_obs_add(float* out, int off, float inc) noexcept nogil:
+    out[off] = out[off] + inc
+
+
+# A bounded list's length slot: ``length / maxItems`` (a double division, then float32).
+cdef inline void cy_obs_len(float* out, int off, int length, int divisor) noexcept nogil:
+    out[off] = <float>(<double>length / divisor)
+
+
+# Fill ``f`` from the number slice at ``path`` of ``layout`` (an ``ObsLayout``).
+# Raises ValueError naming the path when the layout has no such number.
+cdef int cy_obs_num_at(CyObsNum* f, object layout, str path) except -1

@@ -254,40 +254,33 @@ cdef class CyState:
         return self.to_reference().render(player)
 
     def observation_tensor(self, player, out=None):
-        """``State.observation_tensor``: written by the twin's compiled writer
-        (``c_observation_tensor``) when it has one, else encoded from ``observation(player)``;
-        the same ``float32`` vector either way (tests/speedups/test_cy_obs_tensor.py).
+        """``observation(player)`` as a ``float32`` vector of ``game.observation_tensor_shape()``
+        (see ``engines/api.py``): written by the twin's compiled ``c_observation_tensor``
+        straight from its struct when it has one (equal to the reference to the bit), else
+        encoded from the observation dict.
 
         Args:
-            out: a caller's buffer of ``game.observation_tensor_shape()`` (a C-contiguous
-                ``float32`` one is written in place), or ``None`` for a new array.
+            out: a caller's ``float32`` buffer of that shape to write into, or ``None``.
 
         Raises:
             ValueError: ``player`` is not a seat.
         """
-        cdef int p, rc, size = self.c_observation_size()
+        cdef int size = self.c_observation_size()
         cdef float[::1] view
-        if size == 0:  # the offsets are built with the game's layout (its _obs_spec)
-            self._game._obs_spec()
-            size = self.c_observation_size()
-            if size == 0:
+        if size > 0:
+            p = check_player(player, self.c_num_players())
+            if out is None:
+                arr = np.empty(size, dtype=np.float32)
+            elif (isinstance(out, np.ndarray) and out.dtype == np.float32
+                  and out.shape == (size,) and out.flags.c_contiguous
+                  and out.flags.writeable):
+                arr = out
+            else:
                 return State.observation_tensor(self, player, out)
-        p = check_player(player, self.c_num_players())
-        if (out is not None and type(out) is np.ndarray and out.dtype == np.float32
-                and out.ndim == 1 and out.shape[0] == size and out.flags.c_contiguous
-                and out.flags.writeable):
-            buf = out
-        else:
-            buf = np.empty(size, dtype=np.float32)
-        view = buf
-        with nogil:
-            rc = self.c_observation_tensor(p, &view[0])
-        if rc != 0:
-            return State.observation_tensor(self, p, out)
-        if out is not None and buf is not out:
-            out[...] = buf
-            return out
-        return buf
+            view = arr
+            if self.c_observation_tensor(p, &view[0]) == 0:
+                return arr
+        return State.observation_tensor(self, player, out)
 
     def legal_actions_mask(self, player=None):
         return State.legal_actions_mask(self, player)
@@ -535,3 +528,77 @@ cdef unsigned long long cy_seed_of(object rng) except? 0:
     if not isinstance(rng, np.random.Generator):
         rng = make_rng(rng)
     return <unsigned long long>rng.bit_generator.random_raw()
+
+
+class ObsLayout:
+    """A game's tensor layout (``game.observation_tensor_layout()``) indexed by JSON path, for
+    a twin building its compiled writer's offset tables once per game.
+
+    Every lookup names the path and kind it wanted when the layout has no such slice
+    (``ValueError``): a twin whose tables no longer match its game's schema fails loudly.
+
+    Attributes:
+        size: the tensor's length.
+    """
+
+    def __init__(self, game):
+        self.game = game.name
+        self.size = int(game.observation_tensor_shape()[0])
+        self._at = {}
+        for sl in game.observation_tensor_layout():
+            self._at.setdefault((sl.path, sl.kind), []).append(sl)
+
+    def slice(self, path: str, kind: str, which: int = 0):
+        """The ``which``-th slice (0 first) of ``kind`` at ``path`` (a ``TensorSlice``)."""
+        got = self._at.get((path, kind), ())
+        if which >= len(got):
+            raise ValueError(f"{self.game} tensor layout: no {kind} slice at {path}")
+        return got[which]
+
+    def has(self, path: str, kind: str) -> bool:
+        return (path, kind) in self._at
+
+    def flag(self, path: str, which: int = 0) -> int:
+        """The cell of the "present" flag at ``path``."""
+        return self.slice(path, "flag", which).start
+
+    def number(self, path: str, which: int = 0) -> tuple:
+        """``(cell, lo, scale)`` of the number (or boolean) at ``path``."""
+        sl = self.slice(path, "number", which)
+        return sl.start, float(sl.lo), float(sl.scale)
+
+    def hot(self, path: str, value, which: int = 0) -> int:
+        """The one-hot cell of ``value`` in the enum at ``path``."""
+        sl = self.slice(path, "enum", which)
+        return sl.start + self._index(sl, value)
+
+    def count(self, path: str, value) -> int:
+        """The cell counting ``value`` in the multiset at ``path``."""
+        sl = self.slice(path, "multiset")
+        return sl.start + self._index(sl, value)
+
+    def increment(self, path: str) -> float:
+        """What one item adds to its cell in the multiset at ``path`` (1 / maxItems)."""
+        return float(self.slice(path, "multiset").scale)
+
+    def length(self, path: str) -> tuple:
+        """``(cell, divisor)`` of the length slot of the bounded list at ``path``, or
+        ``(-1, 1)`` when the list has none (its length never varies)."""
+        if not self.has(path + ".length", "length"):
+            return -1, 1
+        sl = self.slice(path + ".length", "length")
+        return sl.start, int(sl.divisor)
+
+    def _index(self, sl, value) -> int:
+        for i, v in enumerate(sl.values):
+            if v == value and type(v) is type(value):
+                return i
+        raise ValueError(f"{self.game} tensor layout: {value!r} is not a value of {sl.path}")
+
+
+cdef int cy_obs_num_at(CyObsNum* f, object layout, str path) except -1:
+    off, lo, scale = layout.number(path)
+    f.off = off
+    f.lo = lo
+    f.scale = scale
+    return 0

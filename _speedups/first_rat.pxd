@@ -6,7 +6,7 @@ length (their order kept, e.g. the display in draw order during setup), ids are 
 ``data.burrow_edges`` order, colours in ``data.COLOURS`` order), ``None`` is -1 (-2 for an
 empty score-track space, whose owner -1 is the neutral marker)."""
 
-from .core cimport CyState
+from .core cimport CyObsNum, CyState
 
 cdef enum:
     FR_MAXP = 5          # seats
@@ -201,8 +201,79 @@ ctypedef struct FRState:
     signed char last[FR_NT][FR_MAXLAST]
 
 
+# Where each struct field goes in ``observation_tensor(player)`` (first_rat.pyx's
+# ``_obs_tables``, from the game's tensor layout): one-hot cells per code, numeric leaves
+# (CyObsNum), multiset cells per value (item tables indexed by item id, -1 not a value) with
+# their increment, and bounded lists' length slots with their divisor.
+ctypedef struct FRObs:
+    int size
+    int phase[16]
+    int step[16]
+    int greg_step[8]
+    CyObsNum round, seat, end_round, disp_drinks, cheese_issued, launch_pending
+    CyObsNum drink_used, burrow_steps, greg_points
+    int end_round_flag
+    CyObsNum tiles[FR_MAXL]
+    CyObsNum track_values[FR_NT][FR_NV]
+    int sets_used[FR_MAXSETS]
+    int library[FR_MAXITEMS]
+    int disp_bp[FR_MAXITEMS]
+    int disp_caps[FR_MAXITEMS]
+    float sets_inc, library_inc, disp_bp_inc, disp_caps_inc
+    int slot_flag[FR_NT][FR_NV - 1]
+    CyObsNum slot[FR_NT][FR_NV - 1]
+    int last_shown
+    CyObsNum last[FR_NT][FR_MAXO]
+    int last_len[FR_NT]
+    int last_div
+    CyObsNum rats[FR_MAXP][FR_RATS]
+    CyObsNum cheese[FR_MAXP]
+    CyObsNum moldy[FR_MAXP]
+    CyObsNum awards[FR_MAXP]
+    CyObsNum drinks[FR_MAXP]
+    CyObsNum light[FR_MAXP]
+    CyObsNum lights_scored[FR_MAXP]
+    CyObsNum raised[FR_MAXP]
+    CyObsNum rocket_sets[FR_MAXP]
+    CyObsNum scores[FR_MAXP]
+    CyObsNum markers[FR_MAXO]
+    int burrow[FR_MAXP][FR_MAXNODES]
+    CyObsNum mats[FR_MAXP][4]
+    CyObsNum built[FR_MAXP][3]
+    int bp[FR_MAXP][FR_MAXITEMS]
+    int caps[FR_MAXP][FR_MAXITEMS]
+    int comics[FR_MAXP][FR_MAXITEMS]
+    float bp_inc, caps_inc, comics_inc
+    int sup_flag[FR_MAXP][FR_MAXITEMS]
+    CyObsNum sup[FR_MAXP][FR_MAXITEMS]
+    CyObsNum supply[6]
+    int moved[FR_RATS]
+    int shops[FR_RATS]
+    float moved_inc, shops_inc
+    int option_flag, b_colour_flag
+    int option[2]
+    int b_colour[8]
+    int pending[FR_MAXITEMS]
+    float pending_inc
+    CyObsNum greg_rats[FR_RATS]
+    int greg_rats_len, greg_rats_div
+    int gu_flag[2]
+    CyObsNum gu[2]
+    int known[FR_MAXCARDS]
+    int seen[FR_MAXCARDS]
+    int discard[FR_MAXCARDS]
+    float known_inc, seen_inc, discard_inc
+    int prepared[FR_NT]
+    float prepared_inc
+    int greg_card_flag
+    int greg_card[FR_MAXCARDS]
+    CyObsNum greg_booths[FR_RATS]
+    int booths_len, booths_div
+
+
 cdef class FirstRatState(CyState):
     cdef FRState s
     cdef const FRConst* k
+    cdef const FRObs* ob      # NULL: no compiled tensor writer (the layout failed to build)
     cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *

@@ -48,8 +48,9 @@ from ratai.engines.first_rat.data import (
     YIELD_KINDS,
 )
 
-from .core cimport CyState, cy_fresh_history, cy_share_history
-from .core import CyGame, check_bounds
+from .core cimport (CyObsNum, CyState, cy_fresh_history, cy_obs_add, cy_obs_hot, cy_obs_len,
+                    cy_obs_num, cy_obs_num_at, cy_share_history)
+from .core import CyGame, ObsLayout, check_bounds
 
 # ------------------------------------------------------------------------------ constants
 cdef enum:
@@ -1884,8 +1885,278 @@ cdef unsigned long long info_digest(const FRState* s, const FRConst* k) noexcept
 cdef class _Consts:
     """The game's constants as a C struct (owned by the game, shared by its states)."""
     cdef FRConst c
+    cdef FRObs ob                  # the compiled tensor writer's tables (_obs_tables)
+    cdef int ob_state              # 0 not built yet, 1 built, -1 failed (ob_error)
+    cdef public object ob_error
     cdef public object tokens      # setup_todo strings of the full setup, in order
     cdef public object node_names  # burrow node names by id
+
+    cdef const FRObs* obs(self, game) except *:
+        """The tables, built on first use (NULL when the game's layout cannot be built:
+        the states then encode the observation dict, which raises the layout's error)."""
+        if self.ob_state == 0:
+            try:
+                _obs_tables(&self.ob, &self.c, game, self.node_names)
+                self.ob_state = 1
+            except (ValueError, KeyError, NotImplementedError) as exc:
+                self.ob_state = -1
+                self.ob_error = exc
+        return &self.ob if self.ob_state == 1 else NULL
+
+
+# ====================================================================== observation tensor
+cdef void _item_cells(int* cells, float* inc, layout, str path, dict index) except *:
+    """``cells[item id]``: the cell of that item in the multiset at ``path`` (-1: none)."""
+    cdef int i
+    for i in range(FR_MAXITEMS):
+        cells[i] = -1
+    for v in layout.slice(path, "multiset").values:
+        cells[index[v]] = layout.count(path, v)
+    inc[0] = layout.increment(path)
+
+
+cdef void _int_cells(int* cells, int cap, float* inc, layout, str path) except *:
+    """``cells[v]``: the cell of the integer ``v`` in the multiset at ``path`` (-1: none)."""
+    cdef int i
+    for i in range(cap):
+        cells[i] = -1
+    for v in layout.slice(path, "multiset").values:
+        _limit(0 <= v < cap, f"the values of {path}")
+        cells[v] = layout.count(path, v)
+    inc[0] = layout.increment(path)
+
+
+cdef void _obs_tables(FRObs* o, const FRConst* k, game, node_names) except *:
+    """Fill ``o`` from ``game``'s tensor layout (``ObsLayout``): every offset, scale and
+    one-hot index the writer needs, looked up by the JSON path of the schema
+    (``engines/first_rat/schema.py``); a path the layout lacks raises ``ValueError``."""
+    cdef int p, t, i, m
+    memset(o, 0, sizeof(FRObs))
+    lay = ObsLayout(game)
+    o.size = lay.size
+    idx = game.item_index
+    items = game.items
+    for i, name in enumerate(PHASE_NAMES):
+        o.phase[i] = lay.hot("$.phase", name)
+    for i, name in enumerate(STEP_NAMES):
+        o.step[i] = lay.hot("$.step", name)
+    for i, name in enumerate(GREG_STEP_NAMES):
+        o.greg_step[i] = lay.hot("$.greg_step", name)
+    cy_obs_num_at(&o.round, lay, "$.round")
+    cy_obs_num_at(&o.seat, lay, "$.seat")
+    o.end_round_flag = lay.flag("$.end_round")
+    cy_obs_num_at(&o.end_round, lay, "$.end_round")
+    for i in range(k.L):
+        cy_obs_num_at(&o.tiles[i], lay, f"$.tiles[{i}]")
+    for t, track in enumerate(TRACKS):
+        for i in range(FR_NV):
+            cy_obs_num_at(&o.track_values[t][i], lay, f"$.track_values.{track}[{i}]")
+        for i in range(FR_NV - 1):
+            o.slot_flag[t][i] = lay.flag(f"$.track_slots.{track}[{i}]")
+            cy_obs_num_at(&o.slot[t][i], lay, f"$.track_slots.{track}[{i}]")
+        i = 0
+        while i < FR_MAXO and lay.has(f"$.track_last.{track}[{i}]", "number"):
+            cy_obs_num_at(&o.last[t][i], lay, f"$.track_last.{track}[{i}]")
+            i += 1
+        o.last_shown = i
+        o.last_len[t], o.last_div = lay.length(f"$.track_last.{track}")
+    _int_cells(o.sets_used, FR_MAXSETS, &o.sets_inc, lay, "$.sets_used")
+    _item_cells(o.library, &o.library_inc, lay, "$.library", idx)
+    _item_cells(o.disp_bp, &o.disp_bp_inc, lay, "$.disp_backpacks", idx)
+    _item_cells(o.disp_caps, &o.disp_caps_inc, lay, "$.disp_caps", idx)
+    cy_obs_num_at(&o.disp_drinks, lay, "$.disp_drinks")
+    cy_obs_num_at(&o.cheese_issued, lay, "$.cheese_issued")
+    for p in range(k.n):
+        for i in range(FR_RATS):
+            cy_obs_num_at(&o.rats[p][i], lay, f"$.rats[{p}][{i}]")
+        cy_obs_num_at(&o.cheese[p], lay, f"$.cheese[{p}]")
+        cy_obs_num_at(&o.moldy[p], lay, f"$.moldy[{p}]")
+        cy_obs_num_at(&o.awards[p], lay, f"$.awards[{p}]")
+        cy_obs_num_at(&o.drinks[p], lay, f"$.drinks[{p}]")
+        cy_obs_num_at(&o.light[p], lay, f"$.light[{p}]")
+        cy_obs_num_at(&o.lights_scored[p], lay, f"$.lights_scored[{p}]")
+        cy_obs_num_at(&o.raised[p], lay, f"$.raised[{p}]")
+        cy_obs_num_at(&o.rocket_sets[p], lay, f"$.rocket_sets[{p}]")
+        cy_obs_num_at(&o.scores[p], lay, f"$.scores[{p}]")
+        for i in range(k.n_nodes):
+            o.burrow[p][i] = lay.hot(f"$.burrow[{p}]", node_names[i])
+        for i, m_name in enumerate(MATERIALS):
+            cy_obs_num_at(&o.mats[p][i], lay, f"$.mats[{p}].{m_name}")
+        for i, part in enumerate(PARTS):
+            cy_obs_num_at(&o.built[p][i], lay, f"$.built[{p}].{part}")
+        _item_cells(o.bp[p], &o.bp_inc, lay, f"$.backpacks[{p}]", idx)
+        _item_cells(o.caps[p], &o.caps_inc, lay, f"$.caps[{p}]", idx)
+        _item_cells(o.comics[p], &o.comics_inc, lay, f"$.comics[{p}]", idx)
+        for i in range(k.n_items):
+            o.sup_flag[p][i] = -1
+            path = f"$.super_rats[{p}].{items[i]}"
+            if k.item_kind[i] == IK_COMIC and lay.has(path, "flag"):
+                o.sup_flag[p][i] = lay.flag(path)
+                cy_obs_num_at(&o.sup[p][i], lay, path)
+    for i in range(k.n_owners):
+        cy_obs_num_at(&o.markers[i], lay, f"$.markers[{i}]")
+    for i, key in enumerate(_SUPPLY_KEYS):
+        cy_obs_num_at(&o.supply[i], lay, f"$.supply.{key}")
+    _int_cells(o.moved, FR_RATS, &o.moved_inc, lay, "$.moved")
+    _int_cells(o.shops, FR_RATS, &o.shops_inc, lay, "$.shops")
+    o.option_flag = lay.flag("$.option")
+    for i in range(2):
+        o.option[i] = lay.hot("$.option", "AB"[i])
+    o.b_colour_flag = lay.flag("$.b_colour")
+    for i, colour in enumerate(COLOURS):
+        o.b_colour[i] = lay.hot("$.b_colour", colour)
+    cy_obs_num_at(&o.launch_pending, lay, "$.launch_pending")
+    cy_obs_num_at(&o.drink_used, lay, "$.drink_used")
+    cy_obs_num_at(&o.burrow_steps, lay, "$.burrow_steps")
+    _item_cells(o.pending, &o.pending_inc, lay, "$.pending_super", idx)
+    for i in range(FR_RATS):
+        cy_obs_num_at(&o.greg_rats[i], lay, f"$.greg_rats[{i}]")
+        cy_obs_num_at(&o.greg_booths[i], lay, f"$.greg_booths[{i}]")
+    o.greg_rats_len, o.greg_rats_div = lay.length("$.greg_rats")
+    o.booths_len, o.booths_div = lay.length("$.greg_booths")
+    for i, half in enumerate("AB"):
+        o.gu_flag[i] = lay.flag(f"$.greg_unknown.{half}")
+        cy_obs_num_at(&o.gu[i], lay, f"$.greg_unknown.{half}")
+    _int_cells(o.known, FR_MAXCARDS, &o.known_inc, lay, "$.greg_known")
+    _int_cells(o.seen, FR_MAXCARDS, &o.seen_inc, lay, "$.greg_seen")
+    _int_cells(o.discard, FR_MAXCARDS, &o.discard_inc, lay, "$.greg_discard")
+    prepared = lay.slice("$.greg_prepared", "multiset").values
+    for t, track in enumerate(TRACKS):
+        o.prepared[t] = lay.count("$.greg_prepared", track) if track in prepared else -1
+    o.prepared_inc = lay.increment("$.greg_prepared")
+    o.greg_card_flag = lay.flag("$.greg_card")
+    for i in range(k.n_cards):
+        o.greg_card[i] = lay.hot("$.greg_card", i)
+    cy_obs_num_at(&o.greg_points, lay, "$.greg_points")
+
+
+cdef inline void _obs_items(float* out, const int* cells, float inc, const signed char* a,
+                            int n) noexcept nogil:
+    cdef int i, c
+    for i in range(n):
+        c = cells[a[i]]
+        if c >= 0:
+            cy_obs_add(out, c, inc)
+
+
+cdef void obs_write(const FRState* s, const FRConst* k, const FRObs* o,
+                    float* out) noexcept nogil:
+    """``observation_tensor(player)`` from the struct (nothing is hidden in First Rat, so
+    every seat's tensor is the same): the reference ``TensorLayout.encode`` of
+    ``observation(player)`` field by field, with the tables of ``_obs_tables``."""
+    cdef int n = k.n, p, t, i, v, m
+    memset(out, 0, o.size * sizeof(float))
+    cy_obs_hot(out, o.phase[s.phase])
+    cy_obs_hot(out, o.step[s.step])
+    cy_obs_hot(out, o.greg_step[s.greg_step])
+    cy_obs_num(out, &o.round, s.round)
+    cy_obs_num(out, &o.seat, s.seat)
+    if s.end_round >= 0:
+        cy_obs_hot(out, o.end_round_flag)
+        cy_obs_num(out, &o.end_round, s.end_round)
+    for i in range(k.L):
+        cy_obs_num(out, &o.tiles[i], s.tiles[i])
+    for t in range(FR_NT):
+        for i in range(FR_NV):
+            cy_obs_num(out, &o.track_values[t][i], s.track_values[t][i])
+        for i in range(FR_NV - 1):
+            v = s.slots[t][i]
+            if v != EMPTY:
+                cy_obs_hot(out, o.slot_flag[t][i])
+                cy_obs_num(out, &o.slot[t][i], v)
+        m = s.nlast[t] if s.nlast[t] < o.last_shown else o.last_shown
+        for i in range(m):
+            cy_obs_num(out, &o.last[t][i], s.last[t][i])
+        if o.last_len[t] >= 0:
+            cy_obs_len(out, o.last_len[t], s.nlast[t], o.last_div)
+    for i in range(s.nsets):
+        v = o.sets_used[s.sets_used[i]]
+        if v >= 0:
+            cy_obs_add(out, v, o.sets_inc)
+    _obs_items(out, o.library, o.library_inc, s.library, s.nlib)
+    _obs_items(out, o.disp_bp, o.disp_bp_inc, s.disp_bp, s.ndisp_bp)
+    _obs_items(out, o.disp_caps, o.disp_caps_inc, s.disp_caps, s.ndisp_caps)
+    cy_obs_num(out, &o.disp_drinks, s.disp_drinks)
+    cy_obs_num(out, &o.cheese_issued, s.cheese_issued)
+    for p in range(n):
+        for i in range(FR_RATS):
+            cy_obs_num(out, &o.rats[p][i], s.rats[p][i])
+        cy_obs_num(out, &o.cheese[p], s.cheese[p])
+        cy_obs_num(out, &o.moldy[p], s.moldy[p])
+        cy_obs_num(out, &o.awards[p], s.awards[p])
+        cy_obs_num(out, &o.drinks[p], s.drinks[p])
+        cy_obs_num(out, &o.light[p], s.light[p])
+        cy_obs_num(out, &o.lights_scored[p], s.lights_scored[p])
+        cy_obs_num(out, &o.raised[p], s.raised[p])
+        cy_obs_num(out, &o.rocket_sets[p], s.rocket_sets[p])
+        cy_obs_num(out, &o.scores[p], score(s, k, p))
+        cy_obs_hot(out, o.burrow[p][s.burrow[p]])
+        for i in range(4):
+            cy_obs_num(out, &o.mats[p][i], s.mats[p][i])
+        for i in range(3):
+            cy_obs_num(out, &o.built[p][i], s.built[p][i])
+        _obs_items(out, o.bp[p], o.bp_inc, s.bp[p], s.nbp[p])
+        _obs_items(out, o.caps[p], o.caps_inc, s.caps[p], s.ncaps[p])
+        _obs_items(out, o.comics[p], o.comics_inc, s.comics[p], s.ncomics[p])
+        for i in range(s.nsup[p]):
+            v = s.sup_c[p][i]
+            if o.sup_flag[p][v] >= 0:
+                cy_obs_hot(out, o.sup_flag[p][v])
+                cy_obs_num(out, &o.sup[p][v], s.sup_r[p][i])
+    for i in range(k.n_owners):
+        cy_obs_num(out, &o.markers[i], s.markers[i])
+    for i in range(6):
+        cy_obs_num(out, &o.supply[i], s.supply[i])
+    for i in range(s.nmoved):
+        v = o.moved[s.moved[i]]
+        if v >= 0:
+            cy_obs_add(out, v, o.moved_inc)
+    for i in range(s.nshops):
+        v = o.shops[s.shops[i]]
+        if v >= 0:
+            cy_obs_add(out, v, o.shops_inc)
+    if s.option >= 0:
+        cy_obs_hot(out, o.option_flag)
+        cy_obs_hot(out, o.option[s.option])
+    if s.b_colour >= 0:
+        cy_obs_hot(out, o.b_colour_flag)
+        cy_obs_hot(out, o.b_colour[s.b_colour])
+    cy_obs_num(out, &o.launch_pending, s.launch_pending)
+    cy_obs_num(out, &o.drink_used, 1 if s.drink_used else 0)
+    cy_obs_num(out, &o.burrow_steps, s.burrow_steps)
+    _obs_items(out, o.pending, o.pending_inc, s.pending, s.npend)
+    if k.solo:
+        for i in range(FR_RATS):
+            cy_obs_num(out, &o.greg_rats[i], s.greg_rats[i])
+        if o.greg_rats_len >= 0:
+            cy_obs_len(out, o.greg_rats_len, FR_RATS, o.greg_rats_div)
+        for i in range(2):
+            cy_obs_hot(out, o.gu_flag[i])
+            cy_obs_num(out, &o.gu[i], s.greg_unknown[i])
+    for i in range(s.nknown):
+        v = o.known[s.greg_known[i]]
+        if v >= 0:
+            cy_obs_add(out, v, o.known_inc)
+    for i in range(s.nseen):
+        v = o.seen[s.greg_seen[i]]
+        if v >= 0:
+            cy_obs_add(out, v, o.seen_inc)
+    for i in range(s.ndiscard):
+        v = o.discard[s.greg_discard[i]]
+        if v >= 0:
+            cy_obs_add(out, v, o.discard_inc)
+    for i in range(s.nprep):
+        v = o.prepared[s.greg_prepared[i]]
+        if v >= 0:
+            cy_obs_add(out, v, o.prepared_inc)
+    if s.greg_card >= 0:
+        cy_obs_hot(out, o.greg_card_flag)
+        cy_obs_hot(out, o.greg_card[s.greg_card])
+    for i in range(s.nbooths):
+        cy_obs_num(out, &o.greg_booths[i], s.greg_booths[i])
+    if o.booths_len >= 0:
+        cy_obs_len(out, o.booths_len, s.nbooths, o.booths_div)
+    cy_obs_num(out, &o.greg_points, track_points(s, k, k.greg) if k.solo else 0)
 
 
 def _limit(cond, what):
@@ -2215,6 +2486,7 @@ cdef class FirstRatState(CyState):
     cdef int _attach(self, game) except -1:
         CyState._attach(self, game)
         self.k = &(<_Consts>self._consts).c
+        self.ob = (<_Consts>self._consts).obs(game)
         return 0
 
     # ------------------------------------------------------------------ C-level contract
@@ -2251,6 +2523,7 @@ cdef class FirstRatState(CyState):
         cdef FirstRatState new = FirstRatState.__new__(FirstRatState)
         fr_copy(&new.s, &self.s)
         new.k = self.k
+        new.ob = self.ob
         cy_share_history(self, new)
         return new
 
@@ -2264,6 +2537,7 @@ cdef class FirstRatState(CyState):
         cdef FirstRatState new = FirstRatState.__new__(FirstRatState)
         fr_copy(&new.s, &self.s)
         new.k = self.k
+        new.ob = self.ob
         cy_fresh_history(self, new)
         return new
 
@@ -2275,6 +2549,16 @@ cdef class FirstRatState(CyState):
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         # nothing is hidden: the digest of the whole state (equal for equal observations)
         return info_digest(&self.s, self.k)
+
+    cdef int c_observation_tensor(self, int player, float* out) noexcept nogil:
+        # nothing is hidden: every seat's tensor is the whole state's (obs_write)
+        if self.ob == NULL or player < 0 or player >= self.k.n:
+            return -1
+        obs_write(&self.s, self.k, self.ob, out)
+        return 0
+
+    cdef int c_observation_size(self) noexcept nogil:
+        return self.ob.size if self.ob != NULL else 0
 
     # ------------------------------------------------------------------ fast Python API
     def is_terminal(self) -> bool:

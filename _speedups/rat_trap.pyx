@@ -34,11 +34,10 @@ from ratai.engines.rat_trap import rules as _R
 from ratai.engines.rat_trap import view as _V
 from ratai.engines.rat_trap.data import CARD_CHEESE, CARD_TYPES, ROLES
 
-from .core cimport (CyState, cy_fresh_history, cy_seed_of, cy_share_history,
-                    ratai_splitmix64, ratai_uniform)
+from .core cimport (CyObsNum, CyState, cy_fresh_history, cy_obs_num, cy_obs_num_at,
+                    cy_seed_of, cy_share_history, ratai_splitmix64, ratai_uniform)
 from .core import CyGame, check_bounds
-from .tensor_write cimport (OList, ONum, OSet, tw_list, tw_num, tw_set, w_counts, w_elems,
-                            w_len, w_list, w_num)
+from .tensor_write cimport OList, OSet, tw_list, tw_set, w_counts, w_elems, w_len, w_list
 
 # ------------------------------------------------------------------------------ constants
 cdef enum:
@@ -1740,64 +1739,63 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
     return 0
 
 
-# ====================================================================== game constants
 # ====================================================================== observation tensor
 # The compiled ``State.observation_tensor``: ``view.observation(state, p)`` encoded by the
 # game's TensorLayout (engines/obs_schema.py), written from the struct straight into the
 # float buffer. Offsets and scalings come from the layout, read once per game instance
-# (``_obs_prepare`` with ``ratai._speedups.tensor_layout.LayoutIndex``, which also checks
-# that every slice of the layout is claimed: a field this writer does not know disables it,
+# (``_obs_prepare`` with ``ratai._speedups.tensor_layout.CheckedLayout``, which also
+# checks that every slice of the layout is claimed: a field this writer does not know disables it,
 # and the reference encoder is used). The writer reads the public fields, the derived
 # counts and seat ``p``'s private fields of ``view.observation``, nothing else; the float
 # arithmetic is the reference encoder's ((x - lo) * scale in double, multiset counts summed
 # in float32).
 ctypedef struct RTResObs:   # one entry of round_results
-    ONum round
+    CyObsNum round
     int rev_flag[RT_MAXP]
     OSet rev[RT_MAXP]
     int elim[RT_MAXP]
-    ONum gained[RT_MAXP]
-    ONum stored[RT_MAXP]
+    CyObsNum gained[RT_MAXP]
+    CyObsNum stored[RT_MAXP]
     int role_flag[RT_MAXP]
     int role[RT_MAXP]
 
 ctypedef struct RTObs:
     int size
-    ONum round, turn
+    CyObsNum round, turn
     int active
-    ONum points[RT_MAXP]
+    CyObsNum points[RT_MAXP]
     RTResObs res[RT_MAXRES]
     int res_shown, res_len, res_max
     OList winners
     int tiebreak
     int phase
     signed char phase_idx[32]   # twin phase -> its one-hot index, -1: not observable
-    ONum scratches[RT_MAXP]
+    CyObsNum scratches[RT_MAXP]
     int elim[RT_MAXP]
-    ONum trap_out[RT_MAXPILE]
-    ONum used_clovers
+    CyObsNum trap_out[RT_MAXPILE]
+    CyObsNum used_clovers
     int role_public[RT_MAXP]
     int role_gone[RT_MAXP]
     OSet not_fool, manip_piles, tr_used
-    ONum ordering
+    CyObsNum ordering
     int round_over
     OList black, white, returned, alr_queue, cat_targets
     int rerolled
-    ONum acc, acc_white, acc_black
+    CyObsNum acc, acc_white, acc_black
     int kept_flag[RT_MAXP]
     int kept[RT_MAXP]
-    ONum tr_card
-    ONum quiet[RT_MAXP][RT_MAXPILE]
-    ONum pile_sizes[RT_MAXPILE]
+    CyObsNum tr_card
+    CyObsNum quiet[RT_MAXP][RT_MAXPILE]
+    CyObsNum pile_sizes[RT_MAXPILE]
     int placed_flag[RT_MAXPILE]
-    ONum placed[RT_MAXPILE]
-    ONum stored_counts[RT_MAXP]
-    ONum lost_counts[RT_MAXP]
+    CyObsNum placed[RT_MAXPILE]
+    CyObsNum stored_counts[RT_MAXP]
+    CyObsNum lost_counts[RT_MAXP]
     int trc_flag, trl_flag
     OSet trc, trl
     int pr_flag[RT_MAXP]
     int pr[RT_MAXP]
-    ONum roles_dealt
+    CyObsNum roles_dealt
     int player
     OSet my_cards, my_lost
     OSet known[RT_MAXP]
@@ -1807,7 +1805,7 @@ ctypedef struct RTObs:
     int pcp_flag[RT_MAXPILE]
     OList pcp[RT_MAXPILE]
     int mh_flag
-    ONum mh[RT_NT]
+    CyObsNum mh[RT_NT]
     int fp_flag
     OSet fp
 
@@ -1826,22 +1824,22 @@ cdef int rt_write_obs(const RTState* s, const RTConst* k, int p, float* out) noe
         return -1
     memset(out, 0, <size_t>o.size * sizeof(float))
     # public fields (view.PUBLIC_FIELDS, in schema order)
-    w_num(out, &o.round, s.round)
-    w_num(out, &o.turn, s.turn)
+    cy_obs_num(out, &o.round, s.round)
+    cy_obs_num(out, &o.turn, s.turn)
     out[o.active + s.active] = 1.0
     for q in range(P):
-        w_num(out, &o.points[q], s.points[q])
+        cy_obs_num(out, &o.points[q], s.points[q])
     for i in range(s.nres if s.nres < o.res_shown else o.res_shown):
         res = &s.res[i]
         ro = &o.res[i]
-        w_num(out, &ro.round, res.round)
+        cy_obs_num(out, &ro.round, res.round)
         for q in range(P):
             if not res.eliminated[q]:   # revealed: null for an eliminated rat
                 out[ro.rev_flag[q]] = 1.0
                 w_counts(out, &ro.rev[q], res.revealed[q], RT_NT)
             out[ro.elim[q]] = 1.0 if res.eliminated[q] else 0.0
-            w_num(out, &ro.gained[q], res.gained[q])
-            w_num(out, &ro.stored[q], res.stored_counts[q])
+            cy_obs_num(out, &ro.gained[q], res.gained[q])
+            cy_obs_num(out, &ro.stored[q], res.stored_counts[q])
         for q in range(n):
             if res.roles[q] >= 0:
                 out[ro.role_flag[q]] = 1.0
@@ -1857,44 +1855,44 @@ cdef int rt_write_obs(const RTState* s, const RTConst* k, int p, float* out) noe
     out[o.tiebreak] = 1.0 if s.tiebreak else 0.0
     out[o.phase + ph] = 1.0
     for q in range(P):
-        w_num(out, &o.scratches[q], s.scratches[q])
+        cy_obs_num(out, &o.scratches[q], s.scratches[q])
         out[o.elim[q]] = 1.0 if s.elim[q] else 0.0
     for i in range(k.npiles):
-        w_num(out, &o.trap_out[i], s.trap_out[i])
-    w_num(out, &o.used_clovers, s.used_clovers)
+        cy_obs_num(out, &o.trap_out[i], s.trap_out[i])
+    cy_obs_num(out, &o.used_clovers, s.used_clovers)
     for q in range(n):
         out[o.role_public[q]] = 1.0 if s.role_public[q] else 0.0
         out[o.role_gone[q]] = 1.0 if s.role_gone[q] else 0.0
     w_elems(out, &o.not_fool, s.not_fool, s.nnot_fool)
     w_elems(out, &o.manip_piles, s.manip_piles, s.nmanip)
-    w_num(out, &o.ordering, s.ordering)
+    cy_obs_num(out, &o.ordering, s.ordering)
     w_elems(out, &o.tr_used, s.tr_used, s.ntr_used)
     out[o.round_over] = 1.0 if s.round_over else 0.0
     w_list(out, &o.black, s.dice[BLACK], s.ndice[BLACK])
     w_list(out, &o.white, s.dice[WHITE], s.ndice[WHITE])
     out[o.rerolled] = 1.0 if s.rerolled else 0.0
     w_list(out, &o.alr_queue, s.alr_queue, s.nalr)
-    w_num(out, &o.acc, s.acc)
-    w_num(out, &o.acc_white, s.acc_white)
-    w_num(out, &o.acc_black, s.acc_black)
+    cy_obs_num(out, &o.acc, s.acc)
+    cy_obs_num(out, &o.acc_white, s.acc_white)
+    cy_obs_num(out, &o.acc_black, s.acc_black)
     w_list(out, &o.returned, s.returned, s.nreturned)
     for i in range(s.nkept):
         out[o.kept_flag[s.kept_who[i]]] = 1.0
         out[o.kept[s.kept_who[i]] + s.kept_face[i]] = 1.0
     w_list(out, &o.cat_targets, s.cat_targets, s.ncat)
-    w_num(out, &o.tr_card, s.tr_card)
+    cy_obs_num(out, &o.tr_card, s.tr_card)
     for q in range(n):
         for i in range(k.npiles):
-            w_num(out, &o.quiet[q][i], s.quiet[q][i])
+            cy_obs_num(out, &o.quiet[q][i], s.quiet[q][i])
     # public counts derived from hidden fields (view.DERIVED_FIELDS)
     for i in range(k.npiles):
-        w_num(out, &o.pile_sizes[i], pile_size(s, i))
+        cy_obs_num(out, &o.pile_sizes[i], pile_size(s, i))
         if s.has_order[i]:
             out[o.placed_flag[i]] = 1.0
-            w_num(out, &o.placed[i], s.otail[i] - s.ohead[i])
+            cy_obs_num(out, &o.placed[i], s.otail[i] - s.ohead[i])
     for q in range(P):
-        w_num(out, &o.stored_counts[q], csum(s.stored[q]))
-        w_num(out, &o.lost_counts[q], csum(s.lost[q]))
+        cy_obs_num(out, &o.stored_counts[q], csum(s.stored[q]))
+        cy_obs_num(out, &o.lost_counts[q], csum(s.lost[q]))
     if tr >= 0:   # the Third Rat's cards lie face up (RT-8)
         out[o.trc_flag] = 1.0
         w_counts(out, &o.trc, s.stored[tr], RT_NT)
@@ -1906,7 +1904,7 @@ cdef int rt_write_obs(const RTState* s, const RTConst* k, int p, float* out) noe
             out[o.pr_flag[q]] = 1.0
             out[o.pr[q] + (s.roles[q] if s.roles[q] >= 0 else 4)] = 1.0   # ROLES[-1], as view
         m += s.roles[q] >= 0
-    w_num(out, &o.roles_dealt, m)
+    cy_obs_num(out, &o.roles_dealt, m)
     # private to p (view.PRIVATE_FIELDS)
     out[o.player + p] = 1.0
     w_counts(out, &o.my_cards, s.stored[p], RT_NT)
@@ -1929,7 +1927,7 @@ cdef int rt_write_obs(const RTState* s, const RTConst* k, int p, float* out) noe
                     w_list(out, &o.pcp[i], s.order[i], 0)
         out[o.mh_flag] = 1.0
         for t in range(RT_NT):
-            w_num(out, &o.mh[t], s.manip_hand[t])
+            cy_obs_num(out, &o.mh[t], s.manip_hand[t])
     if s.roles[p] == R_FOOL:   # the piles it drew from silently (RT-9)
         out[o.fp_flag] = 1.0
         w_elems(out, &o.fp, s.fool_piles, s.nfool)
@@ -1938,12 +1936,12 @@ cdef int rt_write_obs(const RTState* s, const RTConst* k, int p, float* out) noe
 
 cdef void _rt_build_obs(RTObs* o, game) except *:
     """Fill ``o`` from ``game``'s tensor layout (LayoutMismatch: not this writer's)."""
-    from .tensor_layout import LayoutIndex, LayoutMismatch
+    from .tensor_layout import CheckedLayout, LayoutMismatch
 
     cdef int P = game.participants, n = game.num_players(), piles = game.num_piles
     cdef int q, i, t
     cdef RTResObs* ro
-    L = LayoutIndex(game)
+    L = CheckedLayout(game)
     memset(o, 0, sizeof(RTObs))
     o.size = L.size
     rats = list(range(P))
@@ -1951,12 +1949,12 @@ cdef void _rt_build_obs(RTObs* o, game) except *:
     faces = list(range(RT_NF))
     cards = list(range(RT_NT))
     roles = list(ROLES)
-    tw_num(&o.round, L.number("$.round"))
-    tw_num(&o.turn, L.number("$.turn"))
+    cy_obs_num_at(&o.round, L, "$.round")
+    cy_obs_num_at(&o.turn, L, "$.turn")
     o.active = L.onehot("$.active", rats)[0]
     for q in range(P):
-        tw_num(&o.points[q], L.number(f"$.points[{q}]"))
-    shown, o.res_max = L.items("$.round_results")
+        cy_obs_num_at(&o.points[q], L, f"$.points[{q}]")
+    shown = L.items("$.round_results")
     if shown > RT_MAXRES:
         raise LayoutMismatch(f"rat_trap: {shown} round results shown, the twin holds "
                              f"{RT_MAXRES}")
@@ -1964,20 +1962,20 @@ cdef void _rt_build_obs(RTObs* o, game) except *:
     for i in range(shown):
         ro = &o.res[i]
         b = f"$.round_results[{i}]"
-        tw_num(&ro.round, L.number(f"{b}.round"))
+        cy_obs_num_at(&ro.round, L, f"{b}.round")
         for q in range(P):
             ro.rev_flag[q] = L.flag(f"{b}.revealed[{q}]")
             tw_set(&ro.rev[q], L.multiset(f"{b}.revealed[{q}]", cards))
         for q in range(P):
             ro.elim[q] = L.boolean(f"{b}.eliminated[{q}]")
         for q in range(P):
-            tw_num(&ro.gained[q], L.number(f"{b}.gained[{q}]"))
+            cy_obs_num_at(&ro.gained[q], L, f"{b}.gained[{q}]")
         for q in range(P):
-            tw_num(&ro.stored[q], L.number(f"{b}.stored_counts[{q}]"))
+            cy_obs_num_at(&ro.stored[q], L, f"{b}.stored_counts[{q}]")
         for q in range(n):
             ro.role_flag[q] = L.flag(f"{b}.roles[{q}]")
             ro.role[q] = L.onehot(f"{b}.roles[{q}]", roles)[0]
-    o.res_len = L.length("$.round_results")[0]
+    o.res_len, o.res_max = L.length("$.round_results")
     tw_list(&o.winners, L, "$.winners", rats, P)
     o.tiebreak = L.boolean("$.tiebreak_round")
     o.phase, phases = L.onehot("$.phase")
@@ -1987,46 +1985,46 @@ cdef void _rt_build_obs(RTObs* o, game) except *:
         if name in phases:
             o.phase_idx[i] = phases.index(name)
     for q in range(P):
-        tw_num(&o.scratches[q], L.number(f"$.scratches[{q}]"))
+        cy_obs_num_at(&o.scratches[q], L, f"$.scratches[{q}]")
     for q in range(P):
         o.elim[q] = L.boolean(f"$.eliminated[{q}]")
     for i in range(piles):
-        tw_num(&o.trap_out[i], L.number(f"$.trap_out[{i}]"))
-    tw_num(&o.used_clovers, L.number("$.used_clovers"))
+        cy_obs_num_at(&o.trap_out[i], L, f"$.trap_out[{i}]")
+    cy_obs_num_at(&o.used_clovers, L, "$.used_clovers")
     for q in range(n):
         o.role_public[q] = L.boolean(f"$.role_public[{q}]")
     for q in range(n):
         o.role_gone[q] = L.boolean(f"$.role_gone[{q}]")
     tw_set(&o.not_fool, L.multiset("$.not_fool", seats))
     tw_set(&o.manip_piles, L.multiset("$.manip_piles", list(range(piles))))
-    tw_num(&o.ordering, L.number("$.ordering"))
+    cy_obs_num_at(&o.ordering, L, "$.ordering")
     tw_set(&o.tr_used, L.multiset("$.tr_used", list(range(len(game.data.third_rat_cards)))))
     o.round_over = L.boolean("$.round_over")
     tw_list(&o.black, L, "$.black", faces, 2)
     tw_list(&o.white, L, "$.white", faces, 2)
     o.rerolled = L.boolean("$.rerolled")
     tw_list(&o.alr_queue, L, "$.alr_queue", seats, RT_MAXP)
-    tw_num(&o.acc, L.number("$.acc"))
-    tw_num(&o.acc_white, L.number("$.acc_white"))
-    tw_num(&o.acc_black, L.number("$.acc_black"))
+    cy_obs_num_at(&o.acc, L, "$.acc")
+    cy_obs_num_at(&o.acc_white, L, "$.acc_white")
+    cy_obs_num_at(&o.acc_black, L, "$.acc_black")
     tw_list(&o.returned, L, "$.returned", faces, 4)
     for q in range(P):
         o.kept_flag[q] = L.flag(f"$.kept.{q}")
         o.kept[q] = L.onehot(f"$.kept.{q}", faces)[0]
     tw_list(&o.cat_targets, L, "$.cat_targets", rats, RT_MAXCAT)
-    tw_num(&o.tr_card, L.number("$.tr_card"))
+    cy_obs_num_at(&o.tr_card, L, "$.tr_card")
     for q in range(n):
         for i in range(piles):
-            tw_num(&o.quiet[q][i], L.number(f"$.quiet[{q}][{i}]"))
+            cy_obs_num_at(&o.quiet[q][i], L, f"$.quiet[{q}][{i}]")
     for i in range(piles):
-        tw_num(&o.pile_sizes[i], L.number(f"$.pile_sizes[{i}]"))
+        cy_obs_num_at(&o.pile_sizes[i], L, f"$.pile_sizes[{i}]")
     for i in range(piles):
         o.placed_flag[i] = L.flag(f"$.pile_placed[{i}]")
-        tw_num(&o.placed[i], L.number(f"$.pile_placed[{i}]"))
+        cy_obs_num_at(&o.placed[i], L, f"$.pile_placed[{i}]")
     for q in range(P):
-        tw_num(&o.stored_counts[q], L.number(f"$.stored_counts[{q}]"))
+        cy_obs_num_at(&o.stored_counts[q], L, f"$.stored_counts[{q}]")
     for q in range(P):
-        tw_num(&o.lost_counts[q], L.number(f"$.lost_counts[{q}]"))
+        cy_obs_num_at(&o.lost_counts[q], L, f"$.lost_counts[{q}]")
     o.trc_flag = L.flag("$.third_rat_cards")
     tw_set(&o.trc, L.multiset("$.third_rat_cards", cards))
     o.trl_flag = L.flag("$.third_rat_lost")
@@ -2034,7 +2032,7 @@ cdef void _rt_build_obs(RTObs* o, game) except *:
     for q in range(n):
         o.pr_flag[q] = L.flag(f"$.public_roles[{q}]")
         o.pr[q] = L.onehot(f"$.public_roles[{q}]", roles)[0]
-    tw_num(&o.roles_dealt, L.number("$.roles_dealt"))
+    cy_obs_num_at(&o.roles_dealt, L, "$.roles_dealt")
     o.player = L.onehot("$.player", seats)[0]
     tw_set(&o.my_cards, L.multiset("$.my_cards", cards))
     tw_set(&o.my_lost, L.multiset("$.my_lost", cards))
@@ -2050,12 +2048,13 @@ cdef void _rt_build_obs(RTObs* o, game) except *:
         tw_list(&o.pcp[i], L, f"$.pile_cards[{i}]", cards, RT_MAXORDER)
     o.mh_flag = L.flag("$.manip_hand")
     for t in range(RT_NT):
-        tw_num(&o.mh[t], L.number(f"$.manip_hand[{t}]"))
+        cy_obs_num_at(&o.mh[t], L, f"$.manip_hand[{t}]")
     o.fp_flag = L.flag("$.fool_piles")
     tw_set(&o.fp, L.multiset("$.fool_piles", list(range(piles))))
     L.finish()
 
 
+# ====================================================================== game constants
 cdef class _Consts:
     """The game's constants as a C struct (owned by the game, shared by its states)."""
     cdef RTConst c
@@ -2113,16 +2112,15 @@ def _make_consts(game, params) -> _Consts:
 
 
 cdef void _obs_prepare(_Consts c, game) except *:
-    """Build the writer's offsets once per game (``c.obs_error``: why it is off, or None)."""
-    from .tensor_layout import LayoutMismatch
-
+    """Build the writer's offsets once per game (``c.obs_error``: why it is off, or None;
+    a game whose layout cannot be built then raises that error from observation_tensor)."""
     if c.obs_tried:
         return
     c.obs_tried = True
     try:
         _rt_build_obs(&c.obs, game)
-    except LayoutMismatch as exc:
-        c.obs_error = str(exc)
+    except (ValueError, KeyError, NotImplementedError, ImportError) as exc:
+        c.obs_error = str(exc)   # LayoutMismatch among them
         return
     c.c.obs = &c.obs
 
@@ -2168,6 +2166,8 @@ cdef class RatTrapState(CyState):
     cdef int _attach(self, game) except -1:
         CyState._attach(self, game)
         self.k = &(<_Consts>self._consts).c
+        if not (<_Consts>self._consts).obs_tried:   # the tensor writer's offsets, once a game
+            _obs_prepare(<_Consts>self._consts, game)
         return 0
 
     # ------------------------------------------------------------------ C-level contract
@@ -2271,8 +2271,7 @@ cdef class RatTrapState(CyState):
         return info_digest(&self.s, self.k, player)
 
     cdef int c_observation_tensor(self, int player, float* out) noexcept nogil:
-        # -1 until the game's layout was read (its first _obs_spec(), e.g. the first
-        # observation_tensor or observation_tensor_shape call) or when it is not the writer's
+        # -1 when the game's layout is not the writer's (_Consts.obs_error says why)
         return rt_write_obs(&self.s, self.k, player, out)
 
     cdef int c_observation_size(self) noexcept nogil:
@@ -2569,12 +2568,6 @@ class RatTrapGame(CyGame, _R.RatTrapGame):
         params = super()._check_params(params)
         self._consts = _make_consts(self, params)
         return params
-
-    def _obs_spec(self):
-        # the layout is read once per game instance: the compiled writer's offsets with it
-        spec = super()._obs_spec()
-        _obs_prepare(<_Consts>self._consts, self)
-        return spec
 
     def _state_from_observation(self, player, observation, rng=None) -> RatTrapState:
         ref = _V._rebuild(self, player, observation, _api.make_rng(rng))

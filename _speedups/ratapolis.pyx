@@ -35,10 +35,10 @@ from ratai.engines import api as _api
 from ratai.engines.ratapolis import rules as _R
 from ratai.engines.ratapolis import view as _V
 
-from .core cimport (CyState, cy_fresh_history, cy_seed_of, cy_share_history,
-                    ratai_splitmix64)
+from .core cimport (CyObsNum, CyState, cy_fresh_history, cy_obs_add, cy_obs_hot, cy_obs_num,
+                    cy_obs_num_at, cy_seed_of, cy_share_history, ratai_splitmix64)
 from .core import CyGame, check_bounds
-from .tensor_write cimport (ONum, OSet, tw_num, tw_set, w_elems, w_len, w_num)
+from .tensor_write cimport OSet, tw_set, w_elems, w_len
 
 # ------------------------------------------------------------------------------ constants
 cdef enum:
@@ -1134,7 +1134,7 @@ cdef int rp_determinize(RPState* d, const RPState* src, const RPConst* k, int p,
 # The compiled ``State.observation_tensor``: ``RatapolisState.observation(p)`` encoded by
 # the game's TensorLayout (engines/obs_schema.py), written from the struct straight into
 # the float buffer (blocks in tensor_write.pxd). Offsets and scalings come from the layout,
-# read once per game instance (``_obs_prepare`` with ``tensor_layout.LayoutIndex``, which
+# read once per game instance (``_obs_prepare`` with ``tensor_layout.CheckedLayout``, which
 # checks that every slice is claimed: a field this writer does not know disables it, and
 # the reference encoder is used). The writer reads what the observation holds, nothing
 # else: public fields, the counts of the stack, discards and event deck, seat ``p``'s hunt
@@ -1149,46 +1149,42 @@ ctypedef struct RPRoundObs:   # one entry of ``rounds``
     int ec_flag, ec_id, ec_side
 
 ctypedef struct RPLookObs:    # one entry of ``archive_looks``
-    ONum round
+    CyObsNum round
     int viewer, target
     int card_flag, card
 
 ctypedef struct RPObs:
     int size
     int player
-    ONum num_players, round
+    CyObsNum num_players, round
     int phase
     signed char phase_idx[16]     # twin phase -> its one-hot index
-    ONum current_player
+    CyObsNum current_player
     int board_flag[RP_MAXB]
-    ONum board[RP_MAXB][RP_MAXP]
+    CyObsNum board[RP_MAXB][RP_MAXP]
     OSet removed
-    ONum supply[RP_MAXP]
-    ONum cheese[RP_MAXP]
-    ONum cheese_bank
+    CyObsNum supply[RP_MAXP]
+    CyObsNum cheese[RP_MAXP]
+    CyObsNum cheese_bank
     int tok_flag[RP_MAXB]
-    ONum tok[RP_MAXB]
+    CyObsNum tok[RP_MAXB]
     OSet tokens_gone, token_pool
-    ONum tokens_left, stack_count, discard_count
+    CyObsNum tokens_left, stack_count, discard_count
     RPRoundObs rounds[RP_MAXR]
     int rounds_shown, rounds_len, rounds_max
     signed char effect_idx[4]     # ROUND_EFFECTS id -> its one-hot index
     RPLookObs looks[RP_MAXR]
     int looks_shown, looks_len, looks_max
-    ONum committed[RP_MAXP]
+    CyObsNum committed[RP_MAXP]
     int plan_item[2]
     int plan_shown, plan_len, plan_max
     short cell_idx[RP_MAXACT]     # cell action -> its one-hot index in the plan-cell enum
     int hotel_flag, hotel_from, hotel_to
-    ONum hotel_cell
+    CyObsNum hotel_cell
     int drawn_flag, drawn
     int radio_used
-    ONum event_cards_left
+    CyObsNum event_cards_left
     OSet reshuffles
-
-
-cdef inline void w_onehot_elem(float* out, const OSet* o, int v) noexcept nogil:
-    out[o.off + v] = out[o.off + v] + o.step
 
 
 cdef int rp_write_obs(const RPState* s, const RPConst* k, int p, float* out) noexcept nogil:
@@ -1205,30 +1201,30 @@ cdef int rp_write_obs(const RPState* s, const RPConst* k, int p, float* out) noe
         return -1
     memset(out, 0, <size_t>o.size * sizeof(float))
     out[o.player + p] = 1.0
-    w_num(out, &o.num_players, n)
-    w_num(out, &o.round, s.round)
+    cy_obs_num(out, &o.num_players, n)
+    cy_obs_num(out, &o.round, s.round)
     out[o.phase + ph] = 1.0
-    w_num(out, &o.current_player, current_player(s, k))
+    cy_obs_num(out, &o.current_player, current_player(s, k))
     for x in range(k.nb):
         if city & bit(x):   # the buildings still in the city (RP-1)
             out[o.board_flag[x]] = 1.0
             for q in range(n):
-                w_num(out, &o.board[x][q], s.board[x][q])
+                cy_obs_num(out, &o.board[x][q], s.board[x][q])
     w_elems(out, &o.removed, s.removed, s.nremoved)
     for q in range(n):
-        w_num(out, &o.supply[q], s.supply[q])
+        cy_obs_num(out, &o.supply[q], s.supply[q])
     for q in range(n):
-        w_num(out, &o.cheese[q], s.cheese[q])
-    w_num(out, &o.cheese_bank, s.cheese_bank)
+        cy_obs_num(out, &o.cheese[q], s.cheese[q])
+    cy_obs_num(out, &o.cheese_bank, s.cheese_bank)
     for x in range(k.nb):
         if s.tok[x] != RP_ABSENT:
             out[o.tok_flag[x]] = 1.0
-            w_num(out, &o.tok[x], s.tok[x])
+            cy_obs_num(out, &o.tok[x], s.tok[x])
     w_elems(out, &o.tokens_gone, s.tg, s.ntg)
     w_elems(out, &o.token_pool, s.tp, s.ntp)
-    w_num(out, &o.tokens_left, s.tokens_left)
-    w_num(out, &o.stack_count, rp_popcount(s.stack))
-    w_num(out, &o.discard_count, rp_popcount(s.discard))
+    cy_obs_num(out, &o.tokens_left, s.tokens_left)
+    cy_obs_num(out, &o.stack_count, rp_popcount(s.stack))
+    cy_obs_num(out, &o.discard_count, rp_popcount(s.discard))
     for i in range(s.round if s.round < o.rounds_shown else o.rounds_shown):
         ro = &o.rounds[i]
         w_elems(out, &ro.face_up, s.fu[i], s.nfu[i])
@@ -1241,7 +1237,7 @@ cdef int rp_write_obs(const RPState* s, const RPConst* k, int p, float* out) noe
             out[ro.hunted_flag] = 1.0
             out[ro.hunted + s.hunted[i]] = 1.0
         if s.radio_disc[i] != NO:
-            w_onehot_elem(out, &ro.radio, s.radio_disc[i])
+            cy_obs_add(out, ro.radio.off + s.radio_disc[i], ro.radio.inc)
         if i < s.nev:   # RP-9: the round's event and revealed card are public
             out[ro.event_flag] = 1.0
             out[ro.event + o.effect_idx[s.events[i]]] = 1.0
@@ -1253,7 +1249,7 @@ cdef int rp_write_obs(const RPState* s, const RPConst* k, int p, float* out) noe
     for i in range(s.nlooks if s.nlooks < o.looks_shown else o.looks_shown):
         lo = &o.looks[i]
         r = s.looks[i][0]
-        w_num(out, &lo.round, r)
+        cy_obs_num(out, &lo.round, r)
         out[lo.viewer + s.looks[i][1]] = 1.0
         out[lo.target + s.looks[i][2]] = 1.0
         if s.looks[i][1] == p:   # RP-6: the card only for the viewer
@@ -1262,7 +1258,7 @@ cdef int rp_write_obs(const RPState* s, const RPConst* k, int p, float* out) noe
             out[lo.card + (c if c >= 0 else k.nb - 1)] = 1.0   # letters[c], as the reference
     w_len(out, o.looks_len, s.nlooks, o.looks_max)
     for q in range(n):
-        w_num(out, &o.committed[q], s.nplans[q])
+        cy_obs_num(out, &o.committed[q], s.nplans[q])
     t = s.nplans[p]
     for i in range(t if t < o.plan_shown else o.plan_shown):
         out[o.plan_item[i] + o.cell_idx[s.plans[p][i]]] = 1.0
@@ -1271,15 +1267,15 @@ cdef int rp_write_obs(const RPState* s, const RPConst* k, int p, float* out) noe
         out[o.hotel_flag] = 1.0
         out[o.hotel_from + s.hotel[0]] = 1.0
         out[o.hotel_to + s.hotel[1]] = 1.0
-        w_num(out, &o.hotel_cell, s.hotel[2])
+        cy_obs_num(out, &o.hotel_cell, s.hotel[2])
     if s.drawn != NO:
         out[o.drawn_flag] = 1.0
         out[o.drawn + s.drawn] = 1.0
     out[o.radio_used] = 1.0 if s.radio_used else 0.0
-    w_num(out, &o.event_cards_left, rp_popcount(s.ev_deck))
+    cy_obs_num(out, &o.event_cards_left, rp_popcount(s.ev_deck))
     for r in range(1, RP_MAXR + 1):
         if s.reshuf & (1 << r):
-            w_onehot_elem(out, &o.reshuffles, r - 1)
+            cy_obs_add(out, o.reshuffles.off + r - 1, o.reshuffles.inc)
     return 0
 
 
@@ -1387,45 +1383,45 @@ def _make_consts(game, params) -> _Consts:
 
 cdef void _rp_build_obs(RPObs* o, game) except *:
     """Fill ``o`` from ``game``'s tensor layout (LayoutMismatch: not this writer's)."""
-    from .tensor_layout import LayoutIndex, LayoutMismatch
+    from .tensor_layout import CheckedLayout, LayoutMismatch
 
     cdef int n = game.n, nb = game.nb, rounds = game.data.rounds, q, i, x, a
     cdef RPRoundObs* ro
     cdef RPLookObs* lo
-    L = LayoutIndex(game)
+    L = CheckedLayout(game)
     memset(o, 0, sizeof(RPObs))
     o.size = L.size
     letters = list(game.letters)
     seats = list(range(n))
     o.player = L.onehot("$.player", seats)[0]
-    tw_num(&o.num_players, L.number("$.num_players"))
-    tw_num(&o.round, L.number("$.round"))
+    cy_obs_num_at(&o.num_players, L, "$.num_players")
+    cy_obs_num_at(&o.round, L, "$.round")
     o.phase, phases = L.onehot("$.phase")
     for i in range(16):
         o.phase_idx[i] = -1
     for i, name in enumerate(PHASE_NAMES):
         if name in phases:
             o.phase_idx[i] = phases.index(name)
-    tw_num(&o.current_player, L.number("$.current_player"))
+    cy_obs_num_at(&o.current_player, L, "$.current_player")
     for x in range(nb):
         o.board_flag[x] = L.flag(f"$.board.{letters[x]}")
         for q in range(n):
-            tw_num(&o.board[x][q], L.number(f"$.board.{letters[x]}[{q}]"))
+            cy_obs_num_at(&o.board[x][q], L, f"$.board.{letters[x]}[{q}]")
     tw_set(&o.removed, L.multiset("$.removed", letters))
     for q in range(n):
-        tw_num(&o.supply[q], L.number(f"$.supply[{q}]"))
+        cy_obs_num_at(&o.supply[q], L, f"$.supply[{q}]")
     for q in range(n):
-        tw_num(&o.cheese[q], L.number(f"$.cheese_tokens[{q}]"))
-    tw_num(&o.cheese_bank, L.number("$.cheese_bank"))
+        cy_obs_num_at(&o.cheese[q], L, f"$.cheese_tokens[{q}]")
+    cy_obs_num_at(&o.cheese_bank, L, "$.cheese_bank")
     for x in range(nb):
         o.tok_flag[x] = L.flag(f"$.tokens.{letters[x]}")
-        tw_num(&o.tok[x], L.number(f"$.tokens.{letters[x]}"))
+        cy_obs_num_at(&o.tok[x], L, f"$.tokens.{letters[x]}")
     tw_set(&o.tokens_gone, L.multiset("$.tokens_gone", letters))
     tw_set(&o.token_pool, L.multiset("$.token_pool", letters))
-    tw_num(&o.tokens_left, L.number("$.tokens_left"))
-    tw_num(&o.stack_count, L.number("$.stack_count"))
-    tw_num(&o.discard_count, L.number("$.discard_count"))
-    shown, o.rounds_max = L.items("$.rounds")
+    cy_obs_num_at(&o.tokens_left, L, "$.tokens_left")
+    cy_obs_num_at(&o.stack_count, L, "$.stack_count")
+    cy_obs_num_at(&o.discard_count, L, "$.discard_count")
+    shown = L.items("$.rounds")
     o.rounds_shown = min(shown, RP_MAXR)
     L.unused("$.rounds", o.rounds_shown)
     effects = list(_R.ROUND_EFFECTS)
@@ -1450,22 +1446,22 @@ cdef void _rp_build_obs(RPObs* o, game) except *:
         ro.ec_flag = L.flag(f"{b}.event_card")
         ro.ec_id = L.onehot(f"{b}.event_card.id", event_ids)[0]
         ro.ec_side = L.onehot(f"{b}.event_card.side", ["A", "B"])[0]
-    o.rounds_len = L.length("$.rounds")[0]
-    shown, o.looks_max = L.items("$.archive_looks")
+    o.rounds_len, o.rounds_max = L.length("$.rounds")
+    shown = L.items("$.archive_looks")
     o.looks_shown = min(shown, RP_MAXR)   # one Archive phase a round
     L.unused("$.archive_looks", o.looks_shown)
     for i in range(o.looks_shown):
         lo = &o.looks[i]
         b = f"$.archive_looks[{i}]"
-        tw_num(&lo.round, L.number(f"{b}.round"))
+        cy_obs_num_at(&lo.round, L, f"{b}.round")
         lo.viewer = L.onehot(f"{b}.viewer", seats)[0]
         lo.target = L.onehot(f"{b}.target", seats)[0]
         lo.card_flag = L.flag(f"{b}.card")
         lo.card = L.onehot(f"{b}.card", letters)[0]
-    o.looks_len = L.length("$.archive_looks")[0]
+    o.looks_len, o.looks_max = L.length("$.archive_looks")
     for q in range(n):
-        tw_num(&o.committed[q], L.number(f"$.committed[{q}]"))
-    shown, o.plan_max = L.items("$.my_plan")
+        cy_obs_num_at(&o.committed[q], L, f"$.committed[{q}]")
+    shown = L.items("$.my_plan")
     o.plan_shown = min(shown, 2)
     L.unused("$.my_plan", o.plan_shown)
     ref = game.reference_game().new_initial_state()
@@ -1477,30 +1473,29 @@ cdef void _rp_build_obs(RPObs* o, game) except *:
         index = {label: j for j, label in enumerate(cells)}
         for a in range(game.C):
             o.cell_idx[a] = index.get(ref._cell_label(a), 0) if ref._valid_id(a) else 0
-    o.plan_len = L.length("$.my_plan")[0]
+    o.plan_len, o.plan_max = L.length("$.my_plan")
     o.hotel_flag = L.flag("$.hotel")
     o.hotel_from = L.onehot("$.hotel.from", letters)[0]
     o.hotel_to = L.onehot("$.hotel.to", letters)[0]
-    tw_num(&o.hotel_cell, L.number("$.hotel.cell"))
+    cy_obs_num_at(&o.hotel_cell, L, "$.hotel.cell")
     o.drawn_flag = L.flag("$.drawn")
     o.drawn = L.onehot("$.drawn", letters)[0]
     o.radio_used = L.boolean("$.radio_used")
-    tw_num(&o.event_cards_left, L.number("$.event_cards_left"))
+    cy_obs_num_at(&o.event_cards_left, L, "$.event_cards_left")
     tw_set(&o.reshuffles, L.multiset("$.reshuffles", list(range(1, rounds + 1))))
     L.finish()
 
 
 cdef void _obs_prepare(_Consts c, game) except *:
-    """Build the writer's offsets once per game (``c.obs_error``: why it is off, or None)."""
-    from .tensor_layout import LayoutMismatch
-
+    """Build the writer's offsets once per game (``c.obs_error``: why it is off, or None;
+    a game whose layout cannot be built then raises that error from observation_tensor)."""
     if c.obs_tried:
         return
     c.obs_tried = True
     try:
         _rp_build_obs(&c.obs, game)
-    except LayoutMismatch as exc:
-        c.obs_error = str(exc)
+    except (ValueError, KeyError, NotImplementedError, ImportError) as exc:
+        c.obs_error = str(exc)   # LayoutMismatch among them
         return
     c.c.obs = &c.obs
 
@@ -1548,6 +1543,8 @@ cdef class RatapolisState(CyState):
     cdef int _attach(self, game) except -1:
         CyState._attach(self, game)
         self.k = &(<_Consts>self._consts).c
+        if not (<_Consts>self._consts).obs_tried:   # the tensor writer's offsets, once a game
+            _obs_prepare(<_Consts>self._consts, game)
         return 0
 
     # ------------------------------------------------------------------ C-level contract
@@ -1652,8 +1649,7 @@ cdef class RatapolisState(CyState):
         return info_digest(&self.s, self.k, player)
 
     cdef int c_observation_tensor(self, int player, float* out) noexcept nogil:
-        # -1 until the game's layout was read (its first _obs_spec(), e.g. the first
-        # observation_tensor or observation_tensor_shape call) or when it is not the writer's
+        # -1 when the game's layout is not the writer's (_Consts.obs_error says why)
         return rp_write_obs(&self.s, self.k, player, out)
 
     cdef int c_observation_size(self) noexcept nogil:
@@ -1987,13 +1983,6 @@ class RatapolisGame(CyGame, _R.RatapolisGame):
         if self._consts is None:
             return _R.RatapolisState(self)
         return RatapolisState(self)
-
-    def _obs_spec(self):
-        # the layout is read once per game instance: the compiled writer's offsets with it
-        spec = super()._obs_spec()
-        if self._consts is not None:
-            _obs_prepare(<_Consts>self._consts, self)
-        return spec
 
     def _state_from_observation(self, player, observation, rng=None):
         ref = _R._rebuild(self, player, observation, _api.make_rng(rng))

@@ -3,7 +3,7 @@
 of the reference ``engines/rats_to_riches/rules.py`` ``RatsToRichesState``; ``None`` is -1,
 lists are arrays with a count, the ``pending`` frames are fixed-size records."""
 
-from .core cimport CyState
+from .core cimport CyObsNum, CyState
 
 cdef enum:
     RR_MAXP = 5          # seats
@@ -113,8 +113,49 @@ ctypedef struct RRState:
     unsigned char tableau[RR_MAXP][RR_MAXT]
 
 
+# Where each struct field goes in ``observation_tensor(player)`` (rats_to_riches.pyx's
+# ``_obs_tables``, from the game's tensor layout).
+ctypedef struct RRCounts:
+    # a ``{card key: copies}`` mapping: per card id its "present" flag (-1: not a key) and
+    # its count
+    int flag[RR_MAXT]
+    CyObsNum num[RR_MAXT]
+
+
+ctypedef struct RRObs:
+    int size
+    int player[RR_MAXP]
+    int phase[8]
+    int active[RR_MAXP]
+    CyObsNum round, box, turn_actions, reshuffled
+    CyObsNum cash[RR_MAXP]
+    CyObsNum cheese[RR_MAXP][3]
+    CyObsNum flush[RR_MAXP]
+    RRCounts tableau[RR_MAXP]
+    int golden_flag
+    int golden[RR_MAXP]
+    int sewer_flag[RR_MAXS]
+    int sewer[RR_MAXS][RR_MAXT]
+    int pack_shown                         # segments in the tensor
+    int pack_deck[RR_MAXSEG][RR_MAXSEG]    # segment, deck id -> its one-hot cell
+    RRCounts pack[RR_MAXSEG]
+    int pack_len, pack_div
+    int top_back_flag
+    int top_back[4]
+    RRCounts cesspit
+    CyObsNum refill[RR_MAXS]
+    int refill_len, refill_div
+    int pend_shown                         # pending frames in the tensor
+    int pend_kind[RR_MAXPEND][4]
+    int pend_player[RR_MAXPEND][RR_MAXP]
+    int pend_len, pend_div
+    int winners[RR_MAXP][RR_MAXP]
+    int win_len, win_div
+
+
 cdef class RatsToRichesState(CyState):
     cdef RRState s
     cdef const RRConst* k
+    cdef const RRObs* ob      # NULL: no compiled tensor writer (the layout failed to build)
     cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *

@@ -37,8 +37,9 @@ from ratai.engines.rats_to_riches import program as _P
 from ratai.engines.rats_to_riches import rules as _R
 from ratai.engines.rats_to_riches import view as _V
 
-from .core cimport CyState, cy_fresh_history, cy_share_history
-from .core import CyGame, check_bounds
+from .core cimport (CyObsNum, CyState, cy_fresh_history, cy_obs_add, cy_obs_hot, cy_obs_len,
+                    cy_obs_num, cy_obs_num_at, cy_share_history)
+from .core import CyGame, ObsLayout, check_bounds
 
 # ------------------------------------------------------------------------------ constants
 cdef enum:
@@ -1051,7 +1052,173 @@ cdef unsigned long long info_digest(const RRState* s, const RRConst* k, int p) n
 cdef class _Consts:
     """The game's constants as a C struct (owned by the game, shared by its states)."""
     cdef RRConst c
+    cdef RRObs ob                  # the compiled tensor writer's tables (_obs_tables)
+    cdef int ob_state              # 0 not built yet, 1 built, -1 failed (ob_error)
+    cdef public object ob_error
     cdef public tuple decks
+
+    cdef const RRObs* obs(self, game) except *:
+        """The tables, built on first use (NULL when the game's layout cannot be built:
+        the states then encode the observation dict, which raises the layout's error)."""
+        if self.ob_state == 0:
+            try:
+                _obs_tables(&self.ob, &self.c, game, self.decks)
+                self.ob_state = 1
+            except (ValueError, KeyError, NotImplementedError) as exc:
+                self.ob_state = -1
+                self.ob_error = exc
+        return &self.ob if self.ob_state == 1 else NULL
+
+
+# ====================================================================== observation tensor
+def _limit(cond, what):
+    if not cond:
+        raise ValueError(f"rats_to_riches data: {what} exceed the Cython twin's tensor "
+                         f"tables")
+
+
+cdef void _counts_cells(RRCounts* c, layout, str path, keys, int ncards) except *:
+    """The cells of the ``{card key: copies}`` mapping at ``path`` for card ids
+    ``0..ncards-1`` (a key the layout lacks is left out, as the reference encoder does)."""
+    cdef int t
+    for t in range(RR_MAXT):
+        c.flag[t] = -1
+    for t in range(ncards):
+        sub = f"{path}.{keys[t]}"
+        if layout.has(sub, "flag"):
+            c.flag[t] = layout.flag(sub)
+            cy_obs_num_at(&c.num[t], layout, sub)
+
+
+cdef int _shown(layout, str path, str kind, int cap) except -1:
+    """How many items of the bounded list whose item ``i`` has ``path.format(i)`` of
+    ``kind`` are in the tensor (at most ``cap``, the struct's room)."""
+    cdef int i = 0
+    while i < cap and layout.has(path.format(i), kind):
+        i += 1
+    return i
+
+
+cdef void _obs_tables(RRObs* o, const RRConst* k, game, decks) except *:
+    """Fill ``o`` from ``game``'s tensor layout (``ObsLayout``): every offset, scale and
+    one-hot index the writer needs, looked up by the JSON path of the schema
+    (``engines/rats_to_riches/schema.py``); a path the layout lacks raises ``ValueError``."""
+    cdef int n = k.n, T = k.T, q, i, j, t
+    memset(o, 0, sizeof(RRObs))
+    lay = ObsLayout(game)
+    o.size = lay.size
+    keys = game.keys
+    _limit(T + 1 <= RR_MAXT and len(keys) == T + 1, "the card keys")
+    for q in range(n):
+        o.player[q] = lay.hot("$.player", q)
+        o.active[q] = lay.hot("$.active", q)
+        o.golden[q] = lay.hot("$.golden_rat", q)
+        cy_obs_num_at(&o.cash[q], lay, f"$.cash[{q}]")
+        for i, colour in enumerate(_D.COLOURS):
+            cy_obs_num_at(&o.cheese[q][i], lay, f"$.cheese[{q}].{colour}")
+        cy_obs_num_at(&o.flush[q], lay, f"$.flush[{q}]")
+        _counts_cells(&o.tableau[q], lay, f"$.tableau[{q}]", keys, T)
+    for i, name in enumerate(PHASES):
+        o.phase[i] = lay.hot("$.phase", name)
+    cy_obs_num_at(&o.round, lay, "$.round")
+    cy_obs_num_at(&o.box, lay, "$.flush_in_box")
+    cy_obs_num_at(&o.turn_actions, lay, "$.turn_actions")
+    cy_obs_num_at(&o.reshuffled, lay, "$.reshuffled")
+    o.golden_flag = lay.flag("$.golden_rat")
+    for i in range(k.S):
+        o.sewer_flag[i] = lay.flag(f"$.open_sewer[{i}]")
+        for t in range(T + 1):
+            o.sewer[i][t] = lay.hot(f"$.open_sewer[{i}]", keys[t])
+        cy_obs_num_at(&o.refill[i], lay, f"$.refill[{i}]")
+    o.refill_len, o.refill_div = lay.length("$.refill")
+    _limit(len(decks) <= RR_MAXSEG, "the decks")
+    o.pack_shown = _shown(lay, "$.rat_pack[{}].deck", "enum", RR_MAXSEG)
+    for i in range(o.pack_shown):
+        for j, deck in enumerate(decks):
+            o.pack_deck[i][j] = lay.hot(f"$.rat_pack[{i}].deck", deck)
+        _counts_cells(&o.pack[i], lay, f"$.rat_pack[{i}].counts", keys, T + 1)
+    o.pack_len, o.pack_div = lay.length("$.rat_pack")
+    o.top_back_flag = lay.flag("$.top_back")
+    _limit(len(_D.BACKS) <= 4, "the card backs")
+    for i, back in enumerate(_D.BACKS):
+        o.top_back[i] = lay.hot("$.top_back", back)
+    _counts_cells(&o.cesspit, lay, "$.cesspit", keys, T + 1)
+    o.pend_shown = _shown(lay, "$.pending[{}].kind", "enum", RR_MAXPEND)
+    for i in range(o.pend_shown):
+        for j, kind in enumerate(FRAME_KINDS):
+            o.pend_kind[i][j] = lay.hot(f"$.pending[{i}].kind", kind)
+        for q in range(n):
+            o.pend_player[i][q] = lay.hot(f"$.pending[{i}].player", q)
+    o.pend_len, o.pend_div = lay.length("$.pending")
+    for i in range(n):
+        for q in range(n):
+            o.winners[i][q] = lay.hot(f"$.winners[{i}]", q)
+    o.win_len, o.win_div = lay.length("$.winners")
+
+
+cdef inline void _obs_counts(float* out, const RRCounts* c, const unsigned char* row,
+                             int ncards) noexcept nogil:
+    cdef int t
+    for t in range(ncards):
+        if row[t] and c.flag[t] >= 0:
+            cy_obs_hot(out, c.flag[t])
+            cy_obs_num(out, &c.num[t], row[t])
+
+
+cdef void obs_write(const RRState* s, const RRConst* k, const RRObs* o, int player,
+                    float* out) noexcept nogil:
+    """``observation_tensor(player)`` from the struct: the reference ``TensorLayout.encode``
+    of ``observation(player)`` field by field, with the tables of ``_obs_tables``. The
+    struct holds the Rat Pack as segments of known contents (its order is never drawn
+    before a card is revealed, RR-8), so nothing hidden is there to read."""
+    cdef int n = k.n, T = k.T, q, i, m
+    cdef const RRFrame* f
+    memset(out, 0, o.size * sizeof(float))
+    cy_obs_hot(out, o.player[player])
+    cy_obs_hot(out, o.phase[s.phase])
+    cy_obs_hot(out, o.active[s.active])
+    cy_obs_num(out, &o.round, s.round)
+    for q in range(n):
+        cy_obs_num(out, &o.cash[q], s.cash[q])
+        for i in range(3):
+            cy_obs_num(out, &o.cheese[q][i], s.cheese[q][i])
+        cy_obs_num(out, &o.flush[q], s.flush[q])
+        _obs_counts(out, &o.tableau[q], s.tableau[q], T)
+    cy_obs_num(out, &o.box, s.box)
+    if s.golden >= 0:
+        cy_obs_hot(out, o.golden_flag)
+        cy_obs_hot(out, o.golden[s.golden])
+    for i in range(k.S):
+        if s.sewer[i] >= 0:
+            cy_obs_hot(out, o.sewer_flag[i])
+            cy_obs_hot(out, o.sewer[i][s.sewer[i]])
+    m = s.nseg if s.nseg < o.pack_shown else o.pack_shown
+    for i in range(m):
+        cy_obs_hot(out, o.pack_deck[i][s.deck[i]])
+        _obs_counts(out, &o.pack[i], s.pack[i], T + 1)
+    if o.pack_len >= 0:
+        cy_obs_len(out, o.pack_len, s.nseg, o.pack_div)
+    if s.top_back >= 0:   # RR-9
+        cy_obs_hot(out, o.top_back_flag)
+        cy_obs_hot(out, o.top_back[s.top_back])
+    _obs_counts(out, &o.cesspit, s.cesspit, T + 1)
+    for i in range(s.nrefill):
+        cy_obs_num(out, &o.refill[i], s.refill[i])
+    if o.refill_len >= 0:
+        cy_obs_len(out, o.refill_len, s.nrefill, o.refill_div)
+    cy_obs_num(out, &o.reshuffled, 1 if s.reshuffled else 0)
+    m = s.npend if s.npend < o.pend_shown else o.pend_shown
+    for i in range(m):
+        f = &s.pending[i]
+        cy_obs_hot(out, o.pend_kind[i][f.kind])
+        cy_obs_hot(out, o.pend_player[i][f.player])
+    if o.pend_len >= 0:
+        cy_obs_len(out, o.pend_len, s.npend, o.pend_div)
+    cy_obs_num(out, &o.turn_actions, s.turn_actions)
+    for i in range(s.nwinners):
+        cy_obs_hot(out, o.winners[i][s.winners[i]])
+    if o.win_len >= 0:
+        cy_obs_len(out, o.win_len, s.nwinners, o.win_div)
 
 
 def _make_consts(game, params) -> _Consts:
@@ -1208,7 +1375,17 @@ cdef class RatsToRichesState(CyState):
     cdef int _attach(self, game) except -1:
         CyState._attach(self, game)
         self.k = &(<_Consts>self._consts).c
+        self.ob = (<_Consts>self._consts).obs(game)
         return 0
+
+    cdef int c_observation_tensor(self, int player, float* out) noexcept nogil:
+        if self.ob == NULL or player < 0 or player >= self.k.n:
+            return -1
+        obs_write(&self.s, self.k, self.ob, player, out)
+        return 0
+
+    cdef int c_observation_size(self) noexcept nogil:
+        return self.ob.size if self.ob != NULL else 0
 
     # ------------------------------------------------------------------ C-level contract
     cdef int c_current_player(self) noexcept nogil:
@@ -1248,6 +1425,7 @@ cdef class RatsToRichesState(CyState):
         cdef RatsToRichesState new = RatsToRichesState.__new__(RatsToRichesState)
         memcpy(&new.s, &self.s, sizeof(RRState))
         new.k = self.k
+        new.ob = self.ob
         cy_share_history(self, new)
         return new
 
@@ -1257,6 +1435,7 @@ cdef class RatsToRichesState(CyState):
         cdef RatsToRichesState new = RatsToRichesState.__new__(RatsToRichesState)
         memcpy(&new.s, &self.s, sizeof(RRState))
         new.k = self.k
+        new.ob = self.ob
         cy_fresh_history(self, new)
         return new
 

@@ -1,40 +1,31 @@
 # cython: language_level=3
-"""Building blocks of the twins' compiled observation-tensor writers (``c_observation_tensor``).
+"""Composite blocks of the Rat Trap and Ratapolis compiled tensor writers, on top of the
+shared cells of ``core.pxd`` (``CyObsNum``, ``cy_obs_num`` / ``cy_obs_hot`` / ``cy_obs_add`` /
+``cy_obs_len``, which write exactly what ``engines/obs_schema.py``'s encoder writes).
 
-A writer fills ``float* out`` with exactly what ``engines/obs_schema.py``'s ``TensorLayout``
-writes for ``observation(player)``: the same slices, and the same float arithmetic (a number
-is ``(x - lo) * scale`` in double, then rounded to float32; a multiset count is a float32
-sum of ``1 / maxItems`` steps, as NumPy adds a Python float to a float32 element; a list's
-length is ``len / maxItems`` in double). The offsets come from the game's layout through
-``ratai._speedups.tensor_layout.LayoutIndex`` (the ``tw_*`` builders below), once per game.
+``OSet`` is a multiset over ``0..k-1`` (consecutive cells), ``OList`` a bounded list of
+one-hots over ``0..k-1``; the ``tw_*`` builders fill them once per game from a
+``tensor_layout.CheckedLayout``.
 """
 
 from libc.string cimport memset
+
+from .core cimport cy_obs_add, cy_obs_hot, cy_obs_len
 
 cdef enum:
     TW_MAXLIST = 16   # list items a writer fills (faces, seats, cards, plan cells)
 
 
-ctypedef struct ONum:       # a number: out[off] = (x - lo) * scale
+ctypedef struct OSet:       # a multiset over 0..k-1: out[off + v] += inc per item
     int off
-    double lo
-    double scale
+    float inc
 
 
-ctypedef struct OSet:       # a multiset over 0..k-1: out[off + v] += step per element
-    int off
-    float step
-
-
-ctypedef struct OList:      # a list of one-hots (values 0..k-1), then its length slot
+ctypedef struct OList:      # a list of one-hots over 0..k-1, then its length slot
     int item[TW_MAXLIST]    # start of each shown item's one-hot
     int shown
     int len_off             # -1: a fixed length (no slot)
-    int max_items
-
-
-cdef inline void w_num(float* out, const ONum* o, double x) noexcept nogil:
-    out[o.off] = <float>((x - o.lo) * o.scale)
+    int divisor
 
 
 cdef inline void w_counts(float* out, const OSet* o, const signed char* counts,
@@ -43,55 +34,47 @@ cdef inline void w_counts(float* out, const OSet* o, const signed char* counts,
     cdef int v, j
     for v in range(k):
         for j in range(counts[v]):
-            out[o.off + v] = out[o.off + v] + o.step
+            cy_obs_add(out, o.off + v, o.inc)
 
 
 cdef inline void w_elems(float* out, const OSet* o, const signed char* vals,
                          int n) noexcept nogil:
-    """A multiset given as its elements."""
+    """A multiset given as its items."""
     cdef int i
     for i in range(n):
-        out[o.off + vals[i]] = out[o.off + vals[i]] + o.step
+        cy_obs_add(out, o.off + vals[i], o.inc)
+
+
+cdef inline void w_len(float* out, int off, int length, int divisor) noexcept nogil:
+    """A list's length slot (``off`` -1: a fixed length, no slot)."""
+    if off >= 0:
+        cy_obs_len(out, off, length, divisor)
 
 
 cdef inline void w_list(float* out, const OList* o, const signed char* vals,
                         int n) noexcept nogil:
-    """A list of one-hot items given as its values (only the shown ones are encoded)."""
+    """A list of one-hots given as its values (the shown ones encoded), and its length."""
     cdef int i
     for i in range(n if n < o.shown else o.shown):
-        out[o.item[i] + vals[i]] = 1.0
-    if o.len_off >= 0:
-        out[o.len_off] = <float>(<double>n / <double>o.max_items)
-
-
-cdef inline void w_len(float* out, int off, int n, int max_items) noexcept nogil:
-    """A list's length slot (``off`` -1: a fixed length)."""
-    if off >= 0:
-        out[off] = <float>(<double>n / <double>max_items)
+        cy_obs_hot(out, o.item[i] + vals[i])
+    w_len(out, o.len_off, n, o.divisor)
 
 
 # -- builders (Python level, once per game) ----------------------------------------------
-cdef inline void tw_num(ONum* d, tuple t):
-    """From ``LayoutIndex.number(path)``."""
-    d.off = t[0]
-    d.lo = t[1]
-    d.scale = t[2]
-
-
 cdef inline void tw_set(OSet* d, tuple t):
-    """From ``LayoutIndex.multiset(path, values)``."""
+    """From ``CheckedLayout.multiset(path, values)``."""
     d.off = t[0]
-    d.step = <float>(<double>t[1])
+    d.inc = <float>(<double>t[1])
 
 
 cdef inline void tw_list(OList* d, L, str path, list values, int cap) except *:
-    """A list of ``values`` one-hots at ``path`` whose twin holds at most ``cap`` items;
-    the layout's further items (which the twin can never fill) are claimed and stay 0."""
+    """The list of ``values`` one-hots at ``path``, whose twin holds at most ``cap`` items;
+    the layout's further items (which the twin never fills) are claimed and stay 0."""
     cdef int i
-    shown = L.items(path)[0]
+    shown = L.items(path)
     memset(d, 0, sizeof(OList))
     d.shown = min(shown, cap, TW_MAXLIST)
     for i in range(d.shown):
         d.item[i] = L.onehot(f"{path}[{i}]", values)[0]
     L.unused(path, d.shown)
-    d.len_off, d.max_items = L.length(path)
+    d.len_off, d.divisor = L.length(path)

@@ -258,13 +258,26 @@ def validate(game: str, validator: Any, observation: Any) -> None:
 @dataclass(frozen=True)
 class TensorSlice:
     """One leaf of the tensor: ``tensor[start:start + size]`` encodes ``path`` (a JSON path
-    with ``[*]``-free indices) as ``encoding``."""
+    with ``[*]``-free indices) as ``encoding``.
+
+    The numbers of the encoding, for code that writes the same tensor from another source
+    (the compiled twins' ``c_observation_tensor``): ``kind`` is ``"flag"`` (1 if present),
+    ``"number"`` (``(x - lo) * scale``; a boolean is a number with ``lo`` 0, ``scale`` 1),
+    ``"enum"`` (one-hot over ``values``), ``"multiset"`` (``scale`` = 1 / maxItems added
+    per item, at the index of its value in ``values``) or ``"length"`` (the list's length
+    divided by ``divisor``).
+    """
 
     path: str
     start: int
     size: int
     encoding: str
     description: str
+    kind: str = ""
+    values: tuple = ()
+    lo: float = 0.0
+    scale: float = 0.0
+    divisor: int = 0
 
 
 def _is_null(node: dict) -> bool:
@@ -291,10 +304,10 @@ class TensorLayout:
         self._write = self._compile(schema, "$")
         self.size = sum(s.size for s in self.slices)
 
-    def _leaf(self, path: str, size: int, encoding: str, node: dict) -> int:
+    def _leaf(self, path: str, size: int, encoding: str, node: dict, **numbers: Any) -> int:
         start = sum(s.size for s in self.slices)
         self.slices.append(TensorSlice(path, start, size, encoding,
-                                       node.get("description", "")))
+                                       node.get("description", ""), **numbers))
         return start
 
     def _compile(self, node: dict, path: str) -> Callable[[Any, np.ndarray], None]:
@@ -304,7 +317,7 @@ class TensorLayout:
             inner = [n for n in node["anyOf"] if not _is_null(n)]
             if len(inner) != 1 or len(node["anyOf"]) != 2:
                 raise ValueError(f"{path}: only 'X or null' unions are encodable")
-            flag = self._leaf(path, 1, "1 if present (not null)", node)
+            flag = self._leaf(path, 1, "1 if present (not null)", node, kind="flag")
             write_inner = self._compile(inner[0], path)
 
             def write_nullable(v, out, flag=flag, write_inner=write_inner):
@@ -316,7 +329,7 @@ class TensorLayout:
             values = list(node["enum"])
             index = {json.dumps(v): i for i, v in enumerate(values)}
             start = self._leaf(path, len(values), "one-hot over " + ", ".join(
-                json.dumps(v) for v in values), node)
+                json.dumps(v) for v in values), node, kind="enum", values=tuple(values))
 
             def write_enum(v, out, start=start, index=index):
                 out[start + index[json.dumps(v)]] = 1.0
@@ -326,15 +339,15 @@ class TensorLayout:
             lo, hi = node.get("x-scale", (node.get("minimum"), node.get("maximum")))
             if lo is None or hi is None:
                 raise ValueError(f"{path}: a number needs minimum and maximum to be encoded")
-            start = self._leaf(path, 1, f"(x - {lo}) / {hi - lo}" if hi > lo else "0",
-                               node)
             scale = 1.0 / (hi - lo) if hi > lo else 0.0
+            start = self._leaf(path, 1, f"(x - {lo}) / {hi - lo}" if hi > lo else "0",
+                               node, kind="number", lo=lo, scale=scale)
 
             def write_number(v, out, start=start, lo=lo, scale=scale):
                 out[start] = (v - lo) * scale
             return write_number
         if kind == "boolean":
-            start = self._leaf(path, 1, "0 or 1", node)
+            start = self._leaf(path, 1, "0 or 1", node, kind="number", lo=0, scale=1.0)
 
             def write_bool(v, out, start=start):
                 out[start] = 1.0 if v else 0.0
@@ -351,7 +364,8 @@ class TensorLayout:
             index = {json.dumps(v): i for i, v in enumerate(values)}
             n = max(1, int(node["maxItems"]))
             start = self._leaf(path, len(values), f"count of each of {len(values)} values "
-                               f"/ {n}", node)
+                               f"/ {n}", node, kind="multiset", values=tuple(values),
+                               scale=1.0 / n, divisor=n)
 
             def write_multiset(v, out, start=start, index=index, n=n):
                 for x in v:
@@ -372,7 +386,8 @@ class TensorLayout:
         writers = [self._compile(node["items"], f"{path}[{i}]") for i in range(shown)]
         count = None
         if node.get("minItems", 0) != n:
-            count = self._leaf(f"{path}.length", 1, f"length / {n}", node)
+            count = self._leaf(f"{path}.length", 1, f"length / {n}", node, kind="length",
+                               divisor=n)
 
         def write_list(v, out, writers=writers, count=count, n=n):
             for w, x in zip(writers, v, strict=False):
@@ -389,7 +404,7 @@ class TensorLayout:
                 sub_path = f"{path}.{key}"
                 flag = None
                 if key not in required and sub.get("x-tensor") != "skip":
-                    flag = self._leaf(sub_path, 1, "1 if present", sub)
+                    flag = self._leaf(sub_path, 1, "1 if present", sub, kind="flag")
                 parts.append((key, flag, self._compile(sub, sub_path)))
 
             def write_obj(v, out, parts=parts):
@@ -408,7 +423,8 @@ class TensorLayout:
             sub_path = f"{path}.{key}"
             flag = None
             if key not in required:
-                flag = self._leaf(sub_path, 1, "1 if present", node["additionalProperties"])
+                flag = self._leaf(sub_path, 1, "1 if present", node["additionalProperties"],
+                                  kind="flag")
             parts.append((key, flag, self._compile(node["additionalProperties"], sub_path)))
 
         def write_map(v, out, parts=parts):

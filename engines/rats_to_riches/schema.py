@@ -32,8 +32,7 @@ def observation_schema(game) -> dict:
     """The JSON Schema document of ``game``'s observations (``Game.observation_schema``)."""
     d = game.data
     n = game.num_players()
-    keys = list(game.keys)
-    cards = keys + ["Flush"]
+    cards = list(game.keys)   # the Rat Pack types, then the Flush card (its key "Flush")
     total = d.total_cards + d.flush_count
     rat = seat(n, "a seat (0 .. players-1, in turn order)")
     cash = integer(0, _MAX_CASH, "Swindle ($) of each rat; $"
