@@ -1233,6 +1233,9 @@ cdef class CyAZ(CyISMCTS):
     cdef float* scratch
     cdef double* pbuf
     cdef double* vbuf
+    cdef int* slot
+    cdef unsigned int* mark
+    cdef unsigned int stamp
     cdef public long evaluations
     cdef public long py_tensors
 
@@ -1240,11 +1243,15 @@ cdef class CyAZ(CyISMCTS):
         self.scratch = NULL
         self.pbuf = NULL
         self.vbuf = NULL
+        self.slot = NULL
+        self.mark = NULL
 
     def __dealloc__(self):
         free(self.scratch)
         free(self.pbuf)
         free(self.vbuf)
+        free(self.slot)
+        free(self.mark)
 
     def __init__(self, int player, model, double c_puct=1.5, double dirichlet_alpha=0.3,
                  double noise_fraction=0.0, double rollout_mix=0.0, double fpu_reduction=0.1,
@@ -1288,8 +1295,15 @@ cdef class CyAZ(CyISMCTS):
         self.scratch = <float*>malloc(sizeof(float) * (net.h1 + net.h2 + 1))
         self.pbuf = <double*>malloc(sizeof(double) * (self.na + 1))
         self.vbuf = <double*>malloc(sizeof(double) * (self.n + 1))
-        if self.scratch == NULL or self.pbuf == NULL or self.vbuf == NULL:
+        free(self.slot)
+        free(self.mark)
+        self.slot = <int*>malloc(sizeof(int) * (self.na + 1))
+        self.mark = <unsigned int*>malloc(sizeof(unsigned int) * (self.na + 1))
+        if self.scratch == NULL or self.pbuf == NULL or self.vbuf == NULL \
+                or self.slot == NULL or self.mark == NULL:
             raise MemoryError()
+        memset(self.mark, 0, sizeof(unsigned int) * (self.na + 1))
+        self.stamp = 0
         self.evaluations = 0
         self.py_tensors = 0
         r = tree_new_root(self.tr, self.me)
@@ -1395,6 +1409,28 @@ cdef class CyAZ(CyISMCTS):
                 self.ret[j] = self.vbuf[j]
         return 0
 
+    cdef int map_children(self, int node, int k) noexcept nogil:
+        """``idx[j]``: the child slot of move ``act[j]`` at ``node`` (-1: none), in
+        O(children + k) through a stamped action map; returns how many have none. Call it
+        again after ``expand``: a growing child block moves in the pool."""
+        cdef int i, j, nu = 0
+        cdef Node* nd = &self.tr.nodes[node]
+        self.stamp += 1
+        if self.stamp == 0:             # wrapped: clear the stamps
+            memset(self.mark, 0, sizeof(unsigned int) * (self.na + 1))
+            self.stamp = 1
+        for i in range(nd.first, nd.first + nd.nch):
+            if self.tr.nodes[i].key < TAG_ACTION:
+                self.mark[self.tr.nodes[i].action] = self.stamp
+                self.slot[self.tr.nodes[i].action] = i
+        for j in range(k):
+            if self.mark[self.act[j]] == self.stamp:
+                self.idx[j] = self.slot[self.act[j]]
+            else:
+                self.idx[j] = -1
+                nu += 1
+        return nu
+
     cdef int expand(self, int node, int k, bint only_missing) noexcept nogil:
         """Children with priors (``pbuf``) for ``act[:k]`` at ``node`` (those without one
         when ``only_missing``); stops at the cap. 0, or -1 when the pool refused a slot."""
@@ -1472,20 +1508,12 @@ cdef class CyAZ(CyISMCTS):
                 self.expand(node, k, False)
                 have_value = True
                 break
-            nu = 0
-            for j in range(k):
-                ch = tree_find(self.tr, node, <unsigned long long>self.act[j])
-                self.idx[j] = ch
-                if ch < 0:
-                    nu += 1
+            nu = self.map_children(node, k)
             if nu and self.can_grow():               # moves no earlier world allowed
                 if self.evaluate(p, k, False) < 0:
                     return -1
                 self.expand(node, k, True)
-                for j in range(k):
-                    if self.idx[j] < 0:
-                        self.idx[j] = tree_find(self.tr, node,
-                                                <unsigned long long>self.act[j])
+                self.map_children(node, k)           # the block may have moved
             # PUCT: Q + c P sqrt(N) / (1 + n), N = 1 + visits of the legal moves;
             # unvisited: Q = parent mean - fpu_reduction; exact ties broken uniformly.
             nd = &self.tr.nodes[node]
