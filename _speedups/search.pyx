@@ -1335,7 +1335,17 @@ cdef class CyAZ(CyISMCTS):
         start_reaper()
         labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
         n = state.get_game().num_players()
-        net = CyNet(self.model, n)
+        # one CyNet per model and player count (it holds transposed copies of the heads)
+        cache = getattr(self.model, "_cynets", None)
+        if cache is None:
+            cache = {}
+            try:
+                self.model._cynets = cache
+            except AttributeError:
+                pass
+        net = cache.get(n)
+        if net is None:
+            net = cache[n] = CyNet(self.model, n)
         values, priors = net.evaluate(state.observation_tensor(player), player, legal)
         used = dirichlet_noise(priors, self.alpha, self.eps, srng.np)
         prior_of = {int(a): float(q) for a, q in zip(legal, priors)}

@@ -249,7 +249,9 @@ class Model:
     """A loaded (or freshly initialised) network for one game and its player counts.
 
     Build with :meth:`load` or :meth:`init`; ``meta`` is the metadata dict (module
-    docstring); ``nets[n]`` the float32 :class:`Net` of ``n`` players.
+    docstring); ``nets[n]`` the float32 :class:`Net` of ``n`` players. Treat the weights as
+    immutable (the compiled search keeps its own copies per model): make a new model with
+    :meth:`with_arrays` instead of editing arrays in place.
     """
 
     def __init__(self, meta: dict, arrays: Mapping[str, np.ndarray], source: str = "<memory>"):
