@@ -1,4 +1,4 @@
-"""Type stub of ``ratai._speedups.search`` (compiled UCT / IS-MCTS; see search.pyx)."""
+"""Type stub of ``ratai._speedups.search`` (compiled UCT / IS-MCTS / az PUCT; see search.pyx)."""
 
 from collections.abc import Sequence
 from typing import Any
@@ -40,4 +40,16 @@ class CyISMCTS:
                  max_memory_mb: float | None = 512.0, threads: int = 1) -> None: ...
     def analyze(self, state: Any, budget: Any, srng: Any, on_progress: Any = None,
                 every: int = 100, seed: Any = None, kind: str = "ismcts",
+                allowed: Sequence[int] | None = None) -> Analysis: ...
+
+class CyAZ(CyISMCTS):
+    evaluations: int
+    py_tensors: int
+    def __init__(self, player: int, model: Any, c_puct: float = 1.5,
+                 dirichlet_alpha: float = 0.3, noise_fraction: float = 0.0,
+                 rollout_mix: float = 0.0, fpu_reduction: float = 0.1,
+                 chance_key: str = "infostate", max_nodes: int | None = None,
+                 max_memory_mb: float | None = 512.0, threads: int = 1) -> None: ...
+    def analyze(self, state: Any, budget: Any, srng: Any, on_progress: Any = None,
+                every: int = 100, seed: Any = None, kind: str = "az",
                 allowed: Sequence[int] | None = None) -> Analysis: ...

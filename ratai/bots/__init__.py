@@ -11,7 +11,8 @@ Kinds (see each class): ``random`` (:class:`RandomBot`), ``heuristic``
 ``ismcts`` (:class:`ISMCTSBot`, Cowling, Powley & Whitehouse 2012), ``pimc``
 (:class:`PIMCBot`, Ginsberg 2001 / Long et al. 2010), ``expectimax``
 (:class:`ExpectimaxBot`, Michie 1966 / Ballard 1983), ``smmcts`` (:class:`SMMCTSBot`,
-decoupled UCT — Lanctot et al. 2013 / Tak et al. 2014).
+decoupled UCT — Lanctot et al. 2013 / Tak et al. 2014), ``az`` (:class:`AZBot`, PUCT over
+IS-MCTS with a learned network — Silver et al. 2018 / Cowling et al. 2012).
 
 Strength presets: ``make_bot("level", game, player, level=L)`` with ``L`` in 1..10 builds
 the kind and budget calibrated for that game (:mod:`ratai.bots.levels`, measured by
@@ -30,6 +31,7 @@ from typing import Any
 from ratai.engines.api import Game
 from ratai.search.common import Analysis, MoveStat, PVStep
 
+from .az import AZBot
 from .base import Bot, RandomBot
 from .heuristic import HeuristicBot
 from .search_bots import (
@@ -43,7 +45,8 @@ from .search_bots import (
 
 __all__ = [
     "Bot", "RandomBot", "HeuristicBot", "SearchBot", "MCTSBot", "ISMCTSBot", "PIMCBot",
-    "ExpectimaxBot", "SMMCTSBot", "Analysis", "MoveStat", "PVStep", "make_bot", "BOT_KINDS",
+    "ExpectimaxBot", "SMMCTSBot", "AZBot", "Analysis", "MoveStat", "PVStep", "make_bot",
+    "BOT_KINDS",
 ]
 
 BOT_KINDS: dict[str, type[Bot]] = {
@@ -54,6 +57,7 @@ BOT_KINDS: dict[str, type[Bot]] = {
     "pimc": PIMCBot,
     "expectimax": ExpectimaxBot,
     "smmcts": SMMCTSBot,
+    "az": AZBot,
 }
 
 

@@ -162,6 +162,13 @@ BOT_OPTION_RANGES: dict[str, tuple] = {
     "chance_samples": (int, 1, 256),
     "joint_samples": (int, 1, 256),
     "max_evals": (int, 1, 100_000),
+    # az (the packaged model only: a client cannot name a model file on the server)
+    "c_puct": (float, 0.0, 100.0),
+    "dirichlet_alpha": (float, 0.001, 100.0),
+    "noise_fraction": (float, 0.0, 1.0),
+    "rollout_mix": (float, 0.0, 1.0),
+    "fpu_reduction": (float, 0.0, 1.0),
+    "temperature": (float, 0.0, 100.0),
 }
 
 #: Per-kind tighter caps (bounds on the heuristic bot's work per decision, besides its clock).

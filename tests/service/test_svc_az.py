@@ -1,0 +1,21 @@
+"""The service's ``az`` bot spec: its options are range-checked and a client cannot name a
+model file on the server (only the packaged model is used)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ratai.engines import load_game
+from ratai.service.catalog import BotConfig, check_bot
+from ratai.service.config import Limits
+from ratai.service.errors import InvalidArgument
+
+
+def test_az_bot_spec_checks():
+    game = load_game("rats_to_riches", num_players=2)
+    with pytest.raises(InvalidArgument, match="bot.options.model: not an option"):
+        check_bot(game, 0, BotConfig("az", 10, options={"model": "/etc/passwd"}), Limits())
+    with pytest.raises(InvalidArgument, match="bot.options.c_puct"):
+        check_bot(game, 0, BotConfig("az", 10, options={"c_puct": -1.0}), Limits())
+    with pytest.raises(InvalidArgument, match="no model is shipped"):
+        check_bot(game, 0, BotConfig("az", 10, options={"temperature": 0.5}), Limits())
