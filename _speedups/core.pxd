@@ -120,7 +120,7 @@ cdef unsigned long long cy_seed_of(object rng) except? 0
 # ---------------------------------------------------------------- compiled observation tensors
 # The pieces a twin's ``c_observation_tensor`` writes with, so that it equals the reference
 # ``TensorLayout.encode`` (engines/obs_schema.py) to the bit. Offsets and scales come from
-# ``game.observation_tensor_layout()`` through ``ObsLayout`` (core.pyx), once per game.
+# the game's tensor layout through ``ObsLayout`` (core.pyx), once per game, on first use.
 
 # One numeric leaf: ``out[off] = (x - lo) * scale`` rounded once to float32, as the reference
 # assigns a Python float into its float32 array.
@@ -139,8 +139,8 @@ cdef inline void cy_obs_hot(float* out, int off) noexcept nogil:
     out[off] = 1.0
 
 
-# One item of a multiset: the reference adds ``1 / maxItems`` to a float32 cell in float32
-# arithmetic (numpy's rule for a float32 scalar plus a Python float), so ``inc`` is float.
+# One item of a multiset: the reference adds ``float32(1 / maxItems)`` to a float32 cell in
+# float32 arithmetic (obs_schema's write_multiset), so ``inc`` is a float and so is the sum.
 cdef inline void cy_obs_add(float* out, int off, float inc) noexcept nogil:
     out[off] = out[off] + inc
 

@@ -206,7 +206,7 @@ ctypedef struct FRState:
 # (CyObsNum), multiset cells per value (item tables indexed by item id, -1 not a value) with
 # their increment, and bounded lists' length slots with their divisor.
 ctypedef struct FRObs:
-    int size
+    int size                 # the tensor's length (0 not built, -1 failed)
     int phase[16]
     int step[16]
     int greg_step[8]
@@ -274,6 +274,9 @@ ctypedef struct FRObs:
 cdef class FirstRatState(CyState):
     cdef FRState s
     cdef const FRConst* k
-    cdef const FRObs* ob      # NULL: no compiled tensor writer (the layout failed to build)
+    # The game's tensor tables (its _Consts): built on first use, with the GIL (ob.size 0
+    # until then; -1 when they cannot be built, and the twin then has no compiled writer).
+    cdef FRObs* ob
+    cdef bint _obs_ready(self) noexcept nogil
     cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *

@@ -1886,22 +1886,20 @@ cdef class _Consts:
     """The game's constants as a C struct (owned by the game, shared by its states)."""
     cdef FRConst c
     cdef FRObs ob                  # the compiled tensor writer's tables (_obs_tables)
-    cdef int ob_state              # 0 not built yet, 1 built, -1 failed (ob_error)
     cdef public object ob_error
     cdef public object tokens      # setup_todo strings of the full setup, in order
     cdef public object node_names  # burrow node names by id
 
-    cdef const FRObs* obs(self, game) except *:
-        """The tables, built on first use (NULL when the game's layout cannot be built:
-        the states then encode the observation dict, which raises the layout's error)."""
-        if self.ob_state == 0:
-            try:
-                _obs_tables(&self.ob, &self.c, game, self.node_names)
-                self.ob_state = 1
-            except (ValueError, KeyError, NotImplementedError) as exc:
-                self.ob_state = -1
-                self.ob_error = exc
-        return &self.ob if self.ob_state == 1 else NULL
+    cdef void build_obs(self, game) noexcept:
+        """Build the tensor tables (_obs_tables) once; on failure ``ob.size`` is -1 and
+        ``ob_error`` holds the error (the states then encode the observation dict)."""
+        if self.ob.size != 0:
+            return
+        try:
+            _obs_tables(&self.ob, &self.c, game, self.node_names)
+        except Exception as exc:   # noexcept: kept for the report, the twin falls back
+            self.ob_error = exc
+            self.ob.size = -1
 
 
 # ====================================================================== observation tensor
@@ -1933,7 +1931,6 @@ cdef void _obs_tables(FRObs* o, const FRConst* k, game, node_names) except *:
     cdef int p, t, i, m
     memset(o, 0, sizeof(FRObs))
     lay = ObsLayout(game)
-    o.size = lay.size
     idx = game.item_index
     items = game.items
     for i, name in enumerate(PHASE_NAMES):
@@ -2028,6 +2025,7 @@ cdef void _obs_tables(FRObs* o, const FRConst* k, game, node_names) except *:
     for i in range(k.n_cards):
         o.greg_card[i] = lay.hot("$.greg_card", i)
     cy_obs_num_at(&o.greg_points, lay, "$.greg_points")
+    o.size = lay.size   # last: a state reads the tables once size is set (_obs_ready)
 
 
 cdef inline void _obs_items(float* out, const int* cells, float inc, const signed char* a,
@@ -2486,7 +2484,7 @@ cdef class FirstRatState(CyState):
     cdef int _attach(self, game) except -1:
         CyState._attach(self, game)
         self.k = &(<_Consts>self._consts).c
-        self.ob = (<_Consts>self._consts).obs(game)
+        self.ob = &(<_Consts>self._consts).ob
         return 0
 
     # ------------------------------------------------------------------ C-level contract
@@ -2552,13 +2550,21 @@ cdef class FirstRatState(CyState):
 
     cdef int c_observation_tensor(self, int player, float* out) noexcept nogil:
         # nothing is hidden: every seat's tensor is the whole state's (obs_write)
-        if self.ob == NULL or player < 0 or player >= self.k.n:
+        if player < 0 or player >= self.k.n:
+            return -1
+        if not self._obs_ready():
             return -1
         obs_write(&self.s, self.k, self.ob, out)
         return 0
 
     cdef int c_observation_size(self) noexcept nogil:
-        return self.ob.size if self.ob != NULL else 0
+        return self.ob.size if self._obs_ready() else 0
+
+    cdef bint _obs_ready(self) noexcept nogil:
+        if self.ob.size == 0:
+            with gil:
+                (<_Consts>self._consts).build_obs(self._game)
+        return self.ob.size > 0
 
     # ------------------------------------------------------------------ fast Python API
     def is_terminal(self) -> bool:

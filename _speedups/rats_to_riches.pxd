@@ -123,7 +123,7 @@ ctypedef struct RRCounts:
 
 
 ctypedef struct RRObs:
-    int size
+    int size                 # the tensor's length (0 not built, -1 failed)
     int player[RR_MAXP]
     int phase[8]
     int active[RR_MAXP]
@@ -156,6 +156,9 @@ ctypedef struct RRObs:
 cdef class RatsToRichesState(CyState):
     cdef RRState s
     cdef const RRConst* k
-    cdef const RRObs* ob      # NULL: no compiled tensor writer (the layout failed to build)
+    # The game's tensor tables (its _Consts): built on first use, with the GIL (ob.size 0
+    # until then; -1 when they cannot be built, and the twin then has no compiled writer).
+    cdef RRObs* ob
+    cdef bint _obs_ready(self) noexcept nogil
     cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *

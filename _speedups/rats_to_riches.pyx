@@ -1053,21 +1053,19 @@ cdef class _Consts:
     """The game's constants as a C struct (owned by the game, shared by its states)."""
     cdef RRConst c
     cdef RRObs ob                  # the compiled tensor writer's tables (_obs_tables)
-    cdef int ob_state              # 0 not built yet, 1 built, -1 failed (ob_error)
     cdef public object ob_error
     cdef public tuple decks
 
-    cdef const RRObs* obs(self, game) except *:
-        """The tables, built on first use (NULL when the game's layout cannot be built:
-        the states then encode the observation dict, which raises the layout's error)."""
-        if self.ob_state == 0:
-            try:
-                _obs_tables(&self.ob, &self.c, game, self.decks)
-                self.ob_state = 1
-            except (ValueError, KeyError, NotImplementedError) as exc:
-                self.ob_state = -1
-                self.ob_error = exc
-        return &self.ob if self.ob_state == 1 else NULL
+    cdef void build_obs(self, game) noexcept:
+        """Build the tensor tables (_obs_tables) once; on failure ``ob.size`` is -1 and
+        ``ob_error`` holds the error (the states then encode the observation dict)."""
+        if self.ob.size != 0:
+            return
+        try:
+            _obs_tables(&self.ob, &self.c, game, self.decks)
+        except Exception as exc:   # noexcept: kept for the report, the twin falls back
+            self.ob_error = exc
+            self.ob.size = -1
 
 
 # ====================================================================== observation tensor
@@ -1106,7 +1104,6 @@ cdef void _obs_tables(RRObs* o, const RRConst* k, game, decks) except *:
     cdef int n = k.n, T = k.T, q, i, j, t
     memset(o, 0, sizeof(RRObs))
     lay = ObsLayout(game)
-    o.size = lay.size
     keys = game.keys
     _limit(T + 1 <= RR_MAXT and len(keys) == T + 1, "the card keys")
     for q in range(n):
@@ -1154,6 +1151,7 @@ cdef void _obs_tables(RRObs* o, const RRConst* k, game, decks) except *:
         for q in range(n):
             o.winners[i][q] = lay.hot(f"$.winners[{i}]", q)
     o.win_len, o.win_div = lay.length("$.winners")
+    o.size = lay.size   # last: a state reads the tables once size is set (_obs_ready)
 
 
 cdef inline void _obs_counts(float* out, const RRCounts* c, const unsigned char* row,
@@ -1375,17 +1373,25 @@ cdef class RatsToRichesState(CyState):
     cdef int _attach(self, game) except -1:
         CyState._attach(self, game)
         self.k = &(<_Consts>self._consts).c
-        self.ob = (<_Consts>self._consts).obs(game)
+        self.ob = &(<_Consts>self._consts).ob
         return 0
 
     cdef int c_observation_tensor(self, int player, float* out) noexcept nogil:
-        if self.ob == NULL or player < 0 or player >= self.k.n:
+        if player < 0 or player >= self.k.n:
+            return -1
+        if not self._obs_ready():
             return -1
         obs_write(&self.s, self.k, self.ob, player, out)
         return 0
 
     cdef int c_observation_size(self) noexcept nogil:
-        return self.ob.size if self.ob != NULL else 0
+        return self.ob.size if self._obs_ready() else 0
+
+    cdef bint _obs_ready(self) noexcept nogil:
+        if self.ob.size == 0:
+            with gil:
+                (<_Consts>self._consts).build_obs(self._game)
+        return self.ob.size > 0
 
     # ------------------------------------------------------------------ C-level contract
     cdef int c_current_player(self) noexcept nogil:

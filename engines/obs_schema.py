@@ -263,9 +263,9 @@ class TensorSlice:
     The numbers of the encoding, for code that writes the same tensor from another source
     (the compiled twins' ``c_observation_tensor``): ``kind`` is ``"flag"`` (1 if present),
     ``"number"`` (``(x - lo) * scale``; a boolean is a number with ``lo`` 0, ``scale`` 1),
-    ``"enum"`` (one-hot over ``values``), ``"multiset"`` (``scale`` = 1 / maxItems added
-    per item, at the index of its value in ``values``) or ``"length"`` (the list's length
-    divided by ``divisor``).
+    ``"enum"`` (one-hot over ``values``), ``"multiset"`` (``scale`` = 1 / maxItems, rounded
+    to float32, added in float32 per item at the index of its value in ``values``) or
+    ``"length"`` (the list's length divided by ``divisor``).
     """
 
     path: str
@@ -368,8 +368,12 @@ class TensorLayout:
                                scale=1.0 / n, divisor=n)
 
             def write_multiset(v, out, start=start, index=index, n=n):
+                # 1/n added in the buffer's own precision (float32 for the tensor), the same
+                # on every numpy (NumPy 2's rule for a float32 scalar plus a Python float,
+                # explicit; the compiled twins add it likewise)
+                inc = out.dtype.type(1.0 / n)
                 for x in v:
-                    out[start + index[json.dumps(x)]] += 1.0 / n
+                    out[start + index[json.dumps(x)]] += inc
             return write_multiset
         if "prefixItems" in node:
             writers = [self._compile(item, f"{path}[{i}]")
