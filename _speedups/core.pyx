@@ -266,9 +266,10 @@ cdef class CyState:
             ValueError: ``player`` is not a seat.
         """
         cdef int size = self.c_observation_size()
+        cdef int n = self.c_num_players()
         cdef float[::1] view
         if size > 0:
-            p = check_player(player, self.c_num_players())
+            p = player if type(player) is int and 0 <= player < n else check_player(player, n)
             if out is None:
                 arr = np.empty(size, dtype=np.float32)
             elif (isinstance(out, np.ndarray) and out.dtype == np.float32
@@ -448,27 +449,33 @@ def copy_loop(CyState state, long n):
     return n
 
 
-def observation_tensor_loop(CyState state, int player, long n):
-    """Write ``state``'s ``observation_tensor(player)`` ``n`` times into one buffer with the
-    compiled writer, without the GIL (the search's per-leaf cost); returns ``n``.
+def observation_tensor_loop(CyState state, long n, int player=0) -> long:
+    """Write ``state``'s ``observation_tensor(player)`` ``n`` times through the ``cdef``
+    interface into one buffer without the GIL (the compiled writer's benchmark); returns
+    ``n``, or -1 when the twin has no compiled writer.
 
     Raises:
-        ValueError: a bad seat, or the twin has no compiled writer for this game.
+        ValueError: ``player`` is not a seat.
     """
+    cdef int size = state.c_observation_size()
     cdef long i
-    cdef int rc = 0, size, p
-    cdef float[::1] view
-    size = state.c_observation_size()
-    if size == 0:
-        raise ValueError(f"{state._game.name}: no compiled observation tensor writer")
-    p = check_player(player, state.c_num_players())
-    view = np.empty(size, dtype=np.float32)
-    with nogil:
-        for i in range(n):
-            rc |= state.c_observation_tensor(p, &view[0])
-    if rc != 0:
-        raise ValueError(f"{state._game.name}: the compiled writer declined this state")
-    return n
+    cdef int rc = 0
+    cdef float* buf
+    check_player(player, state.c_num_players())
+    if size <= 0:
+        return -1
+    buf = <float*>malloc(sizeof(float) * size)
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for i in range(n):
+                rc = state.c_observation_tensor(player, buf)
+                if rc != 0:
+                    break
+    finally:
+        free(buf)
+    return n if rc == 0 else -1
 
 
 def has_compiled_observation_tensor(CyState state) -> bool:
@@ -537,13 +544,22 @@ class ObsLayout:
 
     Attributes:
         size: the tensor's length.
+        slices: the layout's ``TensorSlice`` list (equal to
+            ``game.observation_tensor_layout()``).
     """
 
     def __init__(self, game):
+        from ratai.engines.obs_schema import TensorLayout
+
+        # The layout of ``game._obs_spec()`` (``observation_tensor_layout()``) from the same
+        # schema document, without the JSON Schema meta-check that spec runs (most of its
+        # cost: the twin builds its tables on first use, which should stay cheap).
+        layout = TensorLayout(game._observation_schema())
         self.game = game.name
-        self.size = int(game.observation_tensor_shape()[0])
+        self.size = int(layout.size)
+        self.slices = list(layout.slices)
         self._at = {}
-        for sl in game.observation_tensor_layout():
+        for sl in layout.slices:
             self._at.setdefault((sl.path, sl.kind), []).append(sl)
 
     def slice(self, path: str, kind: str, which: int = 0):

@@ -84,7 +84,7 @@ def bench_game(name: str, params: dict, repeats: int, npos: int) -> dict:
     for s, r in zip(cy_states, ref_states, strict=True):   # the figures are of equal tensors
         for p in range(n):
             assert np.array_equal(s.observation_tensor(p), r.observation_tensor(p))
-    compiled = core.has_compiled_observation_tensor(cy_states[0])
+    compiled = core.observation_tensor_loop(cy_states[0], 1, 0) == 1
     rows: dict[str, list[float]] = {k: [] for k in (
         "reference", "twin, dict", "twin", "twin, new array", "in C")}
     for _ in range(repeats):
@@ -100,7 +100,7 @@ def bench_game(name: str, params: dict, repeats: int, npos: int) -> dict:
             loops = 20_000
             t0 = time.perf_counter()
             for s in cy_states:
-                core.observation_tensor_loop(s, 0, loops)
+                core.observation_tensor_loop(s, loops, 0)
             rows["in C"].append((time.perf_counter() - t0) / (loops * len(cy_states)) * 1e6)
     med = {k: statistics.median(v) if v else float("nan") for k, v in rows.items()}
     med["size"] = size

@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -68,25 +67,33 @@ def test_copy_in_cython(benchmark, name):
     assert benchmark(core.copy_loop, state, 10_000) == 10_000
 
 
-# -- observation tensors (issue 14: the compiled writer against the reference encoder) -----
+# -- observation tensors (issue 14: the twins' compiled c_observation_tensor) ------------
 @pytest.mark.parametrize("name", GAMES)
-@pytest.mark.parametrize("backend", ["python", "cython"])
-def test_observation_tensor_from_python(benchmark, name, backend):
-    """``state.observation_tensor(0, out=buf)``: the reference encodes ``observation(0)``
-    through the layout; a twin with a compiled writer fills ``buf`` from its struct."""
-    game = load_game(name, backend=backend)
-    state = mid_game(game)
-    buf = np.empty(game.observation_tensor_shape(), np.float32)
-    assert benchmark(state.observation_tensor, 0, buf) is buf
+@pytest.mark.parametrize("path", ["reference", "twin-dict", "twin"])
+def test_observation_tensor_from_python(benchmark, name, path):
+    """``observation_tensor(0, out=buf)``: the reference engine, the twin through the
+    observation dict (the path before the compiled writers), and the twin itself."""
+    import numpy as np
+
+    from ratai.engines.api import State
+
+    state = mid_game(load_game(name, backend="python" if path == "reference" else "cython"))
+    buf = np.empty(state.get_game().observation_tensor_shape(), dtype=np.float32)
+    if path == "twin-dict":
+        out = benchmark(State.observation_tensor, state, 0, buf)
+    else:
+        out = benchmark(state.observation_tensor, 0, buf)
+    assert out is buf
 
 
 @pytest.mark.parametrize("name", GAMES)
 def test_observation_tensor_in_cython(benchmark, name):
-    """10,000 nogil ``c_observation_tensor`` calls into one buffer (the search's cost)."""
+    """10,000 ``c_observation_tensor`` calls from C without the GIL (twins with a compiled
+    writer)."""
     state = mid_game(load_game(name, backend="cython"))
-    if not core.has_compiled_observation_tensor(state):
-        pytest.skip(f"{name}: no compiled tensor writer")
-    assert benchmark(core.observation_tensor_loop, state, 0, 10_000) == 10_000
+    if core.observation_tensor_loop(state, 1, 0) != 1:
+        pytest.skip(f"the {name} twin has no compiled tensor writer")
+    assert benchmark(core.observation_tensor_loop, state, 10_000, 0) == 10_000
 
 
 # -- search (issue 4: Python search + Python engine vs compiled search + Cython twin) ------

@@ -142,9 +142,9 @@ def test_out_buffers_and_bad_seat(name):
     for bad in (-1, 3, 1.0, True, "0"):
         with pytest.raises(ValueError, match="bad player"):
             s.observation_tensor(bad)
-    assert core.observation_tensor_loop(s, 1, 10) == 10
+    assert core.observation_tensor_loop(s, 10, 1) == 10
     with pytest.raises(ValueError, match="bad player"):
-        core.observation_tensor_loop(s, 5, 10)
+        core.observation_tensor_loop(s, 10, 5)
 
 
 def test_unknown_field_turns_the_writer_off(monkeypatch):
