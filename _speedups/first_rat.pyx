@@ -24,6 +24,12 @@ modifier summary (add, at least, at most), per item its end-of-game scoring effe
 times, divide, plus, max, condition), per reward its automatic effects as codes, and the
 light string's lit spaces per marker position. The hot path reads only those tables.
 
+Movement (Step 1) is generated from bit sets compiled from the route table: per path space and
+step budget the route indices (ascending = the (mask, destination) order, so ids come out
+sorted), those with a shortcut, and the destinations of all of them / of those without a
+shortcut. Existence checks (``any_move``: turn start, option B's continuation) and option B's
+FR-3 "a second rat can follow" (``b_follows``) are mask operations on those sets.
+
 The reference turn driver recurses (``_run`` -> ``_end_turn`` -> ``_start_turn`` -> ``_run``);
 here it is one loop (``run``) whose helpers return "the new turn needs running", which visits
 the same steps in the same order.
@@ -353,12 +359,6 @@ cdef inline int rattronauts(const FRState* s, const FRConst* k, int p) noexcept 
     return c
 
 
-cdef inline int encode_move(const FRConst* k, int opt, int r, int mask, int dest,
-                            int ci) noexcept nogil:
-    cdef int dcode = dest - 1 if dest < k.L else k.L - 1 + ci
-    return ((opt * FR_RATS + r) * k.n_masks + mask) * k.n_dest + dcode
-
-
 cdef inline void decode_move(const FRConst* k, int a, int* opt, int* r, int* mask, int* dest,
                              int* ci) noexcept nogil:
     cdef int dcode = a % k.n_dest
@@ -670,7 +670,8 @@ cdef bint any_move(const FRState* s, const FRConst* k, int p, int opt,
                    const MoveCtx* c) noexcept nogil:
     """``bool(self._rat_moves(p, opt))`` without listing the moves: per rat, the destinations
     of its routes (``all_dests`` / ``free_dests``) minus the blocked spaces, as bits, then the
-    colour test as one mask; routes with a shortcut one by one when shortcuts cost something.
+    colour test on those few spaces; routes with a shortcut one by one when shortcuts cost
+    something.
     Every rat is tried (``movable`` keeps one rat per (space, Super Rats); a rat it drops has
     the moves of the one it keeps), so the answer is :c:func:`rat_moves`'s ``n > 0``."""
     cdef int L = k.L, i, j, r, pos, maxs, dest, x, base, moved = 0, bc = s.b_colour
@@ -766,7 +767,8 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
                         aff_ok |= 1ULL << mask
                 if not (aff_ok >> mask) & 1ULL:
                     continue
-            code = rbase + k.route_code[pos][j]   # encode_move(k, opt, r, mask, dest, 0)
+            # ((opt * FR_RATS + r) * n_masks + mask) * n_dest + the destination's code
+            code = rbase + k.route_code[pos][j]
             if dest == L:
                 if launch_used:
                     continue
