@@ -24,7 +24,8 @@ cdef enum:
     FR_MAXSETUP = 96
     FR_MAXNODES = 24
     FR_MAXDIRS = 4
-    FR_MAXR = 64         # routes from one space
+    FR_MAXR = 64         # routes from one space (route indices fit a 64-bit mask)
+    FR_MAXSTEPS = 16     # most steps of one move (g.max_steps, checked per data file)
     FR_MAXMASK = 64
     FR_MAXGT = 8         # Greg's tracks
     FR_MAXLEG = 2048     # legal decisions at one node (checked per data file)
@@ -72,6 +73,15 @@ ctypedef struct FRConst:
     signed char route_dest[FR_MAXL][FR_MAXR]   # sorted by (mask, dest): ids come out sorted
     signed char route_mask[FR_MAXL][FR_MAXR]
     signed char route_steps[FR_MAXL][FR_MAXR]
+    # per origin and step budget (0..max_steps), as bits: the route indices of at most that
+    # many steps (ascending index = the (mask, dest) order), those of them using a shortcut
+    # (mask != 0), and the destinations of all of them / of those without a shortcut
+    unsigned long long route_bits[FR_MAXL][FR_MAXSTEPS + 1]
+    unsigned long long sc_route_bits[FR_MAXL][FR_MAXSTEPS + 1]
+    unsigned long long all_dests[FR_MAXL][FR_MAXSTEPS + 1]
+    unsigned long long free_dests[FR_MAXL][FR_MAXSTEPS + 1]
+    int route_code[FR_MAXL][FR_MAXR]         # mask * n_dest + the destination's code (colour 0)
+    signed char lp_index[8]                  # colour -> first Launchpad colour index, -1 none
     signed char tile_colour[FR_MAXL]
     signed char tile_kind[FR_MAXL]
     int tile_amount[FR_MAXL]

@@ -24,6 +24,12 @@ modifier summary (add, at least, at most), per item its end-of-game scoring effe
 times, divide, plus, max, condition), per reward its automatic effects as codes, and the
 light string's lit spaces per marker position. The hot path reads only those tables.
 
+Movement (Step 1) is generated from bit sets compiled from the route table: per path space and
+step budget the route indices (ascending = the (mask, destination) order, so ids come out
+sorted), those with a shortcut, and the destinations of all of them / of those without a
+shortcut. Existence checks (``any_move``: turn start, option B's continuation) and option B's
+FR-3 "a second rat can follow" (``b_follows``) are mask operations on those sets.
+
 The reference turn driver recurses (``_run`` -> ``_end_turn`` -> ``_start_turn`` -> ``_run``);
 here it is one loop (``run``) whose helpers return "the new turn needs running", which visits
 the same steps in the same order.
@@ -243,6 +249,13 @@ cdef inline void sort_by_rank(signed char* a, int n, const signed char* rank) no
         a[j + 1] = x
 
 
+cdef extern from *:
+    """
+    static inline int ratai_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
+    """
+    int ratai_ctz64(unsigned long long x) noexcept nogil   # x != 0
+
+
 cdef inline bint sc_in(const signed char* a, int n, int x) noexcept nogil:
     cdef int i
     for i in range(n):
@@ -335,18 +348,6 @@ cdef inline unsigned long long super_sig(const FRState* s, const FRConst* k, int
     return sig
 
 
-cdef inline int sharers(const FRState* s, const FRConst* k, int p) noexcept nogil:
-    """``_sharers`` as bits: Super Rats with ``super_rat_blocks`` 0 (e.g. the Ghost)."""
-    cdef int i, r, bits = 0
-    if s.nsup[p] == 0:
-        return 0
-    for i in range(s.nsup[p]):
-        r = s.sup_r[p][i]
-        if r >= 0 and super_q(s, k, p, r, Q_SUP_BLOCKS) <= 0:
-            bits |= 1 << r
-    return bits
-
-
 cdef inline int colour_of(const FRState* s, const FRConst* k, int pos) noexcept nogil:
     return k.tile_colour[s.tiles[pos]]
 
@@ -357,12 +358,6 @@ cdef inline int rattronauts(const FRState* s, const FRConst* k, int p) noexcept 
         if s.rats[p][i] == k.L:
             c += 1
     return c
-
-
-cdef inline int encode_move(const FRConst* k, int opt, int r, int mask, int dest,
-                            int ci) noexcept nogil:
-    cdef int dcode = dest - 1 if dest < k.L else k.L - 1 + ci
-    return ((opt * FR_RATS + r) * k.n_masks + mask) * k.n_dest + dcode
 
 
 cdef inline void decode_move(const FRConst* k, int a, int* opt, int* r, int* mask, int* dest,
@@ -526,17 +521,27 @@ cdef int score(const FRState* s, const FRConst* k, int p) noexcept nogil:
 
 
 # ====================================================================== movement (Step 1)
+cdef inline int moved_bits(const FRState* s) noexcept nogil:
+    """The rats moved this turn (``moved``) as bits."""
+    cdef int i, m = 0
+    for i in range(s.nmoved):
+        m |= 1 << s.moved[i]
+    return m
+
+
 cdef int movable(const FRState* s, const FRConst* k, int p, int* out) noexcept nogil:
     """``_movable``: rats on Start or the path, not yet moved; one per (space, Super Rats)."""
-    cdef int r, pos, i, n = 0, dup
+    cdef int r, pos, i, n = 0, dup, moved = moved_bits(s)
     cdef int seen_pos[FR_RATS]
     cdef unsigned long long seen_sig[FR_RATS]
-    cdef unsigned long long sig
+    cdef unsigned long long sig = 0
+    cdef bint supers = s.nsup[p] != 0
     for r in range(FR_RATS):
         pos = s.rats[p][r]
-        if pos < 0 or pos >= k.L or sc_in(s.moved, s.nmoved, r):
+        if pos < 0 or pos >= k.L or (moved >> r) & 1:
             continue
-        sig = super_sig(s, k, p, r)
+        if supers:   # no Super Rat: every signature is the empty set
+            sig = super_sig(s, k, p, r)
         dup = 0
         for i in range(n):
             if seen_pos[i] == pos and seen_sig[i] == sig:
@@ -571,25 +576,165 @@ cdef void move_ctx(const FRState* s, const FRConst* k, int p, MoveCtx* c) noexce
             c.steps[r] = k.q_base[Q_SUP_STEPS]
             c.cham[r] = k.q_base[Q_SUP_COLOUR] <= 0
         return
-    c.sh = sharers(s, k, p)
+    # one pass over the seat's Super Rat comics: per rat the modifiers of its steps, its
+    # colour matching and its blocking (``_sq`` of each, ``_sharers``)
+    cdef int i, item, j, q
+    cdef int add[FR_RATS][3]
+    cdef int lo[FR_RATS][3]
+    cdef int hi[FR_RATS][3]
+    cdef int qs[3]
+    cdef int has = 0
+    qs[0] = Q_SUP_STEPS
+    qs[1] = Q_SUP_COLOUR
+    qs[2] = Q_SUP_BLOCKS
     for r in range(FR_RATS):
-        c.steps[r] = super_q(s, k, p, r, Q_SUP_STEPS)
-        c.cham[r] = super_q(s, k, p, r, Q_SUP_COLOUR) <= 0
+        for j in range(3):
+            add[r][j] = 0
+            lo[r][j] = -FR_QOPEN
+            hi[r][j] = FR_QOPEN
+    for i in range(s.nsup[p]):
+        r = s.sup_r[p][i]
+        if r < 0:
+            continue
+        has |= 1 << r
+        item = s.sup_c[p][i]
+        for j in range(3):
+            q = qs[j]
+            if (k.comic_qmask >> q) & 1U:
+                q_apply(k, item, q, &add[r][j], &lo[r][j], &hi[r][j])
+    c.sh = 0
+    for r in range(FR_RATS):
+        c.steps[r] = q_value(k.q_base[Q_SUP_STEPS], add[r][0], lo[r][0], hi[r][0])
+        c.cham[r] = q_value(k.q_base[Q_SUP_COLOUR], add[r][1], lo[r][1], hi[r][1]) <= 0
+        if (has >> r) & 1 and q_value(k.q_base[Q_SUP_BLOCKS], add[r][2], lo[r][2],
+                                      hi[r][2]) <= 0:
+            c.sh |= 1 << r
+
+
+cdef inline bint any_of_colour(const FRState* s, const FRConst* k, unsigned long long d,
+                               int colour) noexcept nogil:
+    """Is one of the path spaces ``d`` (bits) of ``colour``?"""
+    while d:
+        if colour_of(s, k, ratai_ctz64(d)) == colour:
+            return True
+        d &= d - 1
+    return False
+
+
+cdef inline int step_budget(const FRConst* k, int base, const MoveCtx* c, int r) noexcept nogil:
+    """Rat ``r``'s most steps: ``min(max_steps, max(0, base + super_rat_steps))``."""
+    cdef int maxs = base + c.steps[r]
+    if maxs < 0:
+        return 0
+    return maxs if maxs < k.max_steps else k.max_steps
+
+
+cdef inline unsigned long long blockers(const FRState* s, const FRConst* k, int p, int r,
+                                        int sh) noexcept nogil:
+    """The path spaces rat ``r`` may not end on because of the seat's other rats, as bits: none
+    for a sharer such as the Ghost (``sh``: the sharers as bits), and sharers block nobody."""
+    cdef int q, x, L = k.L
+    cdef unsigned long long others = 0
+    if (sh >> r) & 1:
+        return 0
+    for q in range(FR_RATS):
+        x = s.rats[p][q]
+        if q != r and not (sh >> q) & 1 and 0 < x < L:
+            others |= 1ULL << x
+    return others
+
+
+cdef inline bint affordable(const FRState* s, const FRConst* k, int p, int mask,
+                            int sc_mult) noexcept nogil:
+    """FR-1: seat ``p`` can pay the shortcuts of ``mask`` (``sc_mult`` times their cost)."""
+    cdef int m
+    for m in range(4):
+        if s.mats[p][m] < k.mask_cost[mask][m] * sc_mult:
+            return False
+    return True
+
+
+cdef inline bint launch_ok(const FRConst* k, int opt, bint cham, bint launch_used,
+                           int bc) noexcept nogil:
+    """Does an open route to the Launchpad give at least one move (``bc``: option B's colour,
+    -1 not fixed yet)?"""
+    if launch_used:
+        return False
+    if opt == 0 or cham:
+        return True
+    if bc >= 0:
+        return k.lp_index[bc] >= 0
+    return k.n_colours > 0
+
+
+cdef bint any_move(const FRState* s, const FRConst* k, int p, int opt,
+                   const MoveCtx* c) noexcept nogil:
+    """``bool(self._rat_moves(p, opt))`` without listing the moves: per rat, the destinations
+    of its routes (``all_dests`` / ``free_dests``) minus the blocked spaces, as bits, then the
+    colour test on those few spaces; routes with a shortcut one by one when shortcuts cost
+    something.
+    Every rat is tried (``movable`` keeps one rat per (space, Super Rats); a rat it drops has
+    the moves of the one it keeps), so the answer is :c:func:`rat_moves`'s ``n > 0``."""
+    cdef int L = k.L, i, j, r, pos, maxs, dest, x, base, moved = 0, bc = s.b_colour
+    cdef int sc_mult = c.sc_mult, sh = c.sh
+    cdef bint launch_used = False, cham
+    cdef unsigned long long ends = 0, others, d, bits, lbit = 1ULL << L
+    for i in range(s.nmoved):
+        r = s.moved[i]
+        moved |= 1 << r
+        if opt == 1:
+            x = s.rats[p][r]
+            if x == L:
+                launch_used = True
+            if x >= 0:
+                ends |= 1ULL << x
+    base = c.base_a if opt == 0 else c.base_b
+    for r in range(FR_RATS):
+        pos = s.rats[p][r]
+        if pos < 0 or pos >= L or (moved >> r) & 1:
+            continue
+        cham = opt == 1 and c.cham[r]
+        maxs = step_budget(k, base, c, r)
+        others = blockers(s, k, p, r, sh) | ends
+        d = (k.free_dests[pos][maxs] if sc_mult else k.all_dests[pos][maxs]) & ~others
+        if d & lbit:
+            if launch_ok(k, opt, cham, launch_used, bc):
+                return True
+            d &= ~lbit
+        if d and (opt == 0 or cham or bc < 0 or any_of_colour(s, k, d, bc)):
+            return True
+        if not sc_mult:
+            continue
+        bits = k.sc_route_bits[pos][maxs]
+        while bits:
+            j = ratai_ctz64(bits)
+            bits &= bits - 1
+            dest = k.route_dest[pos][j]
+            if (others >> dest) & 1ULL or not affordable(s, k, p, k.route_mask[pos][j], sc_mult):
+                continue
+            if dest == L:
+                if launch_ok(k, opt, cham, launch_used, bc):
+                    return True
+                continue
+            if opt == 0 or cham or bc < 0 or colour_of(s, k, dest) == bc:
+                return True
+    return False
 
 
 cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
-                   bint early, const MoveCtx* c) noexcept nogil:
-    """``_rat_moves`` as encoded MOVE ids, sorted (routes are stored by (mask, dest)).
-
-    ``early``: stop at the first one (the reference's ``bool(self._rat_moves(...))``);
-    ``c``: seat ``p``'s :c:func:`move_ctx`."""
-    cdef int L = k.L, n = 0, nm, i, j, q, r, pos, dest, mask, m, ci, maxs, base, sh, x
-    cdef int sc_mult
+                   const MoveCtx* c, bint follow) noexcept nogil:
+    """``_rat_moves`` as encoded MOVE ids, sorted (a rat's routes are stored by (mask, dest)
+    and visited in that order through ``route_bits``); ``c`` is seat ``p``'s
+    :c:func:`move_ctx`. ``follow`` (option B's first rat): keep only the moves after which a
+    second rat can complete option B (FR-3, :c:func:`b_follows`)."""
+    cdef int L = k.L, n = 0, nm, i, j, r, pos, dest, mask, ci, ci_end, maxs, base, x, code
+    cdef int sc_mult = c.sc_mult, sh = c.sh, rbase
     cdef int rs[FR_RATS]
-    cdef bint is_sharer, cham, launch_used = False, ok
-    cdef unsigned long long ends = 0, others   # positions as bits (L < 64, FR_MAXL)
-    sc_mult = c.sc_mult
-    sh = c.sh
+    cdef bint cham, launch_used = False
+    cdef unsigned long long ends = 0, others, bits, aff_known = 0, aff_ok = 0
+    cdef FollowCtx f
+    if follow:
+        follow_prepare(s, k, p, c, &f)
     if opt == 1:
         for i in range(s.nmoved):
             x = s.rats[p][s.moved[i]]
@@ -602,64 +747,54 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
     for i in range(nm):
         r = rs[i]
         pos = s.rats[p][r]
-        is_sharer = (sh >> r) & 1
         cham = opt == 1 and c.cham[r]
-        maxs = base + c.steps[r]
-        if maxs < 0:
-            maxs = 0
-        if maxs > k.max_steps:
-            maxs = k.max_steps
-        # blocked: the other rats' path spaces (not for a sharer such as the Ghost, which
-        # blocks nobody), and in option B the spaces where moved rats ended
-        others = 0
-        if not is_sharer:
-            for q in range(FR_RATS):
-                x = s.rats[p][q]
-                if q != r and not (sh >> q) & 1 and 0 < x < L:
-                    others |= 1ULL << x
-        if opt == 1:
-            others |= ends
-        for j in range(k.nroutes[pos]):
-            if k.route_steps[pos][j] > maxs:
-                continue
+        maxs = step_budget(k, base, c, r)
+        # blocked: the other rats' path spaces, and in option B the spaces where moved rats
+        # ended
+        others = blockers(s, k, p, r, sh) | ends
+        rbase = (opt * FR_RATS + r) * k.n_masks * k.n_dest
+        bits = k.route_bits[pos][maxs]
+        while bits:
+            j = ratai_ctz64(bits)
+            bits &= bits - 1
             dest = k.route_dest[pos][j]
             if (others >> dest) & 1ULL:
                 continue
             mask = k.route_mask[pos][j]
-            if mask and sc_mult:
-                ok = True
-                for m in range(4):
-                    if s.mats[p][m] < k.mask_cost[mask][m] * sc_mult:
-                        ok = False
-                        break
-                if not ok:
+            if mask and sc_mult:   # FR-1: can the seat pay these shortcuts? (once per mask)
+                if not (aff_known >> mask) & 1ULL:
+                    aff_known |= 1ULL << mask
+                    if affordable(s, k, p, mask, sc_mult):
+                        aff_ok |= 1ULL << mask
+                if not (aff_ok >> mask) & 1ULL:
                     continue
+            # ((opt * FR_RATS + r) * n_masks + mask) * n_dest + the destination's code
+            code = rbase + k.route_code[pos][j]
             if dest == L:
                 if launch_used:
                     continue
-                if opt == 0 or cham:
-                    out[n] = encode_move(k, opt, r, mask, dest, 0)
-                    n += 1
-                elif s.b_colour >= 0:
-                    for ci in range(k.n_colours):
-                        if k.lp_colour[ci] == s.b_colour:
-                            out[n] = encode_move(k, opt, r, mask, dest, ci)
-                            n += 1
-                            break
-                else:
-                    for ci in range(k.n_colours):
-                        out[n] = encode_move(k, opt, r, mask, dest, ci)
+                ci = 0
+                ci_end = 1
+                if opt == 1 and not cham:
+                    if s.b_colour >= 0:   # the Launchpad space of option B's colour
+                        ci = k.lp_index[s.b_colour]
+                        if ci < 0:
+                            continue
+                        ci_end = ci + 1
+                    else:
+                        ci_end = k.n_colours
+                while ci < ci_end:
+                    if not follow or b_follows(s, k, p, r, dest, mask, ci, c, &f):
+                        out[n] = code + ci
                         n += 1
-                if early and n:
-                    return n
+                    ci += 1
                 continue
             if opt == 1 and not cham and s.b_colour >= 0 \
                     and colour_of(s, k, dest) != s.b_colour:
                 continue
-            out[n] = encode_move(k, opt, r, mask, dest, 0)
-            n += 1
-            if early:
-                return n
+            if not follow or b_follows(s, k, p, r, dest, mask, 0, c, &f):
+                out[n] = code
+                n += 1
     return n
 
 
@@ -682,50 +817,152 @@ cdef void move_rat(FRState* s, const FRConst* k, int p, int r, int dest, int mas
         s.launch_pending += 1
 
 
-cdef bint b_can_follow(FRState* s, const FRConst* k, int p, int r, int dest, int mask,
-                       int ci, const MoveCtx* c) noexcept nogil:
-    """FR-3: after this first option-B rat, can a second rat complete option B? (The move is
-    ``move_rat`` without committing: pay the shortcuts, move, fix the colour.)"""
-    cdef int tmp[16]
-    cdef int saved_pos = s.rats[p][r], saved_colour = s.b_colour, m
-    cdef int saved_mats[4]
-    cdef bint ok
-    for m in range(4):
-        saved_mats[m] = s.mats[p][m]
-    if mask and c.sc_mult:
-        for m in range(4):
-            s.mats[p][m] -= k.mask_cost[mask][m] * c.sc_mult
-    s.rats[p][r] = dest
-    s.moved[s.nmoved] = r
-    s.nmoved += 1
-    if s.b_colour < 0 and not c.cham[r]:
-        s.b_colour = k.lp_colour[ci] if dest == k.L else colour_of(s, k, dest)
-    ok = rat_moves(s, k, p, 1, tmp, True, c) > 0
-    s.rats[p][r] = saved_pos
-    for m in range(4):
-        s.mats[p][m] = saved_mats[m]
-    s.b_colour = saved_colour
-    s.nmoved -= 1
-    return ok
+ctypedef struct FollowCtx:
+    # option B's second rat (FR-3), fixed during one generation. A candidate second rat q is
+    # not moved yet (``ok``, bits per rat) and on Start or the path (``pos``, ``maxs`` its step
+    # budget); its open destinations are those of its routes without a paid shortcut
+    # (``dests``; all of them when shortcuts cost nothing) minus the spaces blocked whatever
+    # the first rat does: the rats other than q and the first (``block``; none for a sharer)
+    # and the moved rats' ends (``ends``). ``scq``: the candidates with routes with a paid
+    # shortcut. Per first rat r (:c:func:`follow_for`): ``cham`` / ``plain`` the union of the
+    # open destinations of the candidates that match any colour (Super Rat
+    # ``super_rat_matches_colour`` 0) / of the others, ``sc`` the candidates of ``scq``,
+    # ``others[q]`` the spaces blocked for q.
+    int ok, scq, r, sc
+    int pos[FR_RATS]
+    int maxs[FR_RATS]
+    unsigned long long dests[FR_RATS]
+    unsigned long long block[FR_RATS]
+    unsigned long long others[FR_RATS]
+    unsigned long long ends, cham, plain
+    bint launch_used
 
 
-cdef int move_actions(FRState* s, const FRConst* k, int opt, int* out,
+cdef void follow_prepare(const FRState* s, const FRConst* k, int p, const MoveCtx* c,
+                         FollowCtx* f) noexcept nogil:
+    """Fill ``f`` for seat ``p``'s option-B moves (:c:func:`b_follows`)."""
+    cdef int L = k.L, q, pos, maxs, i, x, moved = moved_bits(s)
+    f.ok = 0
+    f.scq = 0
+    f.r = -1
+    f.ends = 0
+    f.launch_used = False
+    for i in range(s.nmoved):
+        x = s.rats[p][s.moved[i]]
+        if x == L:
+            f.launch_used = True
+        if x >= 0:
+            f.ends |= 1ULL << x
+    for q in range(FR_RATS):
+        pos = s.rats[p][q]
+        f.block[q] = 1ULL << pos if 0 < pos < L and not (c.sh >> q) & 1 else 0
+        if pos < 0 or pos >= L or (moved >> q) & 1:
+            continue
+        f.ok |= 1 << q
+        maxs = step_budget(k, c.base_b, c, q)
+        f.pos[q] = pos
+        f.maxs[q] = maxs
+        if c.sc_mult:
+            f.dests[q] = k.free_dests[pos][maxs]
+            if k.sc_route_bits[pos][maxs]:
+                f.scq |= 1 << q
+        else:
+            f.dests[q] = k.all_dests[pos][maxs]
+
+
+cdef void follow_for(const MoveCtx* c, FollowCtx* f, int r) noexcept nogil:
+    """The per-first-rat part of ``f`` for rat ``r`` (once per rat and generation)."""
+    cdef int q, t
+    cdef unsigned long long o
+    if f.r == r:
+        return
+    f.r = r
+    f.cham = 0
+    f.plain = 0
+    f.sc = f.scq & f.ok & ~(1 << r)
+    for q in range(FR_RATS):
+        if q == r or not (f.ok >> q) & 1:
+            continue
+        o = f.ends
+        if not (c.sh >> q) & 1:
+            for t in range(FR_RATS):
+                if t != q and t != r:
+                    o |= f.block[t]
+        f.others[q] = o
+        if c.cham[q]:
+            f.cham |= f.dests[q] & ~o
+        else:
+            f.plain |= f.dests[q] & ~o
+
+
+cdef bint b_follows(const FRState* s, const FRConst* k, int p, int r, int dest, int mask,
+                    int ci, const MoveCtx* c, FollowCtx* f) noexcept nogil:
+    """``_b_can_follow`` (FR-3): after option B's first rat ``r`` moves to ``dest`` (paying the
+    shortcuts of ``mask``; Launchpad colour index ``ci``), can a second rat complete option B?
+    That is ``bool(_rat_moves(p, 1))`` in the moved position, from the tables of
+    :c:func:`follow_prepare` / :c:func:`follow_for`: the first rat's end blocks ``dest`` and
+    may fix the colour, so the open destinations are ``cham`` / ``plain`` minus ``dest``, the
+    latter tested against the colour; if none works, the candidates' routes with a paid
+    shortcut one by one against the materials the first move left."""
+    cdef int L = k.L, q, m, j, pos, dest2, mask2, bc = s.b_colour, cand
+    cdef int sc_mult = c.sc_mult
+    cdef bint lu = f.launch_used or dest == L, cham, ok
+    cdef unsigned long long gone = ~(1ULL << dest), lbit = 1ULL << L, d, bits, others
+    cdef int mats[4]
+    if bc < 0 and not c.cham[r]:   # the colour the first rat fixes
+        bc = k.lp_colour[ci] if dest == L else colour_of(s, k, dest)
+    follow_for(c, f, r)
+    d = f.cham & gone
+    if d & ~lbit or (d and not lu):
+        return True
+    d = f.plain & gone
+    if d & lbit and launch_ok(k, 1, False, lu, bc):
+        return True
+    d &= ~lbit
+    if d and (bc < 0 or any_of_colour(s, k, d, bc)):
+        return True
+    cand = f.sc
+    if not cand:
+        return False
+    for m in range(4):   # FR-1: what the first rat's shortcuts left
+        mats[m] = s.mats[p][m] - (k.mask_cost[mask][m] * sc_mult if mask else 0)
+    for q in range(FR_RATS):
+        if not (cand >> q) & 1:
+            continue
+        pos = f.pos[q]
+        cham = c.cham[q]
+        others = f.others[q] | (1ULL << dest)
+        bits = k.sc_route_bits[pos][f.maxs[q]]
+        while bits:
+            j = ratai_ctz64(bits)
+            bits &= bits - 1
+            dest2 = k.route_dest[pos][j]
+            if (others >> dest2) & 1ULL:
+                continue
+            mask2 = k.route_mask[pos][j]
+            ok = True
+            for m in range(4):
+                if mats[m] < k.mask_cost[mask2][m] * sc_mult:
+                    ok = False
+                    break
+            if not ok:
+                continue
+            if dest2 == L:
+                if launch_ok(k, 1, cham, lu, bc):
+                    return True
+                continue
+            if cham or bc < 0 or colour_of(s, k, dest2) == bc:
+                return True
+    return False
+
+
+cdef int move_actions(const FRState* s, const FRConst* k, int opt, int* out,
                       const MoveCtx* c) noexcept nogil:
     """``_move_actions``: legal MOVE ids of option ``opt`` (FR-1, FR-3), sorted; ``c`` is the
     seat's :c:func:`move_ctx`."""
-    cdef int n, i, j = 0, o, r, mask, dest, ci
     if opt == 0 and s.nmoved:
         return 0
-    n = rat_moves(s, k, s.seat, opt, out, False, c)
-    if opt == 1 and s.nmoved == 0:
-        for i in range(n):
-            decode_move(k, out[i], &o, &r, &mask, &dest, &ci)
-            if b_can_follow(s, k, s.seat, r, dest, mask, ci, c):
-                out[j] = out[i]
-                j += 1
-        return j
-    return n
-
+    return rat_moves(s, k, s.seat, opt, out, c, opt == 1 and s.nmoved == 0)
 
 # ====================================================================== items
 cdef int booth_items(const FRState* s, const FRConst* k, int slot, int* out) noexcept nogil:
@@ -1097,7 +1334,6 @@ cdef void take_comic(FRState* s, const FRConst* k, int comic) noexcept nogil:
 # ====================================================================== the turn cursor
 cdef int start_turn(FRState* s, const FRConst* k, int seat) noexcept nogil:
     """``_start_turn``; returns 1 when the turn has no movement and must be run now."""
-    cdef int tmp[16]
     cdef MoveCtx c
     s.seat = seat
     s.nmoved = 0
@@ -1111,7 +1347,7 @@ cdef int start_turn(FRState* s, const FRConst* k, int seat) noexcept nogil:
     s.phase = PH_MOVE
     s.step = ST_MOVE
     move_ctx(s, k, seat, &c)
-    if rat_moves(s, k, seat, 0, tmp, True, &c) == 0:  # only with no rat on the path
+    if not any_move(s, k, seat, 0, &c):  # only with no rat on the path
         s.step = ST_SHOP
         return 1
     return 0
@@ -1561,14 +1797,13 @@ cdef void init_state(FRState* s, const FRConst* k) noexcept nogil:
 
 cdef void apply_move(FRState* s, const FRConst* k, int action) noexcept nogil:
     cdef int opt, r, mask, dest, ci, p = s.seat
-    cdef int tmp[16]
     cdef MoveCtx c
     decode_move(k, action, &opt, &r, &mask, &dest, &ci)
     s.option = opt
     move_rat(s, k, p, r, dest, mask, ci, opt, True)
     if opt == 1 and s.nmoved < k.option_b_max_rats:
         move_ctx(s, k, p, &c)
-    if opt == 0 or s.nmoved >= k.option_b_max_rats or not rat_moves(s, k, p, 1, tmp, True, &c):
+    if opt == 0 or s.nmoved >= k.option_b_max_rats or not any_move(s, k, p, 1, &c):
         s.step = ST_PAY
         run(s, k)
     else:
@@ -2220,6 +2455,7 @@ def _make_consts(game, params) -> _Consts:
     cdef _Consts obj = _Consts()
     cdef FRConst* c = &obj.c
     cdef int i, j, o, t, m
+    cdef unsigned long long bits, sc, alld, free, one = 1
     g = game
     d = g.data
     L = g.L
@@ -2302,6 +2538,23 @@ def _make_consts(game, params) -> _Consts:
             c.route_dest[o][j] = dest
             c.route_mask[o][j] = mask
             c.route_steps[o][j] = steps
+            c.route_code[o][j] = mask * c.n_dest + (dest - 1 if dest < L else L - 1)
+    _limit(g.max_steps <= FR_MAXSTEPS, "the steps of one move")
+    for o in range(L):
+        for t in range(g.max_steps + 1):
+            bits = sc = alld = free = 0
+            for j in range(c.nroutes[o]):
+                if c.route_steps[o][j] <= t:
+                    bits |= one << j
+                    alld |= one << c.route_dest[o][j]
+                    if c.route_mask[o][j]:
+                        sc |= one << j
+                    else:
+                        free |= one << c.route_dest[o][j]
+            c.route_bits[o][t] = bits
+            c.sc_route_bits[o][t] = sc
+            c.all_dests[o][t] = alld
+            c.free_dests[o][t] = free
     # one option's moves: per rat its routes, a Launchpad route once per colour
     bound = 2 * FR_RATS * max(
         sum(g.n_colours if dest == L else 1 for dest, _, _ in g.route_table[o][g.max_steps])
@@ -2318,6 +2571,10 @@ def _make_consts(game, params) -> _Consts:
         c.booth[slot] = kinds[BOOTH_ITEMS[booth]]
     for i, colour in enumerate(d.launchpad_colours):
         c.lp_colour[i] = COLOURS.index(colour)
+    for i in range(8):
+        c.lp_index[i] = -1
+    for i in range(g.n_colours - 1, -1, -1):
+        c.lp_index[c.lp_colour[i]] = i
     _limit(d.light_length < FR_MAXLIGHT, "the light string")
     c.light_length = d.light_length
     c.lit_bonus = d.lit_bonus

@@ -24,6 +24,23 @@ same iteration budget, reporting iterations per second (median over positions):
   engine (``backend="auto"``: the Cython engine where built); ``mcts`` determinizes once
   per call on hidden-information games.
 
+With ``--per-action``: the like-for-like comparison of search speed *per simulated action*
+(the rows above pit ratai's compiled search against OpenSpiel's C++ search calling ratai's
+engines through Python, which measures the adapter as much as the search). Two kinds of rows:
+
+* ``os-c++-mcts (native)`` — OpenSpiel's C++ MCTS (``pyspiel.MCTSBot`` with a C++
+  ``RandomRolloutEvaluator``, one rollout) on OpenSpiel's *own C++ games*
+  (``--os-games``, default :data:`OS_NATIVE_GAMES`): C++ search over C++ engines;
+* ``ratai-mcts`` — ratai's compiled ``mcts`` (``_speedups/search.pyx``) on each ratai game
+  (its Cython twin): compiled search over compiled engines.
+
+Both use UCT with c = 2 and uniform random rollouts to the end; a simulation applies the tree
+actions from the root plus the rollout actions (chance outcomes included), i.e. one
+root-to-terminal line. Simulated actions per second = iterations/s x the mean length of a
+uniform random playout from the same root (``--playouts`` of them; the same estimator for
+both rows, exact for the rollout part, an estimate for the few tree plies). The ns per
+simulated action of ratai's row is then set against the median of the OpenSpiel rows.
+
 With ``--match N``: N games per pairing at equal iterations, seats rotated, ratai IS-MCTS
 (or MCTS on perfect-information games) against OpenSpiel's Python IS-MCTS (or C++ MCTS),
 the other seats played by ratai's random bot; the table gives the ratai bot's mean return
@@ -184,6 +201,85 @@ def speed_rows(game_name: str, n_pos: int, iters: int, seed: int) -> list[tuple]
     return rows
 
 
+# -- per simulated action: OpenSpiel's C++ MCTS on its C++ games vs ratai's compiled mcts -----
+#: OpenSpiel's own C++ games for the like-for-like rows: perfect information, no chance,
+#: random-playout lengths from ~20 to ~110 actions (ratai's games: ~60 to ~170).
+OS_NATIVE_GAMES = ("connect_four", "othello", "breakthrough", "oware", "hex")
+
+
+def mean_playout_length(state, playouts: int, rng) -> float:
+    """Mean number of actions (decisions and chance outcomes) a uniform random playout applies
+    from ``state`` (not changed) to the end. Works on ratai and pyspiel states alike."""
+    total = 0
+    for _ in range(playouts):
+        s = state.clone()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                actions, probs = zip(*s.chance_outcomes(), strict=True)
+                s.apply_action(actions[rng.choice(len(actions), p=np.array(probs))])
+            else:
+                legal = s.legal_actions()
+                s.apply_action(legal[rng.integers(len(legal))])
+            total += 1
+    return total / playouts
+
+
+def os_native_mcts(state, iters: int, seed: int) -> tuple[int, float]:
+    """OpenSpiel's C++ MCTS on a pyspiel state of a C++ game: (iterations, seconds)."""
+    bot = pyspiel.MCTSBot(state.get_game(), pyspiel.RandomRolloutEvaluator(1, seed), UCT_C,
+                          iters, 1000, False, seed, False)
+    t = time.perf_counter()
+    root = bot.mcts_search(state)
+    return root.explore_count, time.perf_counter() - t
+
+
+def ratai_native_mcts(state, iters: int, seed: int) -> tuple[int, float]:
+    """ratai's compiled ``mcts`` on a ratai state: (iterations, seconds)."""
+    game = state.get_game()
+    kw = {} if game.perfect_information else {"determinize": True}
+    bot = make_bot("mcts", game, state.current_player(), iterations=iters, seed=seed, **kw)
+    t = time.perf_counter()
+    analysis = bot.analyze(state)
+    return analysis.iterations, time.perf_counter() - t
+
+
+def per_action_row(label: str, game, search, n_pos: int, iters: int, playouts: int,
+                   seed: int) -> tuple:
+    """(label, iterations/s, actions per simulation, simulated actions/s, ns per action):
+    medians over ``n_pos`` seeded positions of ``game``."""
+    rng = np.random.default_rng(seed)
+    its, lens, rates = [], [], []
+    for i, state in enumerate(positions(game, n_pos, seed)):
+        length = mean_playout_length(state, playouts, rng)
+        done, secs = search(state, iters, seed + i)
+        its.append(done / secs)
+        lens.append(length)
+        rates.append(done * length / secs)
+    rate = statistics.median(rates)
+    return (label, statistics.median(its), statistics.median(lens), rate, 1e9 / rate)
+
+
+def per_action_rows(os_games, ratai_games, n_pos: int, iters: int, playouts: int,
+                    seed: int) -> list[tuple]:
+    rows = [per_action_row(f"os-c++-mcts (native) {g}", pyspiel.load_game(g), os_native_mcts,
+                           n_pos, iters, playouts, seed) for g in os_games]
+    rows += [per_action_row(f"ratai-mcts {g}", load_game(g), ratai_native_mcts, n_pos, iters,
+                            playouts, seed) for g in ratai_games]
+    return rows
+
+
+def print_per_action(rows: list[tuple]) -> None:
+    os_ns = [r[4] for r in rows if r[0].startswith("os-")]
+    ref = statistics.median(os_ns) if os_ns else float("nan")
+    print(f"\nper simulated action (UCT c={UCT_C}, random rollouts; ratio = OpenSpiel's median "
+          f"ns per simulated action / the row's, > 1: faster than OpenSpiel's C++ MCTS)")
+    print(f"{'searcher and game':36} {'iterations/s':>13} {'actions/sim':>11} "
+          f"{'sim. actions/s':>15} {'ns/action':>10} {'ratio':>6}")
+    for label, its, length, rate, ns in rows:
+        print(f"{label:36} {its:13,.0f} {length:11.1f} {rate:15,.0f} {ns:10.1f} "
+              f"{ref / ns:6.2f}")
+
+
 # -- matches ----------------------------------------------------------------------------------
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     """95% Wilson score interval of a proportion ``wins / n``."""
@@ -236,7 +332,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--positions", type=int, default=2)
     ap.add_argument("--match", type=int, default=0, help="head-to-head games per game")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--per-action", action="store_true",
+                    help="only the per-simulated-action table (OpenSpiel's C++ MCTS on its "
+                         "own C++ games vs ratai's compiled mcts)")
+    ap.add_argument("--os-games", nargs="*", default=list(OS_NATIVE_GAMES))
+    ap.add_argument("--playouts", type=int, default=100,
+                    help="random playouts per position for the actions per simulation")
     args = ap.parse_args(argv)
+    if args.per_action:
+        print(f"iterations per search: {args.iterations}; positions per game: "
+              f"{args.positions}")
+        print_per_action(per_action_rows(args.os_games, args.games, args.positions,
+                                         args.iterations, args.playouts, args.seed))
+        return
     ros.register(args.games)
     print(f"iterations per search: {args.iterations}; positions per game: {args.positions}; "
           f"open-spiel {pyspiel.__version__ if hasattr(pyspiel, '__version__') else ''}")
