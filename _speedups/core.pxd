@@ -57,6 +57,11 @@ cdef class CyState:
     # equal digests (IS-MCTS keys chance children by it, see search.pyx). The base class
     # hashes the string (exact, slow); a twin may digest its struct directly.
     cdef unsigned long long c_info_hash(self, int player) except? 0
+    # ``c_info_hash`` without the GIL: writes the digest to ``out`` and returns 0, or -1
+    # when the twin has no compiled digest (the base class; callers then take the GIL and
+    # call ``c_info_hash``). Same value as ``c_info_hash`` (a nogil / threaded IS-MCTS keys
+    # its chance children by it without stalling other threads).
+    cdef int c_info_hash_into(self, int player, unsigned long long* out) noexcept nogil
 
     # Python-level hooks (not the hot path). ``_attach``: bind ``game`` (its ``_consts``) with
     # an empty history; a twin extends it to set its constants pointer. ``_load``: fill the

@@ -1374,6 +1374,11 @@ cdef class RatapolisState(CyState):
         # equal for equal observation(player) (tests/speedups/test_cy_ratapolis.py checks it)
         return info_digest(&self.s, self.k, player)
 
+    cdef int c_info_hash_into(self, int player, unsigned long long* out) noexcept nogil:
+        # c_info_hash without the GIL (the threaded IS-MCTS's chance key)
+        out[0] = info_digest(&self.s, self.k, player)
+        return 0
+
     # ------------------------------------------------------------------ fast Python API
     @property
     def phase(self) -> str:

@@ -715,13 +715,30 @@ cdef class CyUCT(_Search):
         kept ones (``visits`` include the earlier searches'); ``nodes`` counts the kept
         pool; the pool's cap still holds.
         """
-        cdef int node, i, found
-        cdef CyState cs = <CyState?>state
-        if self.mem is None or self.threads != 1:
-            return None
         budget.begin()
-        node = self.root
-        for a in path:
+        player = self.me
+        legal = state.legal_actions(player)
+        if not legal or not self._reroot(state, path, srng):
+            return None
+        tie = srng.tiebreak(legal)
+        labels = root_labels(state, player, legal, budget, MULTI_PV_LIMIT)
+        workers = [self]
+
+        def report():
+            return _report(workers, legal, labels.__getitem__, tie, player, self.n, budget,
+                           seed, kind)
+
+        _run(workers, budget, on_progress, every, report)
+        return report()
+
+    def _walk(self, path) -> int:
+        """The node the actions ``path`` (ints, or ``(kind, action)`` keys of
+        ``ratai.search.reuse.observed_path``) lead to from the root, or -1."""
+        cdef int node = self.root, i, found, a
+        for step in path:
+            a = step[1] if isinstance(step, tuple) else step
+            if isinstance(step, tuple) and step[0] not in ("a", "c"):
+                return -1
             found = -1
             for i in range(self.tr.nodes[node].first,
                            self.tr.nodes[node].first + self.tr.nodes[node].nch):
@@ -729,14 +746,18 @@ cdef class CyUCT(_Search):
                     found = i
                     break
             if found < 0:
-                return None
+                return -1
             node = found
-        if self.tr.nodes[node].player != cs.c_current_player():
-            return None
-        player = self.me
-        legal = state.legal_actions(player)
-        tie = srng.tiebreak(legal)
-        labels = root_labels(state, player, legal, budget, MULTI_PV_LIMIT)
+        return node
+
+    def _reroot(self, state, path, srng) -> bool:
+        cdef CyState cs = <CyState?>state
+        cdef int node
+        if self.mem is None or self.threads != 1:
+            return False
+        node = self._walk(path)
+        if node < 0 or self.tr.nodes[node].player != cs.c_current_player():
+            return False
         self.root = node
         free(self.allow)         # reuse is for unrestricted searches only
         self.allow = NULL
@@ -747,14 +768,22 @@ cdef class CyUCT(_Search):
         self.iterations = 0
         self.max_depth = 0
         self.depth_sum = 0
-        workers = [self]
+        self.capped = False
+        return True
 
-        def report():
-            return _report(workers, legal, labels.__getitem__, tie, player, self.n, budget,
-                           seed, kind)
+    def ponder(self, state, path, budget, srng) -> int:
+        """Pondering: search on from the kept node ``path`` leads to (typically the seat's
+        own move just played) until ``budget`` (a time limit and/or its ``stop`` flag) runs
+        out. Returns the iterations run (0: the node is missing, nothing searched)."""
+        budget.begin()
+        if not self._reroot(state, path, srng):
+            return 0
+        _run([self], budget, None, 0, None)
+        return self.iterations
 
-        _run(workers, budget, on_progress, every, report)
-        return report()
+    def kept_visits(self) -> int:
+        """Visits of the current root (the kept statistics; 0 when released)."""
+        return self.tr.nodes[self.root].visits if self.mem is not None else 0
 
     def release(self):
         """Hand the tree to the background reaper (a kept tree no longer wanted)."""
@@ -972,12 +1001,14 @@ cdef class CyISMCTS(_Search):
             raise MemoryError("search tree")
 
     def analyze(self, state, budget, srng, on_progress=None, int every=100, seed=None,
-                str kind="ismcts", allowed=None):
+                str kind="ismcts", allowed=None, bint keep=False):
         """Search from the seat's information state in ``state``; as ``ISMCTS.analyze``.
 
         ``state`` is read only through the seat's determinizations (``c_resample_into`` /
         ``resample_from_infostate``) and the seat's own legal actions; labels come from one
         extra determinization. ``allowed``: the root moves to search (``None``: all).
+        ``keep``: keep the tree for :meth:`reanalyze` / :meth:`ponder` (one thread only)
+        instead of releasing it.
         """
         budget.begin()
         player = self.me
@@ -1004,8 +1035,106 @@ cdef class CyISMCTS(_Search):
 
         _run(workers, budget, on_progress, every, report)
         out = report()
-        _release(workers)
+        if not (keep and k == 1):
+            _release(workers)
         return out
+
+    def _walk(self, keys) -> int:
+        """The node the observed ``keys`` (``ratai.search.reuse.observed_path``) lead to
+        from the root, or -1 (a key this tree never saw, or one of a kind it does not use)."""
+        cdef int node = self.root
+        cdef unsigned long long want
+        for key in keys:
+            kind = key[0]
+            if kind == "a":
+                want = <unsigned long long>key[1]
+            elif kind == "c" and not self.by_info:
+                want = TAG_ACTION | <unsigned long long>key[1]
+            elif kind == "i" and self.by_info and key[2] is not None:
+                want = TAG_INFO | (<unsigned long long>key[2] >> 1)
+            else:
+                return -1
+            node = tree_find(self.tr, node, want)
+            if node < 0:
+                return -1
+        return node
+
+    def _reroot(self, state, keys, srng) -> bool:
+        """Move the root to the node ``keys`` lead to, searching from ``state`` (the
+        seat's information state there) next; False when the tree is gone or the node
+        missing."""
+        cdef CyState cs = <CyState?>state
+        cdef int node
+        if self.mem is None or self.threads != 1:
+            return False
+        node = self._walk(keys)
+        if node < 0:
+            return False
+        self.root = node
+        free(self.allow)            # reuse is for unrestricted searches only
+        self.allow = NULL
+        self.root_state = cs
+        self.work = cs.c_clone()
+        self.fast = bool(getattr(state, "fast_c_resample", False))
+        self.root_obs = state.observation(self.me)
+        self.from_obs = state.get_game()._state_from_observation
+        self.np_rng = srng.np
+        self.rng = <unsigned long long>srng.py.getrandbits(64)
+        self.iterations = 0
+        self.max_depth = 0
+        self.depth_sum = 0
+        self.capped = False
+        return True
+
+    def reanalyze(self, state, keys, budget, srng, on_progress=None, int every=100,
+                  seed=None, str kind="ismcts"):
+        """Tree reuse: search the seat's information state in ``state`` from the kept node
+        the observed ``keys`` lead to (``ratai.search.reuse.observed_path``: own actions,
+        other seats' observable actions, chance perceptions keyed by the seat's information
+        state; never a hidden key) and report as :meth:`analyze`. Returns ``None`` (nothing
+        searched) when the tree was released or the node is missing.
+
+        The kept statistics carry over (``visits`` include the earlier searches'); ``nodes``
+        counts the kept pool, whose cap still holds. The tree is kept for the next call.
+        """
+        budget.begin()
+        player = self.me
+        legal = state.legal_actions(player)
+        if not legal or not self._reroot(state, keys, srng):
+            return None
+        tie = srng.tiebreak(legal)
+        label_state = state.resample_from_infostate(player, srng.child_seed())
+        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
+        self.label_state = label_state
+        workers = [self]
+
+        def report():
+            return _report(workers, legal, labels.__getitem__, tie, player, self.n, budget,
+                           seed, kind)
+
+        _run(workers, budget, on_progress, every, report)
+        return report()
+
+    def ponder(self, state, keys, budget, srng) -> int:
+        """Pondering: search on from the kept node ``keys`` lead to (typically the seat's
+        own move just played) while other seats think, until ``budget`` (a time limit and/or
+        its ``stop`` flag) runs out; the root is ``state``'s information state for the seat.
+        Returns the iterations run (0: the node is missing, nothing searched). Releases no
+        GIL-holding work: the loop runs in nogil chunks (see the module docstring)."""
+        budget.begin()
+        if not self._reroot(state, keys, srng):
+            return 0
+        _run([self], budget, None, 0, None)
+        return self.iterations
+
+    def release(self):
+        """Hand the tree to the background reaper (a kept tree no longer wanted)."""
+        if self.mem is not None:
+            _release([self])
+
+    def kept_visits(self) -> int:
+        """Visits of the current root (the kept statistics; 0 when released)."""
+        return self.tr.nodes[self.root].visits if self.mem is not None else 0
 
     cdef int determinize(self) noexcept nogil:
         """Draw the iteration's determinization into ``self.work``; 0, or -1 on an error."""
@@ -1024,6 +1153,8 @@ cdef class CyISMCTS(_Search):
         cdef unsigned long long h
         if not self.by_info:
             return TAG_ACTION | <unsigned long long>a
+        if self.work.c_info_hash_into(self.me, &h) == 0:
+            return TAG_INFO | (h >> 1)
         with gil:
             try:
                 h = self.work.c_info_hash(self.me)
@@ -1033,13 +1164,13 @@ cdef class CyISMCTS(_Search):
         return TAG_INFO | (h >> 1)
 
     cdef int iterate(self) noexcept nogil:
-        cdef int node = 0, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a = -1, ties
-        cdef int n = self.n
+        cdef int node = self.root, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a = -1
+        cdef int n = self.n, ties
         cdef unsigned long long key
         cdef double u, best_u, cv
         if self.determinize() < 0:
             return -1
-        plen = self.push(plen, 0)
+        plen = self.push(plen, node)
         while True:
             p = self.work.c_current_player()
             if p == TERMINAL:
@@ -1068,7 +1199,7 @@ cdef class CyISMCTS(_Search):
                 continue
             self.tr.nodes[node].player = p
             k = self.work.c_legal_actions(self.act)
-            if node == 0 and self.allow != NULL:
+            if node == self.root and self.allow != NULL:
                 j = 0
                 for i in range(k):
                     if self.allow[self.act[i]]:
@@ -1135,7 +1266,7 @@ cdef class CyISMCTS(_Search):
         through decision nodes, labelled on one determinization; stops at a chance node or
         an illegal move."""
         cdef Tree* t = self.tr
-        cdef int node = 0, i, best, p
+        cdef int node = self.root, i, best, p
         s = self.label_state.clone()
         pv = []
         while len(pv) < limit:
@@ -1149,7 +1280,7 @@ cdef class CyISMCTS(_Search):
                 if t.nodes[i].key >= TAG_ACTION or t.nodes[i].visits == 0 \
                         or t.nodes[i].action not in legal:
                     continue
-                if node == 0:
+                if node == self.root:
                     if t.nodes[i].action == first_action:
                         best = i
                         break
