@@ -22,7 +22,8 @@ it takes the GIL to check ``Budget.stop``, call ``on_progress`` and let other Py
 threads run (a search no longer stalls them). Inside a chunk the monotonic clock is read
 before every iteration. IS-MCTS takes the GIL inside an iteration only where the twin has
 no compiled code: a determinization when ``c_resample_into`` returns -1 and, for
-``chance_key="infostate"``, the chance key ``c_info_hash`` (an ``except?`` method).
+``chance_key="infostate"``, the chance key when ``c_info_hash_into`` returns -1 (then
+``c_info_hash``, an ``except?`` method; every twin compiles it, the base class does not).
 
 Semantics are those of the Python search (same rules, same statistics, same budgets):
 
@@ -63,9 +64,15 @@ Semantics are those of the Python search (same rules, same statistics, same budg
   seeded search with an ``iterations`` budget is reproducible for any N; ``threads=1`` is
   the single-tree search. ``on_progress`` runs on the calling thread every ``every``
   iterations of the first tree, with the merged statistics (the other trees pause for it).
-* Tree reuse (``CyUCT.analyze(..., keep=True)`` then ``reanalyze(state, path, ...)``; the
-  ``mcts`` bot's ``reuse_tree=True``): perfect information only; the new root is the node
-  the public actions ``path`` lead to, and the kept statistics carry over.
+* Tree reuse (``analyze(..., keep=True)`` then ``reanalyze(state, keys, ...)``; the bots'
+  ``reuse_tree=True``): ``CyUCT`` (perfect information) walks the public actions played
+  since; ``CyISMCTS`` walks the keys the seat observes (``ratai.search.reuse.observed_path``:
+  own actions, other seats' observable actions, chance perceptions by information-state
+  digest), never a hidden key. The kept statistics carry over; a missing node returns
+  ``None`` (the bot searches afresh). ``ponder(state, keys, budget, srng)`` moves the root
+  the same way and searches on until the budget (time and/or stop flag) ends: the bots'
+  ``ponder=True`` run it on a background thread between their moves. A kept tree keeps its
+  pool (the siblings of the new root stay allocated), so the memory cap bounds it.
 * ``iterations``, ``nodes`` and ``max_depth`` count what the Python search counts (nodes:
   the root plus every child created; a UCT child exists once it is first tried or sampled).
 
@@ -102,7 +109,7 @@ from ratai.search.common import (
 )
 from ratai.search.uct import MULTI_PV_LIMIT, with_pvs
 
-__all__ = ["CyUCT", "CyISMCTS", "is_cython_state", "info_hash", "NODE_BYTES"]
+__all__ = ["CyUCT", "CyISMCTS", "is_cython_state", "info_hash", "info_hash_nogil", "NODE_BYTES"]
 
 cdef enum:
     CHANCE = -1
@@ -142,6 +149,17 @@ def is_cython_state(state) -> bool:
 def info_hash(state, int player) -> int:
     """``c_info_hash(player)`` of a Cython state: the IS-MCTS chance key (for tests)."""
     return (<CyState?>state).c_info_hash(player)
+
+
+def info_hash_nogil(state, int player):
+    """``c_info_hash_into(player)`` of a Cython state (the digest computed without the GIL),
+    or ``None`` when the twin has no compiled digest (for tests)."""
+    cdef unsigned long long h = 0
+    cdef CyState cs = <CyState?>state
+    cdef int rc
+    with nogil:
+        rc = cs.c_info_hash_into(player, &h)
+    return h if rc == 0 else None
 
 
 cdef inline double now() noexcept nogil:

@@ -283,16 +283,20 @@ class SearchBot(Bot):
         tree, s0, _ = self._kept
         s1 = s0.clone()
         s1.apply_action(action)
-        self._kept = (tree, s1, s1.history())
         if s1.is_terminal():
             return
+        srng = SearchRng(self.seed, s1, self.player, self.rng)
+        # the root moves below the answer here, on the caller's thread, so the kept state
+        # always matches the kept root (a move the tree never tried: no pondering)
+        if not tree._reroot(s1, [("a", int(action))], srng):
+            return
+        self._kept = (tree, s1, s1.history())
         flag = _PonderFlag(self.stop)
         budget = Budget(time_limit=self.ponder_seconds, stop=flag)
-        srng = SearchRng(self.seed, s1, self.player, self.rng)
 
         def run():
             try:
-                self._pondered = tree.ponder(s1, [("a", int(action))], budget, srng)
+                self._pondered = tree.ponder(s1, [], budget, srng)
             except Exception:  # noqa: BLE001 - a ponder failure only loses the ponder
                 self._pondered = 0
 
