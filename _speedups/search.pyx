@@ -122,6 +122,12 @@ cdef unsigned long long TAG_ACTION = 1ULL << 62
 
 # Wall time of one nogil chunk of iterations (s): the latency of cancel and of other threads.
 cdef double CHUNK_S = 0.001
+# A ponder search's chunk (s): it takes the GIL between chunks only to poll the bot's
+# ``stop`` flag (its own stop is ``halt_now``, seen every iteration), so a thread doing
+# Python work meanwhile (the game, the other seats' bots) is not made to hand the GIL over
+# every millisecond, and the ponder thread does not wait ~5 ms (the switch interval) for
+# it after every chunk.
+cdef double PONDER_CHUNK_S = 0.02
 # Largest pool (slots): indices are C ints.
 cdef long MAX_SLOTS = 1L << 30
 
@@ -326,8 +332,18 @@ cdef class _Search:
     # statistics of the last search (depth_sum: tree plies summed over iterations)
     cdef public long iterations, nodes, max_depth, depth_sum
     cdef public bint capped
+    # IS-MCTS: iterations of the last search that took the GIL for a determinization / a
+    # chance key (the twin had no compiled code there); 0 in a fully nogil search.
+    cdef public long gil_resamples, gil_hashes
+    # ``halt``: set by :meth:`halt_now` from another thread, read by the nogil loop before
+    # every iteration (a ponder search stops within one iteration, without the GIL).
+    # ``chunk_s``: wall time of one nogil chunk (the GIL is taken between chunks).
+    cdef int halt
+    cdef double chunk_s
 
     def __cinit__(self, *args, **kwargs):
+        self.halt = 0
+        self.chunk_s = CHUNK_S
         self.act = NULL
         self.prob = NULL
         self.idx = NULL
@@ -392,6 +408,8 @@ cdef class _Search:
                 self.allow[<int>a] = 1
         self.root = 0
         self.iterations = 0
+        self.gil_resamples = 0
+        self.gil_hashes = 0
         self.nodes = 1
         self.max_depth = 0
         self.depth_sum = 0
@@ -454,17 +472,22 @@ cdef class _Search:
     cdef long chunk(self, long todo, double deadline) noexcept nogil:
         """Up to ``todo`` iterations, stopping at ``deadline`` (< 0: none) or after
         ``CHUNK_S``; returns the count, or -1 on an error (``self.error``)."""
-        cdef double t_end = now() + CHUNK_S
+        cdef double t_end = now() + self.chunk_s
         cdef long i = 0
         if deadline >= 0 and deadline < t_end:
             t_end = deadline
         while i < todo:
-            if now() >= t_end:
+            if now() >= t_end or self.halt:
                 break
             if self.iterate() < 0:
                 return -1
             i += 1
         return i
+
+    def halt_now(self):
+        """Stop the running loop (any thread) within one iteration; it stays stopped until
+        the next :meth:`ponder` / ``reanalyze`` re-roots the tree."""
+        self.halt = 1
 
     def _loop(self, long limit, double deadline, stop, lock, progress, int every):
         """Run iterations until ``limit`` (< 0: none), the monotonic ``deadline`` (< 0: none),
@@ -475,7 +498,7 @@ cdef class _Search:
                 return
             if deadline >= 0 and now() >= deadline:
                 return
-            if stop is not None and stop.is_set():
+            if (stop is not None and stop.is_set()) or self.halt:
                 return
             todo = (limit - self.iterations) if limit >= 0 else (1L << 62)
             if progress is not None and every:
@@ -784,9 +807,13 @@ cdef class CyUCT(_Search):
         self.py_state = state
         self.rng = <unsigned long long>srng.py.getrandbits(64)
         self.iterations = 0
+        self.gil_resamples = 0
+        self.gil_hashes = 0
         self.max_depth = 0
         self.depth_sum = 0
         self.capped = False
+        self.halt = 0
+        self.chunk_s = CHUNK_S
         return True
 
     def ponder(self, state, path, budget, srng) -> int:
@@ -796,6 +823,7 @@ cdef class CyUCT(_Search):
         budget.begin()
         if not self._reroot(state, path, srng):
             return 0
+        self.chunk_s = PONDER_CHUNK_S
         _run([self], budget, None, 0, None)
         return self.iterations
 
@@ -1099,9 +1127,13 @@ cdef class CyISMCTS(_Search):
         self.np_rng = srng.np
         self.rng = <unsigned long long>srng.py.getrandbits(64)
         self.iterations = 0
+        self.gil_resamples = 0
+        self.gil_hashes = 0
         self.max_depth = 0
         self.depth_sum = 0
         self.capped = False
+        self.halt = 0
+        self.chunk_s = CHUNK_S
         return True
 
     def reanalyze(self, state, keys, budget, srng, on_progress=None, int every=100,
@@ -1142,6 +1174,7 @@ cdef class CyISMCTS(_Search):
         budget.begin()
         if not self._reroot(state, keys, srng):
             return 0
+        self.chunk_s = PONDER_CHUNK_S
         _run([self], budget, None, 0, None)
         return self.iterations
 
@@ -1159,6 +1192,7 @@ cdef class CyISMCTS(_Search):
         if self.fast and self.root_state.c_resample_into(self.me, self.work, &self.rng) == 0:
             return 0
         with gil:
+            self.gil_resamples += 1
             try:
                 self.work.c_copy_from(<CyState?>self.from_obs(self.me, self.root_obs,
                                                               self.np_rng))
@@ -1174,6 +1208,7 @@ cdef class CyISMCTS(_Search):
         if self.work.c_info_hash_into(self.me, &h) == 0:
             return TAG_INFO | (h >> 1)
         with gil:
+            self.gil_hashes += 1
             try:
                 h = self.work.c_info_hash(self.me)
             except BaseException as e:

@@ -221,6 +221,8 @@ class SearchBot(Bot):
         self._ponder_thread = self._ponder_flag = None
         if th is not None:
             flag.set()
+            if self._kept is not None:
+                self._kept[0].halt_now()    # seen by the nogil loop within one iteration
             th.join()
             self.pondered_iterations = self._pondered
 
