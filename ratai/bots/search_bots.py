@@ -226,6 +226,15 @@ class SearchBot(Bot):
             th.join()
             self.pondered_iterations = self._pondered
 
+    def halt_ponder(self) -> None:
+        """Tell the ponder search to stop (any thread; does not wait, unlike the next call
+        or :meth:`close`)."""
+        flag, kept = self._ponder_flag, self._kept
+        if flag is not None:
+            flag.set()
+            if kept is not None:
+                kept[0].halt_now()
+
     def close(self) -> None:
         """Stop pondering and release the kept tree (idempotent). The bot stays usable:
         its next call searches afresh."""
