@@ -157,6 +157,8 @@ class SearchBot(Bot):
         allowed = check_root_moves(root_moves, legal)
         if self.skip_forced and len(legal) == 1:  # a real forced move (not a root_moves pick)
             return self._forced(state, legal)
+        if allowed is not None and getattr(self, "_ponder_thread", None) is not None:
+            self._stop_ponder()   # a restricted search is not reused: it needs the core
         if allowed is not None:
             if not self.ROOT_MOVES:
                 raise ValueError(f"root_moves is not supported by bot kind {self.kind!r}; "
@@ -208,7 +210,7 @@ class SearchBot(Bot):
                              "GIL on another core); search_backend='python' cannot ponder")
         self.reuse_tree = bool(reuse_tree or ponder)   # pondering searches the kept tree
         self.ponder = bool(ponder)
-        self._kept = None           # (search or worker, the root's state, its history, nodes)
+        self._kept = None           # (the tree, the state at its root, that state's history)
         self._ponder_thread = None
         self._ponder_flag = None
         #: Iterations the ponder search before the last call ran (0: none).
@@ -216,7 +218,8 @@ class SearchBot(Bot):
         self._pondered = 0
 
     def _stop_ponder(self) -> None:
-        """Stop the ponder search (if any) and wait for it (at most one ~1 ms chunk)."""
+        """Stop the ponder search (if any) and wait for it (it sees the flag within one
+        iteration)."""
         th, flag = self._ponder_thread, self._ponder_flag
         self._ponder_thread = self._ponder_flag = None
         if th is not None:

@@ -36,6 +36,7 @@ from .common import (
     Rollout,
     apply_unchecked,
     free_later,
+    paused_gc,
     root_labels,
     sample_outcome,
     start_reaper,
@@ -141,12 +142,13 @@ class ISMCTS:
                             stats[2], budget.elapsed(), seed, player, kind)
 
         rng, rnd = srng.np, srng.py
-        while not budget.done(stats[0]):
-            self._iterate(root, state.resample_from_infostate(player, rng), rnd, stats)
-            stats[0] += 1
-            if on_progress is not None and every and stats[0] % every == 0 \
-                    and on_progress(report()) is False:
-                break
+        with paused_gc():
+            while not budget.done(stats[0]):
+                self._iterate(root, state.resample_from_infostate(player, rng), rnd, stats)
+                stats[0] += 1
+                if on_progress is not None and every and stats[0] % every == 0 \
+                        and on_progress(report()) is False:
+                    break
         out = report()
         if keep:
             self.last_root, self.last_nodes = root, stats[1]
