@@ -9,7 +9,8 @@ Usage (short runs on a shared machine; quote ``uptime`` with the figures)::
 Bot A (``--kind``, default ``ismcts`` on hidden information, ``mcts`` otherwise) with
 ``reuse_tree=True`` (``--mode reuse``) or ``ponder=True`` (``--mode ponder``, which implies
 reuse) takes one seat, the same kind without either every other seat, all with the same
-``--time-limit`` per move; A's seat rotates game by game, so the fair share is ``1/n``.
+``--time-limit`` (or ``--iterations``) per move; A's seat rotates game by game, so the fair
+share is ``1/n``.
 A's pondering runs while the other seats think (their ``--time-limit`` per move, on the
 other core); on a machine whose cores are busy it only steals time, so the strength figure
 is meaningful on an idle machine only. The script prints A's mean score with its 95%
@@ -57,6 +58,9 @@ def main(argv=None) -> int:
     ap.add_argument("--kind", default="auto", choices=("auto", "mcts", "ismcts"))
     ap.add_argument("--mode", default="ponder", choices=("ponder", "reuse", "none"))
     ap.add_argument("--time-limit", type=float, default=0.05)
+    ap.add_argument("--iterations", type=int, default=None,
+                    help="equal iterations per move instead of time (reuse's kept visits "
+                         "come on top: a reproducible check of the reuse itself)")
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
@@ -70,8 +74,10 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     for g in range(a.games):
         seat = g % n
-        bots = [make_bot(kind, game, p, seed=a.seed * 1000 + g * 10 + p,
-                         time_limit=a.time_limit, **(extra if p == seat else {}))
+        budget = ({"iterations": a.iterations} if a.iterations else
+                  {"time_limit": a.time_limit})
+        bots = [make_bot(kind, game, p, seed=a.seed * 1000 + g * 10 + p, **budget,
+                         **(extra if p == seat else {}))
                 for p in range(n)]
         try:
             score, per = play(game, bots, seat, rnd)
@@ -85,7 +91,8 @@ def main(argv=None) -> int:
     its = statistics.mean(m[0] for m in moves) if moves else 0.0
     carried = statistics.mean(m[1] for m in moves) if moves else 0.0
     hit = sum(1 for m in moves if m[1] > 0) / len(moves) if moves else 0.0
-    print(f"{a.game} ({n} players): {kind}({a.mode}) vs {kind}, {a.time_limit} s per move, "
+    per = f"{a.iterations} iterations" if a.iterations else f"{a.time_limit} s"
+    print(f"{a.game} ({n} players): {kind}({a.mode}) vs {kind}, {per} per move, "
           f"fair share {1 / n:.2f}: {res}")
     print(f"  per A move ({len(moves)} searches): iterations {its:,.0f}, carried visits "
           f"{carried:,.0f}, kept node found in {hit:.0%}")

@@ -97,7 +97,9 @@ class SearchBot(Bot):
         **options: the algorithm's options (listed in each subclass's ``OPTIONS``).
 
     The clock starts when ``analyze`` is called: setup (determinizations, legal moves)
-    counts inside ``time_limit``.
+    counts inside ``time_limit``. ``close()`` (or ``with make_bot(...) as bot:``) stops a
+    ponder search and frees a kept tree (``mcts``/``ismcts`` with ``reuse_tree`` or
+    ``ponder``); the other kinds keep nothing, so it is a no-op for them.
 
     Raises:
         ValueError: no budget, a bad budget, an unknown or bad option (named), or a game the
@@ -106,6 +108,10 @@ class SearchBot(Bot):
 
     OPTIONS: tuple[str, ...] = ()
     NEEDS = "iterations or time_limit"
+    # tree reuse / pondering state (set by ``_setup_reuse`` for mcts / ismcts)
+    _kept: Any = None
+    _ponder_thread: Any = None
+    _ponder_flag: Any = None
 
     def __init__(self, game: Game, player: int, *, iterations: int | None = None,
                  time_limit: float | None = None, max_depth: int | None = None,
@@ -157,7 +163,7 @@ class SearchBot(Bot):
         allowed = check_root_moves(root_moves, legal)
         if self.skip_forced and len(legal) == 1:  # a real forced move (not a root_moves pick)
             return self._forced(state, legal)
-        if allowed is not None and getattr(self, "_ponder_thread", None) is not None:
+        if allowed is not None and self._ponder_thread is not None:
             self._stop_ponder()   # a restricted search is not reused: it needs the core
         if allowed is not None:
             if not self.ROOT_MOVES:
@@ -242,7 +248,7 @@ class SearchBot(Bot):
         """Stop pondering and release the kept tree (idempotent). The bot stays usable:
         its next call searches afresh."""
         self._stop_ponder()
-        kept, self._kept = getattr(self, "_kept", None), None
+        kept, self._kept = self._kept, None
         if kept is not None:
             _release_kept(kept[0])
 
@@ -253,7 +259,7 @@ class SearchBot(Bot):
         self.close()
 
     def __del__(self):
-        flag = getattr(self, "_ponder_flag", None)
+        flag = self._ponder_flag
         if flag is not None:
             flag.set()
 

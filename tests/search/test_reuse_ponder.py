@@ -240,6 +240,11 @@ def test_ponder_options_are_checked():
         make_bot("ismcts", game, 0, iterations=10, ponder=True, search_backend="python")
     with pytest.raises(ValueError, match="bad reuse_tree"):
         make_bot("ismcts", game, 0, iterations=10, reuse_tree=1)
+    # every search kind is a context manager; close() is a no-op where nothing is kept
+    for kind in ("pimc", "expectimax", "smmcts", "ismcts"):
+        with make_bot(kind, game, 0, iterations=10) as bot:
+            pass
+        bot.close()
 
 
 def test_nogil_info_hash_equals_the_chance_key():
