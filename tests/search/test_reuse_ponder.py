@@ -261,3 +261,48 @@ def test_nogil_info_hash_equals_the_chance_key():
             for p in range(game.num_players()):
                 assert cy.info_hash_nogil(s, p) == cy.info_hash(s, p)
             s.apply_action(_sample(s, rng))
+
+
+def test_ponder_search_never_peeks():
+    """The ponder search reads the state only through the seat's determinizations: on two
+    games the seat cannot tell apart at any step (different hidden cards), iteration-bounded
+    ponder searches (the bots bound them by time) and the reuse that follows give
+    identical answers move after move."""
+    from ratai._speedups import search as cy
+    from ratai.search.common import Budget, SearchRng
+    me, reused, differed = 0, 0, False
+    for seed in range(3):
+        game, a, b, rng = _twin_games("rat_trap", me, seed, "cython")
+        kept = [None, None]      # (worker, state at its root) per twin
+        ok, moves = True, 0
+        while ok and not a.is_terminal() and moves < 5:
+            if a.current_player() != me:
+                ok = _twin_step(a, b, _sample(a, rng), me, rng)
+                differed |= a.serialize() != b.serialize()
+                continue
+            outs = []
+            for i, s in enumerate((a, b)):
+                an = None
+                if kept[i] is not None:
+                    w, root = kept[i]
+                    keys = observed_path(root, s.history()[len(root.history()):], me,
+                                         seed=7, info_hash=cy.info_hash)
+                    if keys is not None:
+                        an = w.reanalyze(s, keys, Budget(iterations=300), SearchRng(7, s, me))
+                if an is None:
+                    w = cy.CyISMCTS(me, 0.7, "infostate")
+                    an = w.analyze(s, Budget(iterations=300), SearchRng(7, s, me), keep=True)
+                else:
+                    reused += i == 0
+                s1 = s.clone()
+                s1.apply_action(an.best_action)
+                kept[i] = None     # the root moved below the answer, or no reuse
+                if not s1.is_terminal() and w.ponder(s1, [(ACTION, an.best_action)],
+                                                     Budget(iterations=600),
+                                                     SearchRng(7, s1, me)) > 0:
+                    kept[i] = (w, s1)
+                outs.append(numbers(an))
+            assert outs[0] == outs[1]
+            moves += 1
+            ok = _twin_step(a, b, outs[0][0], me, rng)
+    assert reused > 0 and differed
