@@ -127,17 +127,22 @@ _KEPT_LOCK = threading.Lock()
 PONDER_KINDS = ("mcts", "ismcts")
 
 
-def halt_ponders(wait: bool = True) -> None:
-    """Stop every ponder search of this process (``wait``: and join their threads): the
-    first thing a worker does with any job, so a ponder search never takes the CPU a
-    request needs."""
+def halt_ponders() -> None:
+    """Stop every ponder search of this process and join their threads (each sees its stop
+    flag within one iteration): the first thing a worker does with any job, so a ponder
+    search never takes the CPU a request needs."""
     with _KEPT_LOCK:
         bots = [b for _, b in _KEPT.values()]
     for b in bots:
-        if wait:
-            b._stop_ponder()
-        else:
-            b.halt_ponder()
+        b._stop_ponder()
+
+
+def _compiled(state: Any) -> bool:
+    try:
+        from ratai._speedups.search import is_cython_state
+    except ImportError:
+        return False
+    return is_cython_state(state)
 
 
 def _kept_bot(job: SearchJob, game: Any, make: Callable[[], Any]) -> Any:
@@ -208,7 +213,10 @@ def run_search(job: SearchJob, stop: Callable[[], bool],
         pondering = (job.ponder_key is not None and bot.kind in PONDER_KINDS
                      and job.ponder_seconds > 0
                      and (bot.kind == "ismcts" or game.perfect_information)
-                     and kw.get("threads", 1) == 1)
+                     and kw.get("threads", 1) == 1 and _compiled(state)
+                     and kw.get("search_backend", "auto") != "python"
+                     and kw.get("rollout", "random") == "random"
+                     and kw.get("rollout_cutoff") is None)   # what the compiled loop runs
         if pondering:
             from ratai.search.common import Budget
 
