@@ -97,17 +97,19 @@ def observed_path(kept: State, steps, player: int, *, by_info: bool = True,
         if p == CHANCE and by_info:
             keys.append((INFO, after, info_hash(s, player) if info_hash else None))
             continue
-        b = _recover(s.get_game(), obs, before, after, player, seed)
+        b = _recover(s.get_game(), obs, before, after, player, seed, p)
         if b is None:
             return None
         keys.append((CHANCE_ACTION if p == CHANCE else ACTION, b))
     return keys
 
 
-def _recover(game, obs, before: str, after: str, player: int, seed: Any) -> int | None:
-    """The unique action of a determinization of ``obs`` leading to information ``after``."""
+def _recover(game, obs, before: str, after: str, player: int, seed: Any,
+             mover: int) -> int | None:
+    """The unique action of a determinization of ``obs`` leading to information ``after``
+    (``mover``: who acts, which the seat sees; a rebuild that disagrees declines)."""
     r = game._state_from_observation(player, obs, _step_rng(seed, before, player))
-    if r.information_state_string(player) != before:
+    if r.information_state_string(player) != before or r.current_player() != mover:
         return None         # a rebuild that does not reproduce the view: cannot test
     legal = r.legal_actions()
     if len(legal) > MAX_CANDIDATES:
