@@ -62,6 +62,11 @@ cdef class CyState:
         # c_observation_size()) into out; returns 0, or -1 when the twin has no compiled
         # writer (the base class): callers then use the Python observation_tensor with the GIL.
     cdef int c_observation_size(self) noexcept nogil   # length of the flat tensor, 0 if unknown
+    # ``c_info_hash`` without the GIL: writes the digest to ``out`` and returns 0, or -1
+    # when the twin has no compiled digest (the base class; callers then take the GIL and
+    # call ``c_info_hash``). Same value as ``c_info_hash`` (a nogil / threaded IS-MCTS keys
+    # its chance children by it without stalling other threads).
+    cdef int c_info_hash_into(self, int player, unsigned long long* out) noexcept nogil
 
     # Python-level hooks (not the hot path). ``_attach``: bind ``game`` (its ``_consts``) with
     # an empty history; a twin extends it to set its constants pointer. ``_load``: fill the

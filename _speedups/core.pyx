@@ -73,6 +73,9 @@ cdef class CyState:
     cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil:
         return -1
 
+    cdef int c_info_hash_into(self, int player, unsigned long long* out) noexcept nogil:
+        return -1
+
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         digest = hashlib.blake2b(self.information_state_string(player).encode(),
                                  digest_size=8).digest()

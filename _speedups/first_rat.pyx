@@ -2823,6 +2823,11 @@ cdef class FirstRatState(CyState):
                 (<_Consts>self._consts).build_obs(self._game)
         return self.ob.size > 0
 
+    cdef int c_info_hash_into(self, int player, unsigned long long* out) noexcept nogil:
+        # c_info_hash without the GIL (the threaded IS-MCTS's chance key)
+        out[0] = info_digest(&self.s, self.k)
+        return 0
+
     # ------------------------------------------------------------------ fast Python API
     def is_terminal(self) -> bool:
         return self.s.phase == PH_OVER

@@ -2276,6 +2276,10 @@ cdef class RatTrapState(CyState):
 
     cdef int c_observation_size(self) noexcept nogil:
         return 0 if self.k.obs == NULL else (<const RTObs*>self.k.obs).size
+    cdef int c_info_hash_into(self, int player, unsigned long long* out) noexcept nogil:
+        # c_info_hash without the GIL (the threaded IS-MCTS's chance key)
+        out[0] = info_digest(&self.s, self.k, player)
+        return 0
 
     # ------------------------------------------------------------------ fast Python API
     def is_terminal(self) -> bool:

@@ -1654,6 +1654,10 @@ cdef class RatapolisState(CyState):
 
     cdef int c_observation_size(self) noexcept nogil:
         return 0 if self.k.obs == NULL else (<const RPObs*>self.k.obs).size
+    cdef int c_info_hash_into(self, int player, unsigned long long* out) noexcept nogil:
+        # c_info_hash without the GIL (the threaded IS-MCTS's chance key)
+        out[0] = info_digest(&self.s, self.k, player)
+        return 0
 
     # ------------------------------------------------------------------ fast Python API
     @property

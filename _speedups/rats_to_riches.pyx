@@ -1454,6 +1454,11 @@ cdef class RatsToRichesState(CyState):
         # equal for equal observation(player) (tests/speedups checks it)
         return info_digest(&self.s, self.k, player)
 
+    cdef int c_info_hash_into(self, int player, unsigned long long* out) noexcept nogil:
+        # c_info_hash without the GIL (the threaded IS-MCTS's chance key)
+        out[0] = info_digest(&self.s, self.k, player)
+        return 0
+
     # ------------------------------------------------------------------ fast Python API
     def is_terminal(self) -> bool:
         return self.s.phase == PH_OVER

@@ -22,7 +22,8 @@ it takes the GIL to check ``Budget.stop``, call ``on_progress`` and let other Py
 threads run (a search no longer stalls them). Inside a chunk the monotonic clock is read
 before every iteration. IS-MCTS takes the GIL inside an iteration only where the twin has
 no compiled code: a determinization when ``c_resample_into`` returns -1 and, for
-``chance_key="infostate"``, the chance key ``c_info_hash`` (an ``except?`` method).
+``chance_key="infostate"``, the chance key when ``c_info_hash_into`` returns -1 (then
+``c_info_hash``, an ``except?`` method; every twin compiles it, the base class does not).
 
 Semantics are those of the Python search (same rules, same statistics, same budgets):
 
@@ -63,9 +64,15 @@ Semantics are those of the Python search (same rules, same statistics, same budg
   seeded search with an ``iterations`` budget is reproducible for any N; ``threads=1`` is
   the single-tree search. ``on_progress`` runs on the calling thread every ``every``
   iterations of the first tree, with the merged statistics (the other trees pause for it).
-* Tree reuse (``CyUCT.analyze(..., keep=True)`` then ``reanalyze(state, path, ...)``; the
-  ``mcts`` bot's ``reuse_tree=True``): perfect information only; the new root is the node
-  the public actions ``path`` lead to, and the kept statistics carry over.
+* Tree reuse (``analyze(..., keep=True)`` then ``reanalyze(state, keys, ...)``; the bots'
+  ``reuse_tree=True``): ``CyUCT`` (perfect information) walks the public actions played
+  since; ``CyISMCTS`` walks the keys the seat observes (``ratai.search.reuse.observed_path``:
+  own actions, other seats' observable actions, chance perceptions by information-state
+  digest), never a hidden key. The kept statistics carry over; a missing node returns
+  ``None`` (the bot searches afresh). ``ponder(state, keys, budget, srng)`` moves the root
+  the same way and searches on until the budget (time and/or stop flag) ends: the bots'
+  ``ponder=True`` run it on a background thread between their moves. A kept tree keeps its
+  pool (the siblings of the new root stay allocated), so the memory cap bounds it.
 * ``iterations``, ``nodes`` and ``max_depth`` count what the Python search counts (nodes:
   the root plus every child created; a UCT child exists once it is first tried or sampled).
 
@@ -103,7 +110,8 @@ from ratai.search.common import (
 )
 from ratai.search.uct import MULTI_PV_LIMIT, with_pvs
 
-__all__ = ["CyUCT", "CyISMCTS", "CyAZ", "is_cython_state", "info_hash", "NODE_BYTES"]
+__all__ = ["CyUCT", "CyISMCTS", "CyAZ", "is_cython_state", "info_hash", "info_hash_nogil",
+           "NODE_BYTES"]
 
 cdef enum:
     CHANCE = -1
@@ -116,6 +124,12 @@ cdef unsigned long long TAG_ACTION = 1ULL << 62
 
 # Wall time of one nogil chunk of iterations (s): the latency of cancel and of other threads.
 cdef double CHUNK_S = 0.001
+# A ponder search's chunk (s): it takes the GIL between chunks only to poll the bot's
+# ``stop`` flag (its own stop is ``halt_now``, seen every iteration), so a thread doing
+# Python work meanwhile (the game, the other seats' bots) is not made to hand the GIL over
+# every millisecond, and the ponder thread does not wait ~5 ms (the switch interval) for
+# it after every chunk.
+cdef double PONDER_CHUNK_S = 0.02
 # Largest pool (slots): indices are C ints.
 cdef long MAX_SLOTS = 1L << 30
 
@@ -143,6 +157,17 @@ def is_cython_state(state) -> bool:
 def info_hash(state, int player) -> int:
     """``c_info_hash(player)`` of a Cython state: the IS-MCTS chance key (for tests)."""
     return (<CyState?>state).c_info_hash(player)
+
+
+def info_hash_nogil(state, int player):
+    """``c_info_hash_into(player)`` of a Cython state (the digest computed without the GIL),
+    or ``None`` when the twin has no compiled digest (for tests)."""
+    cdef unsigned long long h = 0
+    cdef CyState cs = <CyState?>state
+    cdef int rc
+    with nogil:
+        rc = cs.c_info_hash_into(player, &h)
+    return h if rc == 0 else None
 
 
 cdef inline double now() noexcept nogil:
@@ -309,8 +334,18 @@ cdef class _Search:
     # statistics of the last search (depth_sum: tree plies summed over iterations)
     cdef public long iterations, nodes, max_depth, depth_sum
     cdef public bint capped
+    # IS-MCTS: iterations of the last search that took the GIL for a determinization / a
+    # chance key (the twin had no compiled code there); 0 in a fully nogil search.
+    cdef public long gil_resamples, gil_hashes
+    # ``halt``: set by :meth:`halt_now` from another thread, read by the nogil loop before
+    # every iteration (a ponder search stops within one iteration, without the GIL).
+    # ``chunk_s``: wall time of one nogil chunk (the GIL is taken between chunks).
+    cdef int halt
+    cdef double chunk_s
 
     def __cinit__(self, *args, **kwargs):
+        self.halt = 0
+        self.chunk_s = CHUNK_S
         self.act = NULL
         self.prob = NULL
         self.idx = NULL
@@ -375,6 +410,8 @@ cdef class _Search:
                 self.allow[<int>a] = 1
         self.root = 0
         self.iterations = 0
+        self.gil_resamples = 0
+        self.gil_hashes = 0
         self.nodes = 1
         self.max_depth = 0
         self.depth_sum = 0
@@ -437,17 +474,22 @@ cdef class _Search:
     cdef long chunk(self, long todo, double deadline) noexcept nogil:
         """Up to ``todo`` iterations, stopping at ``deadline`` (< 0: none) or after
         ``CHUNK_S``; returns the count, or -1 on an error (``self.error``)."""
-        cdef double t_end = now() + CHUNK_S
+        cdef double t_end = now() + self.chunk_s
         cdef long i = 0
         if deadline >= 0 and deadline < t_end:
             t_end = deadline
         while i < todo:
-            if now() >= t_end:
+            if now() >= t_end or self.halt:
                 break
             if self.iterate() < 0:
                 return -1
             i += 1
         return i
+
+    def halt_now(self):
+        """Stop the running loop (any thread) within one iteration; it stays stopped until
+        the next :meth:`ponder` / ``reanalyze`` re-roots the tree."""
+        self.halt = 1
 
     def _loop(self, long limit, double deadline, stop, lock, progress, int every):
         """Run iterations until ``limit`` (< 0: none), the monotonic ``deadline`` (< 0: none),
@@ -458,7 +500,7 @@ cdef class _Search:
                 return
             if deadline >= 0 and now() >= deadline:
                 return
-            if stop is not None and stop.is_set():
+            if (stop is not None and stop.is_set()) or self.halt:
                 return
             todo = (limit - self.iterations) if limit >= 0 else (1L << 62)
             if progress is not None and every:
@@ -716,38 +758,13 @@ cdef class CyUCT(_Search):
         kept ones (``visits`` include the earlier searches'); ``nodes`` counts the kept
         pool; the pool's cap still holds.
         """
-        cdef int node, i, found
-        cdef CyState cs = <CyState?>state
-        if self.mem is None or self.threads != 1:
-            return None
         budget.begin()
-        node = self.root
-        for a in path:
-            found = -1
-            for i in range(self.tr.nodes[node].first,
-                           self.tr.nodes[node].first + self.tr.nodes[node].nch):
-                if self.tr.nodes[i].action == a:
-                    found = i
-                    break
-            if found < 0:
-                return None
-            node = found
-        if self.tr.nodes[node].player != cs.c_current_player():
-            return None
         player = self.me
         legal = state.legal_actions(player)
+        if not legal or not self._reroot(state, path, srng):
+            return None
         tie = srng.tiebreak(legal)
         labels = root_labels(state, player, legal, budget, MULTI_PV_LIMIT)
-        self.root = node
-        free(self.allow)         # reuse is for unrestricted searches only
-        self.allow = NULL
-        self.root_state = cs
-        self.work = cs.c_clone()
-        self.py_state = state
-        self.rng = <unsigned long long>srng.py.getrandbits(64)
-        self.iterations = 0
-        self.max_depth = 0
-        self.depth_sum = 0
         workers = [self]
 
         def report():
@@ -756,6 +773,65 @@ cdef class CyUCT(_Search):
 
         _run(workers, budget, on_progress, every, report)
         return report()
+
+    def _walk(self, path) -> int:
+        """The node the actions ``path`` (ints, or ``(kind, action)`` keys of
+        ``ratai.search.reuse.observed_path``) lead to from the root, or -1."""
+        cdef int node = self.root, i, found, a
+        for step in path:
+            a = step[1] if isinstance(step, tuple) else step
+            if isinstance(step, tuple) and step[0] not in ("a", "c"):
+                return -1
+            found = -1
+            for i in range(self.tr.nodes[node].first,
+                           self.tr.nodes[node].first + self.tr.nodes[node].nch):
+                if self.tr.nodes[i].action == a:
+                    found = i
+                    break
+            if found < 0:
+                return -1
+            node = found
+        return node
+
+    def _reroot(self, state, path, srng) -> bool:
+        cdef CyState cs = <CyState?>state
+        cdef int node
+        if self.mem is None or self.threads != 1:
+            return False
+        node = self._walk(path)
+        if node < 0 or self.tr.nodes[node].player != cs.c_current_player():
+            return False
+        self.root = node
+        free(self.allow)         # reuse is for unrestricted searches only
+        self.allow = NULL
+        self.root_state = cs
+        self.work = cs.c_clone()
+        self.py_state = state
+        self.rng = <unsigned long long>srng.py.getrandbits(64)
+        self.iterations = 0
+        self.gil_resamples = 0
+        self.gil_hashes = 0
+        self.max_depth = 0
+        self.depth_sum = 0
+        self.capped = False
+        self.halt = 0
+        self.chunk_s = CHUNK_S
+        return True
+
+    def ponder(self, state, path, budget, srng) -> int:
+        """Pondering: search on from the kept node ``path`` leads to (typically the seat's
+        own move just played) until ``budget`` (a time limit and/or its ``stop`` flag) runs
+        out. Returns the iterations run (0: the node is missing, nothing searched)."""
+        budget.begin()
+        if not self._reroot(state, path, srng):
+            return 0
+        self.chunk_s = PONDER_CHUNK_S
+        _run([self], budget, None, 0, None)
+        return self.iterations
+
+    def kept_visits(self) -> int:
+        """Visits of the current root (the kept statistics; 0 when released)."""
+        return self.tr.nodes[self.root].visits if self.mem is not None else 0
 
     def release(self):
         """Hand the tree to the background reaper (a kept tree no longer wanted)."""
@@ -973,12 +1049,14 @@ cdef class CyISMCTS(_Search):
             raise MemoryError("search tree")
 
     def analyze(self, state, budget, srng, on_progress=None, int every=100, seed=None,
-                str kind="ismcts", allowed=None):
+                str kind="ismcts", allowed=None, bint keep=False):
         """Search from the seat's information state in ``state``; as ``ISMCTS.analyze``.
 
         ``state`` is read only through the seat's determinizations (``c_resample_into`` /
         ``resample_from_infostate``) and the seat's own legal actions; labels come from one
         extra determinization. ``allowed``: the root moves to search (``None``: all).
+        ``keep``: keep the tree for :meth:`reanalyze` / :meth:`ponder` (one thread only)
+        instead of releasing it.
         """
         budget.begin()
         player = self.me
@@ -1005,14 +1083,118 @@ cdef class CyISMCTS(_Search):
 
         _run(workers, budget, on_progress, every, report)
         out = report()
-        _release(workers)
+        if not (keep and k == 1):
+            _release(workers)
         return out
+
+    def _walk(self, keys) -> int:
+        """The node the observed ``keys`` (``ratai.search.reuse.observed_path``) lead to
+        from the root, or -1 (a key this tree never saw, or one of a kind it does not use)."""
+        cdef int node = self.root
+        cdef unsigned long long want
+        for key in keys:
+            kind = key[0]
+            if kind == "a":
+                want = <unsigned long long>key[1]
+            elif kind == "c" and not self.by_info:
+                want = TAG_ACTION | <unsigned long long>key[1]
+            elif kind == "i" and self.by_info and key[2] is not None:
+                want = TAG_INFO | (<unsigned long long>key[2] >> 1)
+            else:
+                return -1
+            node = tree_find(self.tr, node, want)
+            if node < 0:
+                return -1
+        return node
+
+    def _reroot(self, state, keys, srng) -> bool:
+        """Move the root to the node ``keys`` lead to, searching from ``state`` (the
+        seat's information state there) next; False when the tree is gone or the node
+        missing."""
+        cdef CyState cs = <CyState?>state
+        cdef int node
+        if self.mem is None or self.threads != 1:
+            return False
+        node = self._walk(keys)
+        if node < 0:
+            return False
+        self.root = node
+        free(self.allow)            # reuse is for unrestricted searches only
+        self.allow = NULL
+        self.root_state = cs
+        self.work = cs.c_clone()
+        self.fast = bool(getattr(state, "fast_c_resample", False))
+        self.root_obs = state.observation(self.me)
+        self.from_obs = state.get_game()._state_from_observation
+        self.np_rng = srng.np
+        self.rng = <unsigned long long>srng.py.getrandbits(64)
+        self.iterations = 0
+        self.gil_resamples = 0
+        self.gil_hashes = 0
+        self.max_depth = 0
+        self.depth_sum = 0
+        self.capped = False
+        self.halt = 0
+        self.chunk_s = CHUNK_S
+        return True
+
+    def reanalyze(self, state, keys, budget, srng, on_progress=None, int every=100,
+                  seed=None, str kind="ismcts"):
+        """Tree reuse: search the seat's information state in ``state`` from the kept node
+        the observed ``keys`` lead to (``ratai.search.reuse.observed_path``: own actions,
+        other seats' observable actions, chance perceptions keyed by the seat's information
+        state; never a hidden key) and report as :meth:`analyze`. Returns ``None`` (nothing
+        searched) when the tree was released or the node is missing.
+
+        The kept statistics carry over (``visits`` include the earlier searches'); ``nodes``
+        counts the kept pool, whose cap still holds. The tree is kept for the next call.
+        """
+        budget.begin()
+        player = self.me
+        legal = state.legal_actions(player)
+        if not legal or not self._reroot(state, keys, srng):
+            return None
+        tie = srng.tiebreak(legal)
+        label_state = state.resample_from_infostate(player, srng.child_seed())
+        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
+        self.label_state = label_state
+        workers = [self]
+
+        def report():
+            return _report(workers, legal, labels.__getitem__, tie, player, self.n, budget,
+                           seed, kind)
+
+        _run(workers, budget, on_progress, every, report)
+        return report()
+
+    def ponder(self, state, keys, budget, srng) -> int:
+        """Pondering: search on from the kept node ``keys`` lead to (typically the seat's
+        own move just played) while other seats think, until ``budget`` (a time limit and/or
+        its ``stop`` flag) runs out; the root is ``state``'s information state for the seat.
+        Returns the iterations run (0: the node is missing, nothing searched). Releases no
+        GIL-holding work: the loop runs in nogil chunks (see the module docstring)."""
+        budget.begin()
+        if not self._reroot(state, keys, srng):
+            return 0
+        self.chunk_s = PONDER_CHUNK_S
+        _run([self], budget, None, 0, None)
+        return self.iterations
+
+    def release(self):
+        """Hand the tree to the background reaper (a kept tree no longer wanted)."""
+        if self.mem is not None:
+            _release([self])
+
+    def kept_visits(self) -> int:
+        """Visits of the current root (the kept statistics; 0 when released)."""
+        return self.tr.nodes[self.root].visits if self.mem is not None else 0
 
     cdef int determinize(self) noexcept nogil:
         """Draw the iteration's determinization into ``self.work``; 0, or -1 on an error."""
         if self.fast and self.root_state.c_resample_into(self.me, self.work, &self.rng) == 0:
             return 0
         with gil:
+            self.gil_resamples += 1
             try:
                 self.work.c_copy_from(<CyState?>self.from_obs(self.me, self.root_obs,
                                                               self.np_rng))
@@ -1025,7 +1207,10 @@ cdef class CyISMCTS(_Search):
         cdef unsigned long long h
         if not self.by_info:
             return TAG_ACTION | <unsigned long long>a
+        if self.work.c_info_hash_into(self.me, &h) == 0:
+            return TAG_INFO | (h >> 1)
         with gil:
+            self.gil_hashes += 1
             try:
                 h = self.work.c_info_hash(self.me)
             except BaseException as e:
@@ -1034,13 +1219,13 @@ cdef class CyISMCTS(_Search):
         return TAG_INFO | (h >> 1)
 
     cdef int iterate(self) noexcept nogil:
-        cdef int node = 0, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a = -1, ties
-        cdef int n = self.n
+        cdef int node = self.root, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a = -1
+        cdef int n = self.n, ties
         cdef unsigned long long key
         cdef double u, best_u, cv
         if self.determinize() < 0:
             return -1
-        plen = self.push(plen, 0)
+        plen = self.push(plen, node)
         while True:
             p = self.work.c_current_player()
             if p == TERMINAL:
@@ -1069,7 +1254,7 @@ cdef class CyISMCTS(_Search):
                 continue
             self.tr.nodes[node].player = p
             k = self.work.c_legal_actions(self.act)
-            if node == 0 and self.allow != NULL:
+            if node == self.root and self.allow != NULL:
                 j = 0
                 for i in range(k):
                     if self.allow[self.act[i]]:
@@ -1136,7 +1321,7 @@ cdef class CyISMCTS(_Search):
         through decision nodes, labelled on one determinization; stops at a chance node or
         an illegal move."""
         cdef Tree* t = self.tr
-        cdef int node = 0, i, best, p
+        cdef int node = self.root, i, best, p
         s = self.label_state.clone()
         pv = []
         while len(pv) < limit:
@@ -1150,7 +1335,7 @@ cdef class CyISMCTS(_Search):
                 if t.nodes[i].key >= TAG_ACTION or t.nodes[i].visits == 0 \
                         or t.nodes[i].action not in legal:
                     continue
-                if node == 0:
+                if node == self.root:
                     if t.nodes[i].action == first_action:
                         best = i
                         break

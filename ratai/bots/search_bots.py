@@ -8,22 +8,28 @@ streams from its seed and the seat's information state, and returns an
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from ratai.engines.api import Game, State
 from ratai.search.common import (
     DEFAULT_MAX_MEMORY_MB,
+    MAX_TIME_LIMIT,
     Analysis,
     Budget,
     ProgressFn,
+    SearchRng,
     check_int,
+    check_number,
     check_root_moves,
     check_stop,
+    free_later,
     node_cap,
 )
 from ratai.search.expectimax import Expectimax
 from ratai.search.ismcts import ISMCTS
 from ratai.search.pimc import PIMC
+from ratai.search.reuse import observed_path
 from ratai.search.smmcts import SMMCTS
 from ratai.search.uct import PY_NODE_BYTES, UCT, analyze_uct
 
@@ -36,6 +42,10 @@ RESERVED_OPTIONS = ("on_progress", "progress_every", "skip_forced", "stop")
 _UCT_OPTIONS = ("exploration", "rollout", "rollout_cutoff", "rollout_epsilon")
 # Tree options of the mcts / ismcts bots (compiled and Python search).
 _TREE_OPTIONS = ("max_nodes", "max_memory_mb", "threads")
+# Tree reuse and pondering options of the mcts / ismcts bots.
+_REUSE_OPTIONS = ("reuse_tree", "ponder", "ponder_seconds")
+#: Default bound of one ponder search (seconds): it also stops at the bot's next call.
+DEFAULT_PONDER_SECONDS = 10.0
 SEARCH_BACKENDS = ("auto", "python", "cython")
 
 
@@ -87,7 +97,9 @@ class SearchBot(Bot):
         **options: the algorithm's options (listed in each subclass's ``OPTIONS``).
 
     The clock starts when ``analyze`` is called: setup (determinizations, legal moves)
-    counts inside ``time_limit``.
+    counts inside ``time_limit``. ``close()`` (or ``with make_bot(...) as bot:``) stops a
+    ponder search and frees a kept tree (``mcts``/``ismcts`` with ``reuse_tree`` or
+    ``ponder``); the other kinds keep nothing, so it is a no-op for them.
 
     Raises:
         ValueError: no budget, a bad budget, an unknown or bad option (named), or a game the
@@ -96,6 +108,10 @@ class SearchBot(Bot):
 
     OPTIONS: tuple[str, ...] = ()
     NEEDS = "iterations or time_limit"
+    # tree reuse / pondering state (set by ``_setup_reuse`` for mcts / ismcts)
+    _kept: Any = None
+    _ponder_thread: Any = None
+    _ponder_flag: Any = None
 
     def __init__(self, game: Game, player: int, *, iterations: int | None = None,
                  time_limit: float | None = None, max_depth: int | None = None,
@@ -147,6 +163,8 @@ class SearchBot(Bot):
         allowed = check_root_moves(root_moves, legal)
         if self.skip_forced and len(legal) == 1:  # a real forced move (not a root_moves pick)
             return self._forced(state, legal)
+        if allowed is not None and self._ponder_thread is not None:
+            self._stop_ponder()   # a restricted search is not reused: it needs the core
         if allowed is not None:
             if not self.ROOT_MOVES:
                 raise ValueError(f"root_moves is not supported by bot kind {self.kind!r}; "
@@ -183,6 +201,156 @@ class SearchBot(Bot):
                              f"without rollout_cutoff); the Python search runs one thread")
         return node_cap(self.max_nodes, self.max_memory_mb, PY_NODE_BYTES)
 
+    # -- tree reuse and pondering (mcts / ismcts) ------------------------------------------
+    def _setup_reuse(self, reuse_tree: bool, ponder: bool, ponder_seconds: float) -> None:
+        """Validate ``reuse_tree`` / ``ponder`` / ``ponder_seconds`` (see the kinds' docs)."""
+        for name, v in (("reuse_tree", reuse_tree), ("ponder", ponder)):
+            if not isinstance(v, bool):
+                raise ValueError(f"bad {name} {v!r}: allowed True or False")
+        self.ponder_seconds = check_number("ponder_seconds", ponder_seconds, 0.0,
+                                           MAX_TIME_LIMIT, lo_open=True)
+        if (reuse_tree or ponder) and self.threads != 1:
+            raise ValueError("reuse_tree and ponder need threads=1 (one kept tree)")
+        if ponder and getattr(self, "search_backend", "auto") == "python":
+            raise ValueError("ponder needs the compiled search (its loop runs without the "
+                             "GIL on another core); search_backend='python' cannot ponder")
+        self.reuse_tree = bool(reuse_tree or ponder)   # pondering searches the kept tree
+        self.ponder = bool(ponder)
+        self._kept = None           # (the tree, the state at its root, that state's history)
+        self._ponder_thread = None
+        self._ponder_flag = None
+        #: Iterations the ponder search before the last call ran (0: none).
+        self.pondered_iterations = 0
+        self._pondered = 0
+
+    def _stop_ponder(self) -> None:
+        """Stop the ponder search (if any) and wait for it (it sees the flag within one
+        iteration)."""
+        th, flag = self._ponder_thread, self._ponder_flag
+        self._ponder_thread = self._ponder_flag = None
+        if th is not None:
+            flag.set()
+            if self._kept is not None:
+                self._kept[0].halt_now()    # seen by the nogil loop within one iteration
+            th.join()
+            self.pondered_iterations = self._pondered
+
+    def halt_ponder(self) -> None:
+        """Tell the ponder search to stop (any thread; does not wait, unlike the next call
+        or :meth:`close`)."""
+        flag, kept = self._ponder_flag, self._kept
+        if flag is not None:
+            flag.set()
+            if kept is not None:
+                kept[0].halt_now()
+
+    def close(self) -> None:
+        """Stop pondering and release the kept tree (idempotent). The bot stays usable:
+        its next call searches afresh."""
+        self._stop_ponder()
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            _release_kept(kept[0])
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        flag = self._ponder_flag
+        if flag is not None:
+            flag.set()
+
+    def _reuse(self, state: State, budget: Budget, srng, on_progress, *, keys_of, fresh,
+               again):
+        """One call of a reusing bot: stop the ponder search, continue the kept tree from
+        the node the steps played since lead to (``keys_of(kept_state, steps)``: the keys,
+        or ``None`` when a step is not observable), else search afresh (``fresh()``); keep
+        the tree, and ponder on it when asked.
+
+        ``again(tree, keys)`` searches a kept tree from ``keys`` and returns the
+        ``Analysis`` or ``None`` (a missing node). Returns the ``Analysis``.
+        """
+        self._stop_ponder()
+        hist = state.history()
+        kept, self._kept = self._kept, None
+        an = None
+        if kept is not None:
+            tree, old_state, old = kept[0], kept[1], kept[2]
+            if hist[:len(old)] == old:
+                keys = keys_of(old_state, hist[len(old):])
+                if keys is not None:
+                    an = again(tree, keys)
+            if an is None:
+                _release_kept(tree)
+            else:
+                kept = (tree, state.clone(), hist)
+        if an is None:
+            tree, an = fresh()
+            kept = (tree, state.clone(), hist)
+        self._kept = kept
+        if self.ponder:
+            self._start_ponder(an.best_action)
+        return an
+
+    def _start_ponder(self, action: int) -> None:
+        """Search the kept tree below ``action`` (the answer just given) on a background
+        thread until the next call, ``close()``, the bot's ``stop`` flag, or
+        ``ponder_seconds``. The compiled loop runs without the GIL, so the thread uses
+        another core while the other seats think."""
+        tree, s0, _ = self._kept
+        s1 = s0.clone()
+        s1.apply_action(action)
+        if s1.is_terminal():
+            return
+        srng = SearchRng(self.seed, s1, self.player, self.rng)
+        # the root moves below the answer here, on the caller's thread, so the kept state
+        # always matches the kept root (a move the tree never tried: no pondering)
+        if not tree._reroot(s1, [("a", int(action))], srng):
+            return
+        self._kept = (tree, s1, s1.history())
+        flag = _PonderFlag(self.stop)
+        budget = Budget(time_limit=self.ponder_seconds, stop=flag)
+
+        def run():
+            try:
+                self._pondered = tree.ponder(s1, [], budget, srng)
+            except Exception:  # noqa: BLE001 - a ponder failure only loses the ponder
+                self._pondered = 0
+
+        self._pondered = 0
+        th = threading.Thread(target=run, name=f"ratai-ponder-{self.player}", daemon=True)
+        self._ponder_flag, self._ponder_thread = flag, th
+        th.start()
+
+
+class _PonderFlag:
+    """The ponder search's stop flag: set by the bot (its next call, ``close()``) or by the
+    bot's own ``stop`` flag (a cancel reaches the ponder search too)."""
+
+    __slots__ = ("event", "other")
+
+    def __init__(self, other: Any):
+        self.event = threading.Event()
+        self.other = other
+
+    def set(self) -> None:
+        self.event.set()
+
+    def is_set(self) -> bool:
+        return self.event.is_set() or (self.other is not None and self.other.is_set())
+
+
+def _release_kept(tree: Any) -> None:
+    """Free a kept tree off the caller's path (a compiled worker or a Python root node)."""
+    release = getattr(tree, "release", None)
+    if release is not None:
+        release()
+    else:
+        free_later(tree)
+
 
 class MCTSBot(SearchBot):
     """UCT (Kocsis & Szepesvári 2006) with vector returns and sampled chance; see
@@ -196,7 +364,9 @@ class MCTSBot(SearchBot):
     goes on answering within its budget), ``threads`` (1; N root-parallel trees, compiled
     search only), ``reuse_tree`` (False; perfect-information games, compiled search: keep the
     tree between calls and continue from the subtree the public actions played since lead
-    to; answers then depend on the bot's earlier calls). ``analyze(state,
+    to; answers then depend on the bot's earlier calls), ``ponder`` (False; implies
+    ``reuse_tree``: after answering, search the kept tree on a background thread while the
+    other seats move, see :class:`ISMCTSBot`), ``ponder_seconds`` (10 s). ``analyze(state,
     root_moves=[...])`` restricts the root. UCT needs the
     true state: on a game with hidden information (``game.perfect_information`` False) the
     bot refuses unless ``determinize=True``, in which case it searches one determinization
@@ -205,20 +375,22 @@ class MCTSBot(SearchBot):
     """
 
     kind = "mcts"
-    OPTIONS = _UCT_OPTIONS + _TREE_OPTIONS + ("determinize", "search_backend", "reuse_tree")
+    OPTIONS = _UCT_OPTIONS + _TREE_OPTIONS + _REUSE_OPTIONS + ("determinize",
+                                                               "search_backend")
     ROOT_MOVES = True
 
     def _setup(self, determinize: bool = False, search_backend: str = "auto",
                max_nodes: int | None = None,
                max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, threads: int = 1,
-               reuse_tree: bool = False, **kw: Any) -> None:
+               reuse_tree: bool = False, ponder: bool = False,
+               ponder_seconds: float = DEFAULT_PONDER_SECONDS, **kw: Any) -> None:
         self._setup_tree(max_nodes, max_memory_mb, threads)
         self.search_backend = _check_backend(search_backend)
-        if reuse_tree and (not self.game.perfect_information or threads != 1):
+        if (reuse_tree or ponder) and (not self.game.perfect_information or threads != 1):
             raise ValueError("reuse_tree needs a perfect-information game and threads=1 (the "
-                             "kept subtree is found by the public actions played since)")
-        self.reuse_tree = bool(reuse_tree)
-        self._kept = None
+                             "kept subtree is found by the public actions played since); "
+                             "use ismcts(reuse_tree=True) with hidden information")
+        self._setup_reuse(reuse_tree, ponder, ponder_seconds)
         if not self.game.perfect_information and not determinize:
             raise ValueError(f"mcts needs perfect information, and game {self.game.name!r} has "
                              f"hidden information: use kind 'ismcts' or 'pimc', or pass "
@@ -239,33 +411,28 @@ class MCTSBot(SearchBot):
                 root, budget, srng, on_progress, self.progress_every, self.seed, self.kind,
                 allowed)
         if self.reuse_tree:
-            raise ValueError("reuse_tree needs the compiled search (a Cython state, "
-                             "rollout='random' without rollout_cutoff)")
+            raise ValueError("reuse_tree and ponder need the compiled search (a Cython "
+                             "state, rollout='random' without rollout_cutoff)")
         cap = self._python_cap()
         return analyze_uct(self.search, root, budget, srng, on_progress, self.progress_every,
                            self.seed, self.kind, allowed, cap)
 
-
     def _analyze_reusing(self, cy, state, budget, srng, on_progress):
         """Tree reuse (``reuse_tree=True``): continue the kept tree from the node the
         actions played since its root lead to (all public: perfect information), else
-        search afresh; the tree is kept for the next call either way."""
-        hist = state.history()
-        if self._kept is not None:
-            worker, old = self._kept
-            self._kept = None
-            if hist[:len(old)] == old:
-                an = worker.reanalyze(state, hist[len(old):], budget, srng, on_progress,
-                                      self.progress_every, self.seed, self.kind)
-                if an is not None:
-                    self._kept = (worker, hist)
-                    return an
-            worker.release()
-        worker = cy.CyUCT(self.player, self.search.c, self.max_nodes, self.max_memory_mb, 1)
-        an = worker.analyze(state, budget, srng, on_progress, self.progress_every, self.seed,
-                            self.kind, None, True)
-        self._kept = (worker, hist)
-        return an
+        search afresh; the tree is kept for the next call either way (see
+        :meth:`SearchBot._reuse`)."""
+        def fresh():
+            w = cy.CyUCT(self.player, self.search.c, self.max_nodes, self.max_memory_mb, 1)
+            return w, w.analyze(state, budget, srng, on_progress, self.progress_every,
+                                self.seed, self.kind, None, True)
+
+        def again(w, path):
+            return w.reanalyze(state, path, budget, srng, on_progress, self.progress_every,
+                               self.seed, self.kind)
+
+        return self._reuse(state, budget, srng, on_progress,
+                           keys_of=lambda kept, steps: list(steps), fresh=fresh, again=again)
 
 
 class ISMCTSBot(SearchBot):
@@ -274,22 +441,46 @@ class ISMCTSBot(SearchBot):
 
     Options: ``exploration`` (default 0.7), ``rollout``, ``rollout_cutoff``,
     ``rollout_epsilon``, ``chance_key`` (``"infostate"`` or ``"action"``),
-    ``search_backend``, ``max_nodes``, ``max_memory_mb``, ``threads`` (as for ``mcts``).
+    ``search_backend``, ``max_nodes``, ``max_memory_mb``, ``threads`` (as for ``mcts``), and:
+
+    * ``reuse_tree`` (False; ``threads=1``): keep the tree between calls and continue, on the
+      next call, from the node matching the seat's new information state. The node is
+      reached only through keys the seat observes (:func:`ratai.search.reuse.observed_path`:
+      its own actions, other seats' actions it can tell apart, chance perceptions keyed by
+      its information state); when a step is hidden from the seat, or the node was never
+      expanded, the search starts afresh. The kept visits add to the new ones. Answers then
+      depend on the bot's earlier calls in this game (for a seeded bot: on the seed and the
+      seat's observed history only — no peeking). Compiled and Python search.
+    * ``ponder`` (False; implies ``reuse_tree``, compiled search only): after answering, the
+      bot searches the kept tree below its move on a background thread (the compiled loop
+      holds no GIL, so it uses another core) while the other seats move; the next call
+      stops it and continues its tree. Bounded by ``ponder_seconds`` (10 s), the memory cap
+      (``max_memory_mb``/``max_nodes``) and the bot's ``stop`` flag; ``bot.close()`` (or
+      ``with bot:``) stops it and frees the tree. **Pondering makes answers depend on
+      timing** (how long the others thought), so seeded games are not reproducible with it;
+      it is off by default, and with ``ponder=False`` nothing changes.
     """
 
     kind = "ismcts"
-    OPTIONS = _UCT_OPTIONS + _TREE_OPTIONS + ("chance_key", "search_backend")
+    OPTIONS = _UCT_OPTIONS + _TREE_OPTIONS + _REUSE_OPTIONS + ("chance_key", "search_backend")
     ROOT_MOVES = True
 
     def _setup(self, search_backend: str = "auto", max_nodes: int | None = None,
                max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, threads: int = 1,
-               **kw: Any) -> None:
+               reuse_tree: bool = False, ponder: bool = False,
+               ponder_seconds: float = DEFAULT_PONDER_SECONDS, **kw: Any) -> None:
         self._setup_tree(max_nodes, max_memory_mb, threads)
         self.search_backend = _check_backend(search_backend)
+        self._setup_reuse(reuse_tree, ponder, ponder_seconds)
         self.search = ISMCTS(self.game, self.player, **kw)
 
     def _analyze(self, state, budget, srng, on_progress, allowed=None):
         cy = _cython_search(self.search_backend, state, self.search)
+        if self.reuse_tree and allowed is None:
+            if cy is None and self.ponder:
+                raise ValueError("ponder needs the compiled search (a Cython state, "
+                                 "rollout='random' without rollout_cutoff)")
+            return self._analyze_reusing(cy, state, budget, srng, on_progress)
         if cy is not None:
             return cy.CyISMCTS(self.player, self.search.c, self.search.chance_key,
                                self.max_nodes, self.max_memory_mb, self.threads).analyze(
@@ -298,6 +489,63 @@ class ISMCTSBot(SearchBot):
         cap = self._python_cap()
         return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
                                    self.seed, self.kind, allowed, cap)
+
+    def _analyze_reusing(self, cy, state, budget, srng, on_progress):
+        """Tree reuse keyed by the seat's information state (see the class docstring and
+        :meth:`SearchBot._reuse`)."""
+        by_info = self.search.chance_key == "infostate"
+        me, every = self.player, self.progress_every
+
+        def keys_of(kept, steps):
+            return observed_path(kept, steps, me, by_info=by_info, seed=self.seed,
+                                 info_hash=cy.info_hash if cy is not None else None)
+
+        if cy is not None:
+            def fresh():
+                w = cy.CyISMCTS(me, self.search.c, self.search.chance_key, self.max_nodes,
+                                self.max_memory_mb, 1)
+                return w, w.analyze(state, budget, srng, on_progress, every, self.seed,
+                                    self.kind, None, True)
+
+            def again(w, keys):
+                return w.reanalyze(state, keys, budget, srng, on_progress, every, self.seed,
+                                   self.kind)
+        else:
+            search, cap = self.search, self._python_cap()
+
+            def fresh():
+                an = search.analyze(state, budget, srng, on_progress, every, self.seed,
+                                    self.kind, None, cap, keep=True)
+                return _PyKept(search.last_root, search.last_nodes), an
+
+            def again(kept, keys):
+                node = search.walk(kept.root, keys)
+                if node is None or not state.legal_actions(me):
+                    return None
+                an = search.analyze(state, budget, srng, on_progress, every, self.seed,
+                                    self.kind, None, cap, root=node, nodes=kept.nodes,
+                                    keep=True)
+                free_later(kept.root)           # the siblings; the kept node stays referenced
+                kept.root, kept.nodes = search.last_root, search.last_nodes
+                return an
+
+        return self._reuse(state, budget, srng, on_progress, keys_of=keys_of, fresh=fresh,
+                           again=again)
+
+
+class _PyKept:
+    """A kept Python IS-MCTS tree: its root node and node count (for the cap)."""
+
+    __slots__ = ("root", "nodes")
+
+    def __init__(self, root, nodes: int):
+        self.root = root
+        self.nodes = nodes
+
+    def release(self) -> None:
+        root, self.root = self.root, None
+        if root is not None:
+            free_later(root)
 
 
 class PIMCBot(SearchBot):

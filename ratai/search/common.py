@@ -9,6 +9,8 @@ so no legal-action list is generated twice per step.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import math
 import queue
@@ -47,6 +49,7 @@ __all__ = [
     "sort_moves",
     "check_root_moves",
     "start_reaper",
+    "paused_gc",
     "root_labels",
     "DEFAULT_MAX_MEMORY_MB",
     "node_cap",
@@ -295,6 +298,10 @@ def _empty_trash() -> None:
         _dismantle(_TRASH.get())
 
 
+#: The reaper yields the GIL every ``_YIELD_EVERY + 1`` objects (a power of two minus one).
+_YIELD_EVERY = 255
+
+
 def _dismantle(obj: Any) -> None:
     """Drop ``obj`` piece by piece: lists, dicts, tuples and objects' attributes are taken
     apart iteratively, so each object freed has (almost) nothing left below it. Dropping the
@@ -306,7 +313,15 @@ def _dismantle(obj: Any) -> None:
     del obj
     pop, push = stack.pop, stack.append
     refs = sys.getrefcount
+    yield_gil = time.sleep
+    steps = 0
     while stack:
+        steps += 1
+        if not steps & _YIELD_EVERY:
+            # Hand the GIL over now and then (~0.1 ms of work): a thread that wants it (a
+            # search about to report, an event loop) would otherwise wait for the
+            # interpreter's switch interval (5 ms) — an overshoot of every budget.
+            yield_gil(0)
         o = pop()
         if refs(o) > 2:  # also held elsewhere (an engine's cached list, a live state):
             del o        # drop only our reference, never empty a shared object
@@ -336,6 +351,35 @@ def _dismantle(obj: Any) -> None:
         del o
 
 
+_GC_LOCK = threading.Lock()
+_GC_PAUSES = [0, False]        # searches inside paused_gc, and whether gc was enabled
+
+
+@contextlib.contextmanager
+def paused_gc():
+    """Pause Python's cyclic garbage collector during a Python search loop.
+
+    A full (generation 2) collection traverses every tracked object — a Python search tree
+    is ~10^5-10^6 of them — and took 26 ms of CPU inside one search iteration, past any
+    small budget. The trees hold no reference cycles (reference counting frees them), so
+    the loop runs with the collector off and the previous setting comes back when the last
+    paused search ends (nested and concurrent searches count; a collector the caller had
+    disabled stays disabled).
+    """
+    with _GC_LOCK:
+        if _GC_PAUSES[0] == 0:
+            _GC_PAUSES[1] = gc.isenabled()
+            gc.disable()
+        _GC_PAUSES[0] += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _GC_PAUSES[0] -= 1
+            if _GC_PAUSES[0] == 0 and _GC_PAUSES[1]:
+                gc.enable()
+
+
 def start_reaper() -> None:
     """Start the daemon thread of :func:`free_later` (idempotent); the searches call it
     during setup so that the first release does not pay a thread start."""
@@ -353,7 +397,9 @@ def free_later(obj: Any) -> None:
 
     Freeing a tree costs about a microsecond per node; a search calls this just before
     returning, after dropping its own references, so the answer is not delayed by it, and
-    the freeing thread never holds the GIL for long (it switches like any Python thread).
+    the freeing thread never holds the GIL for long: it hands the GIL over every 256
+    objects (~0.1 ms), so a thread that needs it (the next search's loop or report) does not
+    wait for the interpreter's 5 ms switch interval.
     The caller must hold no other reference for this to help.
     """
     start_reaper()
@@ -520,9 +566,26 @@ class Rollout:
         self.policy = policy
         self.cutoff = cutoff
         self.epsilon = float(epsilon)
+        # A Cython twin state's uniform playout to the end runs in C (``core``'s playout,
+        # one call instead of one Python step per ply: a Ratapolis playout of ~0.2-5 ms in
+        # Python takes microseconds), so a Python search iteration stays short and its
+        # budget check frequent. Same policy (uniform decisions, chance by probability),
+        # seeded from ``rnd``.
+        self._cy_state: type | None = None
+        self._cy_playout = None
+        if policy == "random" and cutoff is None:
+            try:
+                from ratai._speedups import core
+            except ImportError:
+                pass
+            else:
+                self._cy_state, self._cy_playout = core.CyState, core.random_playout_actions
 
     def __call__(self, state: State, rnd: random.Random) -> tuple[list[float], int]:
         """Play ``state`` (mutated) out; returns ``(values per seat, plies played)``."""
+        if self._cy_state is not None and isinstance(state, self._cy_state):
+            plies = len(self._cy_playout(state, rnd.getrandbits(64)))
+            return list(state._returns()), plies
         game, n, cutoff = self.game, self.n, self.cutoff
         greedy = self.policy == "heuristic"
         eps = self.epsilon

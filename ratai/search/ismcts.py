@@ -36,6 +36,7 @@ from .common import (
     Rollout,
     apply_unchecked,
     free_later,
+    paused_gc,
     root_labels,
     sample_outcome,
     start_reaper,
@@ -97,10 +98,13 @@ class ISMCTS:
         self.chance_key = chance_key
         self._allowed: set[int] | None = None
         self._max_nodes = 2**62
+        self.last_root: ISNode | None = None
+        self.last_nodes = 0
 
     def analyze(self, state: State, budget, srng, on_progress=None, every: int = 100,
                 seed: Any = None, kind: str = "ismcts", allowed: list[int] | None = None,
-                max_nodes: int = 2**62) -> Analysis:
+                max_nodes: int = 2**62, root: ISNode | None = None, nodes: int = 1,
+                keep: bool = False) -> Analysis:
         """Search from the seat's information state in ``state`` and report an ``Analysis``.
 
         ``state`` is read only through ``resample_from_infostate`` and the seat's own legal
@@ -109,6 +113,11 @@ class ISMCTS:
         added and descents play out from the frontier. Every reported move carries its own PV
         (through the tree's decision nodes, see ``_pv``); the tree is freed off the caller's
         path.
+
+        Tree reuse: ``root`` continues a kept node (``walk`` from an earlier search's
+        ``last_root``; its statistics carry over and ``nodes`` says how many nodes the kept
+        tree holds, for the cap); ``keep=True`` keeps the tree in ``self.last_root`` instead
+        of freeing it.
         """
         player, n = self.player, self.n
         budget.begin()
@@ -120,8 +129,8 @@ class ISMCTS:
         label_state = state.resample_from_infostate(player, srng.child_seed())
         start_reaper()
         labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
-        root = ISNode(n, player)
-        stats = [0, 1, 0]  # iterations, nodes, max depth
+        root = ISNode(n, player) if root is None else root
+        stats = [0, nodes, 0]  # iterations, nodes, max depth
         self._allowed = None if allowed is None else set(allowed)
         self._max_nodes = max_nodes
 
@@ -133,15 +142,39 @@ class ISMCTS:
                             stats[2], budget.elapsed(), seed, player, kind)
 
         rng, rnd = srng.np, srng.py
-        while not budget.done(stats[0]):
-            self._iterate(root, state.resample_from_infostate(player, rng), rnd, stats)
-            stats[0] += 1
-            if on_progress is not None and every and stats[0] % every == 0 \
-                    and on_progress(report()) is False:
-                break
+        with paused_gc():
+            while not budget.done(stats[0]):
+                self._iterate(root, state.resample_from_infostate(player, rng), rnd, stats)
+                stats[0] += 1
+                if on_progress is not None and every and stats[0] % every == 0 \
+                        and on_progress(report()) is False:
+                    break
         out = report()
-        free_later(root)
+        if keep:
+            self.last_root, self.last_nodes = root, stats[1]
+        else:
+            free_later(root)
         return out
+
+    def walk(self, root: ISNode, keys) -> ISNode | None:
+        """The node of ``root``'s tree the observed ``keys`` lead to
+        (:func:`ratai.search.reuse.observed_path`), or ``None`` (a key the tree never saw)."""
+        by_info = self.chance_key == "infostate"
+        node = root
+        for key in keys:
+            kind = key[0]
+            if kind == "a":
+                k = key[1]
+            elif kind == "i" and by_info:
+                k = key[1]
+            elif kind == "c" and not by_info:
+                k = ("c", key[1])
+            else:
+                return None
+            node = node.children.get(k)
+            if node is None:
+                return None
+        return node
 
     def _iterate(self, root: ISNode, s: State, rnd, stats: list[int]) -> None:
         n, c, me = self.n, self.c, self.player

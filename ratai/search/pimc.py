@@ -11,7 +11,9 @@ of what is left of the budget, and the root moves' votes are aggregated by visit
 
 Budget: the clock runs from the bot's call, and each world is drawn only when its turn
 comes, inside the budget (drawing a world is part of the work the budget pays for); the
-time left is shared evenly among the worlds not yet searched; the ``stop`` flag of the
+final report's cost (labels, a PV per move) is reserved up front
+(:func:`ratai.search.common.root_labels`); the time left is shared evenly among the
+worlds not yet searched; the ``stop`` flag of the
 budget and ``on_progress`` returning ``False`` end the search at once.
 """
 
@@ -21,8 +23,8 @@ from typing import Any
 
 from ratai.engines.api import SIMULTANEOUS, Game, State
 
-from .common import Analysis, Budget, check_int, free_later
-from .uct import UCT, RunResult, root_moves, tree_pv
+from .common import Analysis, Budget, check_int, free_later, root_labels
+from .uct import MULTI_PV_LIMIT, UCT, RunResult, root_moves, tree_pv
 
 __all__ = ["PIMC", "MAX_DETERMINIZATIONS", "MAX_REPORTED_MOVES"]
 
@@ -70,8 +72,12 @@ class PIMC:
             legal = state.legal_actions(player)
         worlds: list[State] = []
         done: list[RunResult] = []
-        labels: dict[int, str] = {}
         tie = srng.tiebreak(legal)  # seeded root tie-breaks, never the action id
+        # the moves that can be reported, labelled now: this also reserves, inside the
+        # budget, the time of the final report (labels and multi-PVs; root_labels), so the
+        # answer and not only the search loop ends within time_limit
+        labels = root_labels(state, player, legal[:MAX_REPORTED_MOVES], budget,
+                             MULTI_PV_LIMIT)
 
         def label(a: int) -> str:
             text = labels.get(a)
@@ -82,15 +88,24 @@ class PIMC:
         def report(extra: list[RunResult]) -> Analysis:
             res = done + extra
             shown = legal
+            # each world's root visits, once per report (a per-move rescan of every world's
+            # root made the report quadratic in the moves: 1-2 ms CPU at 100+ moves)
+            per_world = []
+            for r in res:
+                d: dict = {}
+                _add_visits(r.root, player, d)
+                per_world.append(d)
             if len(legal) > MAX_REPORTED_MOVES:
                 vis = {}
-                for r in res:
-                    _add_visits(r.root, player, vis)
+                for d in per_world:
+                    for a, v in d.items():
+                        vis[a] = vis.get(a, 0) + v
                 shown = sorted(sorted(vis, key=lambda a: -vis[a])[:MAX_REPORTED_MOVES]) \
                     or legal[:1]
+
             def pv_of(a: int, limit: int):
                 # the move's line in the world whose tree visited it most (multi-PV)
-                i = max(range(len(res)), key=lambda j: _visits(res[j].root, a, player))
+                i = max(range(len(res)), key=lambda j: per_world[j].get(a, 0))
                 return tree_pv(res[i].root, worlds[i], a, player, limit)
 
             moves = root_moves([r.root for r in res], player, shown, label, n, tie,
@@ -136,9 +151,3 @@ def _add_visits(root, player: int, out: dict) -> None:
         return
     for a, ch in root.children.items():
         out[a] = out.get(a, 0) + ch.visits
-
-
-def _visits(root, action: int, player: int) -> int:
-    out: dict = {}
-    _add_visits(root, player, out)
-    return out.get(action, 0)

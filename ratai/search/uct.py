@@ -40,6 +40,7 @@ from .common import (
     apply_unchecked,
     free_later,
     joint_legal,
+    paused_gc,
     root_labels,
     sample_outcome,
     sort_moves,
@@ -144,13 +145,14 @@ class UCT:
         res = RunResult(root, 0, 1, 0, False, max_nodes=max_nodes)
         budget.begin()
         it = 0
-        while not budget.done(it):
-            self._iterate(root, state, rnd, res)
-            it += 1
-            res.iterations = it
-            if hook is not None and every and it % every == 0 and hook(it, res) is False:
-                res.stopped = True
-                break
+        with paused_gc():
+            while not budget.done(it):
+                self._iterate(root, state, rnd, res)
+                it += 1
+                res.iterations = it
+                if hook is not None and every and it % every == 0 and hook(it, res) is False:
+                    res.stopped = True
+                    break
         return res
 
     def _iterate(self, root: Node, root_state: State, rnd: random.Random, res: RunResult) -> None:

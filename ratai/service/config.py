@@ -49,6 +49,15 @@ class Limits:
             travel back (at most 20% of the time left).
         min_report_interval_s: least seconds between two partial ``Analyze`` messages
             (whatever the client asks; partials in between are coalesced, the newest wins).
+        ponder: hosted ``mcts``/``ismcts`` bot seats keep their tree between moves and
+            ponder on it while the other seats think (off by default: answers then depend
+            on timing). Policy: a search worker ponders only while it has no job — every
+            job it receives first stops its ponder search (a nogil flag, seen within one
+            iteration) — and the pool has at most one worker per core, so a ponder search
+            never holds a worker or a core another request needs. Needs process workers
+            (``workers >= 1``, at most the number of cores).
+        ponder_seconds: the longest one ponder search runs (seconds; also capped by
+            ``max_seconds``); the bot's ``max_memory_mb`` bounds its tree.
     """
 
     max_iterations: int = 200_000
@@ -67,6 +76,8 @@ class Limits:
     report_every: int = 1000
     deadline_margin_s: float = 0.1
     min_report_interval_s: float = 0.1
+    ponder: bool = False
+    ponder_seconds: float = 10.0
 
 
 @dataclass
@@ -202,6 +213,12 @@ def build_parser(prog: str = "ratai serve") -> argparse.ArgumentParser:
                     help="hint bot when a request names none")
     ap.add_argument("--default-iterations", type=_int_in(1, 10**9),
                     default=d.default_iterations, help="budget of a search bot given none")
+    ap.add_argument("--ponder", action="store_true",
+                    help="hosted mcts/ismcts bot seats keep their tree and ponder on it "
+                         "between moves, only in a worker with no job (answers then depend "
+                         "on timing); default off")
+    ap.add_argument("--ponder-seconds", type=_seconds(0, 3600), default=d.ponder_seconds,
+                    help="longest ponder search (s; capped by --max-seconds)")
     ap.add_argument("--tls-cert", default=None, help="PEM certificate (with --tls-key)")
     ap.add_argument("--tls-key", default=None, help="PEM private key (with --tls-cert)")
     ap.add_argument("--api-key", default=os.environ.get("RATAI_API_KEY"),
@@ -233,6 +250,14 @@ def check_config(cfg: ServerConfig) -> ServerConfig:
                           f"--max-iterations {lim.max_iterations}")
     if not (math.isfinite(lim.max_seconds) and lim.max_seconds > 0):
         raise ConfigError(f"--max-seconds {lim.max_seconds!r}: allowed seconds > 0")
+    if lim.ponder:
+        cores = os.cpu_count() or 1
+        if not 1 <= lim.workers <= cores:
+            raise ConfigError(f"--ponder needs process workers, at most one per core: "
+                              f"--workers 1..{cores} (got {lim.workers}); a ponder search "
+                              f"must never take a core another search needs")
+        if not (math.isfinite(lim.ponder_seconds) and lim.ponder_seconds > 0):
+            raise ConfigError(f"--ponder-seconds {lim.ponder_seconds!r}: allowed seconds > 0")
     if not is_loopback(cfg.host) and not (cfg.tls_cert or cfg.api_key) and not cfg.insecure:
         raise ConfigError(f"--host {cfg.host} is not a loopback address: give --tls-cert/"
                           f"--tls-key or --api-key (or --insecure to serve it in the clear "
@@ -249,7 +274,8 @@ def parse_args(argv: Sequence[str] | None = None, prog: str = "ratai serve") -> 
                     max_queue_per_client=a.max_queue_per_client, max_games=a.max_games,
                     max_watch_per_peer=a.max_watch_per_peer, max_watch=a.max_watch,
                     idle_expiry_s=a.idle_expiry, max_message_bytes=a.max_message_bytes,
-                    default_kind=a.default_kind, default_iterations=a.default_iterations)
+                    default_kind=a.default_kind, default_iterations=a.default_iterations,
+                    ponder=a.ponder, ponder_seconds=a.ponder_seconds)
     cfg = ServerConfig(host=a.host, port=a.port, db=a.db or default_db_path(a.port),
                        tls_cert=a.tls_cert, tls_key=a.tls_key, api_key=a.api_key or None,
                        insecure=a.insecure, limits=limits, log_level=a.log_level)

@@ -371,6 +371,9 @@ class SearchPool:
         e.intended_end = now + tl - before
         stop_at = e.intended_end - self._reserve[e.job.bot.kind]
         e.job = replace(e.job, time_limit=tl, stop_at=stop_at)
+        if not self.workers and e.job.ponder_key is not None:
+            # threads share one process: a ponder thread would run beside other searches
+            e.job = replace(e.job, ponder_key=None)
         e.worker, e.started = w, now
         self._running[e.id] = e
         w.start(e)

@@ -444,8 +444,11 @@ class SessionManager:
                 legal = st.legal_actions(cp)
                 job = None
                 if len(legal) != 1:
+                    lim = self.limits
                     job = SearchJob(s.game.name, json.loads(json.dumps(s.game.params)),
-                                    st.serialize(), cp, s.seats[cp].bot)
+                                    st.serialize(), cp, s.seats[cp].bot,
+                                    ponder_key=f"{s.id}:{cp}" if lim.ponder else None,
+                                    ponder_seconds=min(lim.ponder_seconds, lim.max_seconds))
                 action = int(legal[0]) if job is None else None
                 if job is not None:
                     try:

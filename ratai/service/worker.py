@@ -72,6 +72,10 @@ class SearchJob:
         untrusted: the position came from a client's serialized state or observation; an
             engine error while searching it is the input's fault (``ValueError`` ->
             ``INVALID_ARGUMENT``), not a server bug.
+        ponder_key: a hosted bot seat's key (``"<game id>:<seat>"``) when the server
+            ponders (``--ponder``): the worker keeps that seat's bot, which reuses its tree
+            and ponders between moves (see :func:`run_search`); ``None``: a one-off bot.
+        ponder_seconds: the longest ponder search of that bot (seconds).
     """
 
     game: str
@@ -85,6 +89,8 @@ class SearchJob:
     progress: bool = False
     untrusted: bool = False
     stop_at: float | None = None
+    ponder_key: str | None = None
+    ponder_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,56 @@ def effective_time_limit(bot: BotConfig, max_seconds: float, deadline: float | N
     return (own, False) if own <= cap else (cap, True)
 
 
+#: Pondering bots kept in this worker process, by ``SearchJob.ponder_key`` (least recently
+#: used first), with the configuration they were built for.
+_KEPT: dict[str, tuple[tuple, Any]] = {}
+#: The most pondering bots (kept trees) one worker holds; the oldest is closed beyond it.
+MAX_KEPT = 2
+_KEPT_LOCK = threading.Lock()
+PONDER_KINDS = ("mcts", "ismcts")
+
+
+def halt_ponders() -> None:
+    """Stop every ponder search of this process and join their threads (each sees its stop
+    flag within one iteration): the first thing a worker does with any job, so a ponder
+    search never takes the CPU a request needs."""
+    with _KEPT_LOCK:
+        bots = [b for _, b in _KEPT.values()]
+    for b in bots:
+        b._stop_ponder()
+
+
+def _compiled(state: Any) -> bool:
+    try:
+        from ratai._speedups.search import is_cython_state
+    except ImportError:
+        return False
+    return is_cython_state(state)
+
+
+def _kept_bot(job: SearchJob, game: Any, make: Callable[[], Any]) -> Any:
+    """The kept bot of ``job.ponder_key`` if it was built for the same configuration, else
+    a new one from ``make()`` (kept for the seat's next move; the LRU beyond
+    :data:`MAX_KEPT` is closed)."""
+    conf = (job.game, json.dumps(job.params, sort_keys=True), job.seat, repr(job.bot),
+            job.ponder_seconds)
+    with _KEPT_LOCK:
+        old = _KEPT.pop(job.ponder_key, None)
+    if old is not None and old[0] == conf:
+        bot = old[1]
+    else:
+        if old is not None:
+            old[1].close()
+        bot = make()
+    with _KEPT_LOCK:
+        _KEPT[job.ponder_key] = (conf, bot)
+        drop = [k for k in list(_KEPT)[:-MAX_KEPT]]
+        dropped = [_KEPT.pop(k)[1] for k in drop]
+    for b in dropped:
+        b.close()
+    return bot
+
+
 def run_search(job: SearchJob, stop: Callable[[], bool],
                put: Callable[[Any], None] | None) -> SearchResult:
     """Run ``job`` here and return its result.
@@ -127,6 +183,7 @@ def run_search(job: SearchJob, stop: Callable[[], bool],
     from ratai.service.catalog import _cached_game
 
     t0 = time.perf_counter()
+    halt_ponders()              # this worker's ponder searches yield to every job
     try:
         if stop():
             return SearchResult(None, "cancelled")
@@ -153,7 +210,24 @@ def run_search(job: SearchJob, stop: Callable[[], bool],
             time_limit = max(0.001, job.stop_at - time.monotonic())
         else:
             time_limit = max(0.001, job.time_limit - (time.perf_counter() - t0))
-        if issubclass(BOT_KINDS[bot.kind], SearchBot):
+        pondering = (job.ponder_key is not None and bot.kind in PONDER_KINDS
+                     and job.ponder_seconds > 0
+                     and (bot.kind == "ismcts" or game.perfect_information)
+                     and kw.get("threads", 1) == 1 and _compiled(state)
+                     and kw.get("search_backend", "auto") != "python"
+                     and kw.get("rollout", "random") == "random"
+                     and kw.get("rollout_cutoff") is None)   # what the compiled loop runs
+        if pondering:
+            from ratai.search.common import Budget
+
+            kw.update(progress_every=report_every(job), ponder=True,
+                      ponder_seconds=job.ponder_seconds)
+            b = _kept_bot(job, game, lambda: make_bot(
+                bot.kind, game, job.seat, iterations=bot.iterations, time_limit=time_limit,
+                max_depth=bot.max_depth, seed=bot.seed, **kw))
+            b.budget = Budget(bot.iterations, time_limit, bot.max_depth).check(need=b.NEEDS)
+            b.on_progress = on_progress
+        elif issubclass(BOT_KINDS[bot.kind], SearchBot):
             kw.update(on_progress=on_progress, progress_every=report_every(job))
             b = make_bot(bot.kind, game, job.seat, iterations=bot.iterations,
                          time_limit=time_limit, max_depth=bot.max_depth, seed=bot.seed, **kw)

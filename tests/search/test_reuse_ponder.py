@@ -1,0 +1,308 @@
+"""Issue 13, item 6: IS-MCTS tree reuse keyed by the seat's information state, and pondering.
+
+* No peeking: two games the seat cannot tell apart at every step (same information state
+  after every action, different hidden cards) give a seeded reusing bot the same answers,
+  move after move (compiled and Python search).
+* Reuse: the kept visits carry over; a history the tree never saw starts afresh; a step the
+  seat cannot observe (a hidden plan) ends the walk.
+* Pondering: searches between calls on another thread, its visits reach the next answer,
+  and ``close()`` / the context manager / the bot's ``stop`` flag end it; ``ponder=False``
+  (the default) leaves seeded answers unchanged.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from ratai.bots import make_bot
+from ratai.engines import CHANCE, load_game
+from ratai.search import numbers
+from ratai.search.reuse import ACTION, INFO, observed_path
+
+
+def _sample(state, rng):
+    if state.is_chance_node():
+        outs = state.chance_outcomes()
+        return outs[rng.choice(len(outs), p=[p for _, p in outs])][0]
+    return int(rng.choice(state.legal_actions()))
+
+
+def _twin_step(a_state, b_state, action, me, rng):
+    """Apply ``action`` to ``a_state`` and, to ``b_state``, an action (preferably another
+    one) after which seat ``me`` sees in B exactly what it sees in A; False if none."""
+    a_state.apply_action(action)
+    want = a_state.information_state_string(me)
+    cands = []
+    for b in b_state.legal_actions():
+        t = b_state.clone()
+        t.apply_action(b)
+        if t.information_state_string(me) == want:
+            cands.append(b)
+    if not cands:
+        return False
+    others = [b for b in cands if b != action]
+    pick = others if others and b_state.current_player() == CHANCE else cands
+    b_state.apply_action(int(pick[rng.integers(len(pick))]))
+    return True
+
+
+def _twin_games(name, me, seed, backend):
+    """Two fresh states of ``name`` and the rng driving a lockstep twin play."""
+    game = load_game(name, backend=backend)
+    return game, game.new_initial_state(), game.new_initial_state(), np.random.default_rng(seed)
+
+
+@pytest.mark.parametrize("backend,budget", [("cython", {"iterations": 400}),
+                                            ("python", {"iterations": 60})])
+def test_reuse_never_peeks_same_observed_history_same_answers(backend, budget):
+    """Same seed + same sequence of information states for the seat => the same answers on
+    every move, with the tree kept across moves (the walk reads observations only)."""
+    me = 0
+    differed = False
+    for seed in range(3):
+        game, a, b, rng = _twin_games("rat_trap", me, seed, backend)
+        kw = dict(seed=11, reuse_tree=True, **budget)
+        if backend == "python":
+            kw["search_backend"] = "python"
+        bot_a, bot_b = make_bot("ismcts", game, me, **kw), make_bot("ismcts", game, me, **kw)
+        moves = 0
+        ok = True
+        while ok and not a.is_terminal() and moves < 5:
+            if a.current_player() == me:
+                assert a.information_state_string(me) == b.information_state_string(me)
+                an_a, an_b = bot_a.analyze(a), bot_b.analyze(b)
+                assert numbers(an_a) == numbers(an_b)
+                moves += 1
+                ok = _twin_step(a, b, an_a.best_action, me, rng)
+            else:
+                ok = _twin_step(a, b, _sample(a, rng), me, rng)
+            differed |= a.serialize() != b.serialize()
+        assert moves >= 2
+    assert differed, "the twin games never differed in hidden information"
+
+
+def _rat_trap_at_my_turn(backend="cython", seed=3, me=0):
+    game = load_game("rat_trap", backend=backend)
+    s = game.new_initial_state()
+    rng = np.random.default_rng(seed)
+    while s.current_player() != me or len(s.legal_actions()) < 2:
+        s.apply_action(_sample(s, rng))
+    return game, s, rng
+
+
+def _to_my_turn(s, me, rng, line=()):
+    """Play the others' moves (and chance) until ``me`` is to move again, following
+    ``line`` (a PV) while it is legal."""
+    line = list(line)
+    while not s.is_terminal() and s.current_player() != me:
+        nxt = line.pop(0) if line else None
+        if nxt is not None and nxt.player == s.current_player() \
+                and nxt.action in s.legal_actions():
+            s.apply_action(nxt.action)
+        else:
+            s.apply_action(_sample(s, rng))
+
+
+@pytest.mark.parametrize("backend", ["cython", "python"])
+def test_reuse_kept_visits_carry_over_and_unseen_starts_fresh(backend):
+    me = 0
+    its = 2000 if backend == "cython" else 80
+    extra = {} if backend == "cython" else {"search_backend": "python"}
+    carried = 0
+    for seed in range(4):
+        game, s, rng = _rat_trap_at_my_turn(backend, seed)
+        bot = make_bot("ismcts", game, me, seed=5, iterations=its, reuse_tree=True, **extra)
+        plain = make_bot("ismcts", game, me, seed=5, iterations=its, **extra)
+        first = bot.analyze(s)
+        assert numbers(first) == numbers(plain.analyze(s))     # the first call is unchanged
+        assert sum(m.visits for m in first.moves) == its
+        s.apply_action(first.best_action)
+        _to_my_turn(s, me, rng, first.pv[1:])
+        if s.is_terminal() or len(s.legal_actions()) < 2:
+            continue
+        second = bot.analyze(s)
+        assert second.iterations == its
+        total = sum(m.visits for m in second.moves)
+        assert total >= its
+        carried += total - its
+        # a game the tree never saw (another history): a fresh search
+        _, other, _ = _rat_trap_at_my_turn(backend, seed + 100)
+        assert sum(m.visits for m in bot.analyze(other).moves) == its
+        bot.close()
+    assert carried > 0, "no kept visits were carried over in any game"
+
+
+def test_compiled_reanalyze_missing_or_hidden_key_is_fresh():
+    from ratai._speedups import search as cy
+    from ratai.search.common import Budget, SearchRng
+    game, s, _ = _rat_trap_at_my_turn()
+    w = cy.CyISMCTS(0, 0.7, "infostate")
+    w.analyze(s, Budget(iterations=300), SearchRng(1, s, 0), keep=True)
+    for keys in ([(ACTION, 10**6)], [("c", 3)], [(INFO, "x", None)]):
+        assert w.reanalyze(s, keys, Budget(iterations=10), SearchRng(1, s, 0)) is None
+    # the empty walk continues the root itself: its visits carry over
+    an = w.reanalyze(s, [], Budget(iterations=100), SearchRng(1, s, 0))
+    assert sum(m.visits for m in an.moves) == 400
+    w.release()
+    assert w.reanalyze(s, [], Budget(iterations=10), SearchRng(1, s, 0)) is None
+
+
+def test_observed_path_stops_at_a_hidden_plan():
+    """Ratapolis planning: another seat's plan is hidden from seat 0 until the reveal (two
+    legal plans look the same to it), so the walk must not key a node by it (``None``:
+    start afresh); seat 0's own moves, and others' moves it can tell apart, key as
+    themselves."""
+    game = load_game("ratapolis", backend="cython")
+    rng = np.random.default_rng(0)
+    hidden = public = 0
+    for _ in range(2):
+        s = game.new_initial_state()
+        for _ in range(120):
+            if s.is_terminal():
+                break
+            p = s.current_player()
+            a = _sample(s, rng)
+            keys = observed_path(s, [a], 0, seed=1)
+            if p == 0:
+                assert keys == [(ACTION, a)]
+            elif p != CHANCE:
+                after = s.clone()
+                after.apply_action(a)
+                look = after.information_state_string(0)
+                alike = 0
+                for b in s.legal_actions():
+                    t = s.clone()
+                    t.apply_action(b)
+                    alike += t.information_state_string(0) == look
+                if alike >= 2:
+                    hidden += 1
+                    assert keys is None
+                elif keys is not None:
+                    public += 1
+                    assert keys == [(ACTION, a)]
+            s.apply_action(a)
+    assert hidden > 0 and public > 0
+
+
+def test_ponder_searches_between_calls_and_stops():
+    me = 0
+    game, s, rng = _rat_trap_at_my_turn()
+    stop = threading.Event()
+    with make_bot("ismcts", game, me, seed=2, time_limit=0.05, ponder=True,
+                  ponder_seconds=5.0, stop=None) as bot:
+        first = bot.analyze(s)
+        th = bot._ponder_thread
+        assert th is not None and th.is_alive()
+        time.sleep(0.15)                 # the other seats think; the bot ponders
+        s.apply_action(first.best_action)
+        _to_my_turn(s, me, rng, first.pv[1:])
+        second = bot.analyze(s)          # stops the ponder search, reuses its tree
+        assert not th.is_alive()
+        assert bot.pondered_iterations > 0
+    assert bot._ponder_thread is None and bot._kept is None       # closed by the with block
+    assert second.iterations > 0
+    # the bot's stop flag reaches the ponder search
+    game, s, _ = _rat_trap_at_my_turn(seed=4)
+    bot = make_bot("ismcts", game, me, seed=2, iterations=200, ponder=True, stop=stop)
+    bot.analyze(s)
+    th = bot._ponder_thread
+    stop.set()
+    th.join(timeout=2.0)
+    assert not th.is_alive()
+    bot.close()
+    # ponder_seconds bounds it without any call
+    game, s, _ = _rat_trap_at_my_turn(seed=5)
+    bot = make_bot("mcts", load_game("rats_to_riches", backend="cython"), 0, seed=1,
+                   iterations=50, ponder=True, ponder_seconds=0.05)
+    rr = bot.game.new_initial_state()
+    rng = np.random.default_rng(0)
+    while rr.current_player() != 0 or len(rr.legal_actions()) < 2:
+        rr.apply_action(_sample(rr, rng))
+    bot.analyze(rr)
+    th = bot._ponder_thread
+    if th is not None:
+        th.join(timeout=2.0)
+        assert not th.is_alive()
+    bot.close()
+
+
+def test_ponder_options_are_checked():
+    game = load_game("rat_trap", backend="cython")
+    with pytest.raises(ValueError, match="ponder_seconds"):
+        make_bot("ismcts", game, 0, iterations=10, ponder=True, ponder_seconds=0)
+    with pytest.raises(ValueError, match="threads=1"):
+        make_bot("ismcts", game, 0, iterations=10, ponder=True, threads=2)
+    with pytest.raises(ValueError, match="compiled search"):
+        make_bot("ismcts", game, 0, iterations=10, ponder=True, search_backend="python")
+    with pytest.raises(ValueError, match="bad reuse_tree"):
+        make_bot("ismcts", game, 0, iterations=10, reuse_tree=1)
+    # every search kind is a context manager; close() is a no-op where nothing is kept
+    for kind in ("pimc", "expectimax", "smmcts", "ismcts"):
+        with make_bot(kind, game, 0, iterations=10) as bot:
+            pass
+        bot.close()
+
+
+def test_nogil_info_hash_equals_the_chance_key():
+    """``c_info_hash_into`` (no GIL) gives ``c_info_hash`` in every game (the threaded
+    IS-MCTS keys chance children by it)."""
+    from ratai._speedups import search as cy
+    for name in ("first_rat", "rat_trap", "ratapolis", "rats_to_riches"):
+        game = load_game(name, backend="cython")
+        rng = np.random.default_rng(1)
+        s = game.new_initial_state()
+        for _ in range(60):
+            if s.is_terminal():
+                break
+            for p in range(game.num_players()):
+                assert cy.info_hash_nogil(s, p) == cy.info_hash(s, p)
+            s.apply_action(_sample(s, rng))
+
+
+def test_ponder_search_never_peeks():
+    """The ponder search reads the state only through the seat's determinizations: on two
+    games the seat cannot tell apart at any step (different hidden cards), iteration-bounded
+    ponder searches (the bots bound them by time) and the reuse that follows give
+    identical answers move after move."""
+    from ratai._speedups import search as cy
+    from ratai.search.common import Budget, SearchRng
+    me, reused, differed = 0, 0, False
+    for seed in range(3):
+        game, a, b, rng = _twin_games("rat_trap", me, seed, "cython")
+        kept = [None, None]      # (worker, state at its root) per twin
+        ok, moves = True, 0
+        while ok and not a.is_terminal() and moves < 5:
+            if a.current_player() != me:
+                ok = _twin_step(a, b, _sample(a, rng), me, rng)
+                differed |= a.serialize() != b.serialize()
+                continue
+            outs = []
+            for i, s in enumerate((a, b)):
+                an = None
+                if kept[i] is not None:
+                    w, root = kept[i]
+                    keys = observed_path(root, s.history()[len(root.history()):], me,
+                                         seed=7, info_hash=cy.info_hash)
+                    if keys is not None:
+                        an = w.reanalyze(s, keys, Budget(iterations=300), SearchRng(7, s, me))
+                if an is None:
+                    w = cy.CyISMCTS(me, 0.7, "infostate")
+                    an = w.analyze(s, Budget(iterations=300), SearchRng(7, s, me), keep=True)
+                else:
+                    reused += i == 0
+                s1 = s.clone()
+                s1.apply_action(an.best_action)
+                kept[i] = None     # the root moved below the answer, or no reuse
+                if not s1.is_terminal() and w.ponder(s1, [(ACTION, an.best_action)],
+                                                     Budget(iterations=600),
+                                                     SearchRng(7, s1, me)) > 0:
+                    kept[i] = (w, s1)
+                outs.append(numbers(an))
+            assert outs[0] == outs[1]
+            moves += 1
+            ok = _twin_step(a, b, outs[0][0], me, rng)
+    assert reused > 0 and differed
