@@ -83,6 +83,8 @@ import threading
 
 import numpy as np
 
+from ratai.engines.api import keep_views
+
 from libc.math cimport log, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
@@ -102,7 +104,8 @@ from ratai.search.common import (
 )
 from ratai.search.uct import MULTI_PV_LIMIT, with_pvs
 
-__all__ = ["CyUCT", "CyISMCTS", "is_cython_state", "info_hash", "NODE_BYTES"]
+__all__ = ["CyUCT", "CyISMCTS", "is_cython_state", "info_hash", "info_hash_nogil",
+           "NODE_BYTES"]
 
 cdef enum:
     CHANCE = -1
@@ -142,6 +145,15 @@ def is_cython_state(state) -> bool:
 def info_hash(state, int player) -> int:
     """``c_info_hash(player)`` of a Cython state: the IS-MCTS chance key (for tests)."""
     return (<CyState?>state).c_info_hash(player)
+
+
+def info_hash_nogil(state, int player):
+    """``c_info_hash_nogil(player)`` of a Cython state, or None where the twin has no
+    compiled (GIL-free) digest (for tests; equal to ``info_hash`` where it exists)."""
+    cdef unsigned long long h = 0
+    if (<CyState?>state).c_info_hash_nogil(player, &h) != 0:
+        return None
+    return h
 
 
 cdef inline double now() noexcept nogil:
@@ -967,7 +979,12 @@ cdef class CyISMCTS(_Search):
         # whose compiled determinization is exact says so with ``fast_c_resample``.
         self.fast = bool(getattr(state, "fast_c_resample", False))
         self.root_obs = state.observation(self.me)
-        self.from_obs = state.get_game()._state_from_observation
+        game = state.get_game()
+        root = state
+        me = self.me
+        # the fallback sample keeps the seat's views log (api.keep_views), as the compiled one
+        self.from_obs = lambda p, obs, rng: keep_views(root, game._state_from_observation(
+            p, obs, rng), me)
         if tree_new_root(self.tr, self.me) < 0:
             raise MemoryError("search tree")
 
@@ -1024,6 +1041,8 @@ cdef class CyISMCTS(_Search):
         cdef unsigned long long h
         if not self.by_info:
             return TAG_ACTION | <unsigned long long>a
+        if self.work.c_info_hash_nogil(self.me, &h) == 0:  # a compiled digest (Rat Trap)
+            return TAG_INFO | (h >> 1)
         with gil:
             try:
                 h = self.work.c_info_hash(self.me)

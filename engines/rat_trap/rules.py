@@ -240,6 +240,10 @@ class RatTrapState(State):
         self._reset_round_fields()
         self.phase = ""
         self.todo: list[list] = [["start_round"]]
+        #: Perfect recall: each seat's view of every action so far (``engines/api.py``,
+        #: :func:`view.view_codes`), plus what it saw drawn from a pile the Manipulator
+        #: ordered (an automatic step, :meth:`_log_auto_draw`).
+        self.views: list[list] = [[] for _ in range(game.num_players())]
         self._advance()
 
     # ----------------------------------------------------------------- round bookkeeping
@@ -305,12 +309,25 @@ class RatTrapState(State):
         return _OUTCOMES[self.phase](self)
 
     def _apply_action(self, action: int) -> None:
+        self._log_views(action)
         _APPLY[self.phase](self, action)
         self.phase = "" if self.phase == "_done" else self.phase
         self._advance()
 
     def observation(self, player: int) -> dict:
         return observation(self, player)
+
+    def _view_codes(self, action: int) -> list[int]:
+        return view_codes(self, action)
+
+    def _log_auto_draw(self, actor: int, pile: int, card: int) -> None:
+        """Perfect recall of a card drawn from a pile the Manipulator ordered (no chance node:
+        the order is known). The drawer, the Manipulator and everybody for the Third Rat's
+        card or a revealed Trap log ``-10 - card``; the others ``-2`` ("a card")."""
+        m = self.roles.index(MANIPULATOR) if MANIPULATOR in self.roles else -1
+        shown = actor == self._game.third_rat or (card == TRAP and not self._holds(actor, FOOL))
+        for q, log in enumerate(self.views):
+            log.append(-10 - card if shown or q in (actor, m) else -2)
 
     def _action_to_string(self, player: int, action: int) -> str:
         return action_label(self, player, action)
@@ -532,6 +549,7 @@ class RatTrapState(State):
         self._push(["draw", actor, pile, n - 1])
         order = self.pile_order[pile]
         if order is not None:
+            self._log_auto_draw(actor, pile, order[0])
             self._receive(actor, pile, order.pop(0))
         else:
             self._ask("draw", CHANCE, actor=actor, pile=pile)
@@ -1034,4 +1052,5 @@ from .view import (  # noqa: E402
     heuristic_value,
     observation,
     render,
+    view_codes,
 )

@@ -30,6 +30,13 @@ from scipy.stats import chi2
 from tests.conftest import sample_action
 
 
+#: Left out of the key that merges histories reaching the same state: the other seats'
+#: ``views`` logs (perfect recall). The seat's own log is equal in every kept history (it is
+#: part of the information state compared at every step), and no later step of the seat's
+#: view depends on another seat's log, so the merge is exact.
+MERGE_DROP = ("views",)
+
+
 class TooManyWorlds(Exception):
     """The enumeration exceeded its cap (pick a smaller position)."""
 
@@ -77,7 +84,7 @@ def exact_posterior(game, actions: list[int], p: int,
     for a in actions:
         target.apply_action(a)
         infos.append(target.information_state_string(p))
-    layer = {world_key(target.get_game().new_initial_state()):
+    layer = {world_key(target.get_game().new_initial_state(), MERGE_DROP):
              (game.new_initial_state(), 1.0)}
     for step in range(len(actions)):
         nxt: dict[str, tuple[object, float]] = {}
@@ -97,7 +104,7 @@ def exact_posterior(game, actions: list[int], p: int,
                     and len(children) == len(moves)):  # a choice p cannot see
                 children = [(a, hidden_weight(state, a), c) for a, _, c in children]
             for _, prob, child in children:
-                key = world_key(child)
+                key = world_key(child, MERGE_DROP)
                 old = nxt.get(key)
                 nxt[key] = (child, w * prob + (old[1] if old else 0.0))
         if len(nxt) > max_worlds:

@@ -42,8 +42,9 @@ ALPHA = 1e-4
 SAMPLES = 10_000
 #: State fields left out of the compared world: the other seats' private memory, which a
 #: sampler reduces by design to what the seat can deduce (Rat Trap's ``known``; documented in
-#: each ``state_from_observation``).
-DROP = {"rat_trap": ("known",)}
+#: each ``state_from_observation``), and the ``views`` logs (perfect recall: the seat's own
+#: is copied, the others' past is unknown to it, ``engines/api.py``).
+DROP = {"rat_trap": ("known", "views"), "ratapolis": ("views",)}
 
 
 def _rat_trap_shuffle(state, action: int) -> float:
