@@ -386,7 +386,8 @@ class _Observer:
     observer (``information_state_string``) gives ratai's ``information_state_string(p)``,
     the seat's whole action-observation history. The tensor is
     ``State.observation_tensor(p)`` (``float32``, the current view in the documented fixed
-    layout of ``docs/observations/<game>.md``; ``dict["observation"]`` is the same buffer). Other observation types (public-only, all players' private
+    layout of ``docs/observations/<game>.md``; ``dict["observation"]`` is the same buffer).
+    Other observation types (public-only, all players' private
     information) cannot be derived from it on a hidden-information game and are refused.
     """
 

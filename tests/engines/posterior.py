@@ -6,7 +6,10 @@ alone: it walks every history of the target's length from the initial state, kee
 only while ``information_state_string(p)`` equals the target's after every step (the infostate
 is perfect recall, so this is the seat's whole observation sequence), and weights it by the
 product of its chance probabilities. Decisions the seat sees carry weight 1 (the posterior
-assumes nothing about how other seats choose, as in OpenSpiel's policy-free resampling); a
+assumes nothing about how other seats choose, as in OpenSpiel's policy-free resampling: a
+decision only filters the worlds where it was legal, e.g. another seat's Lucky Clover use
+keeps the worlds where it held one, each with weight 1 however many it held; this is the
+definition every sampler documents, ``engines/api.py``); a
 decision the seat cannot see (another seat's hidden choice: every legal action leaves the same
 information state) is weighted by ``hidden_weight(state, action)``, by default 1 as well (each
 consistent history counts once; a game whose sampler documents another prior for such choices,
@@ -28,7 +31,6 @@ import numpy as np
 from scipy.stats import chi2
 
 from tests.conftest import sample_action
-
 
 #: Left out of the key that merges histories reaching the same state: the other seats'
 #: ``views`` logs (perfect recall). The seat's own log is equal in every kept history (it is
