@@ -24,6 +24,11 @@ cdef class CyState:
     cdef object _consts
     cdef list _hist
     cdef bint _hist_shared
+    # Perfect recall (engines/api.py ``views``): one log per seat of its view of every action,
+    # or None in a perfect-information game; copy-on-write like the history. Kept by the
+    # Python-level apply paths; a twin's own C digest covers the compiled search's c_apply.
+    cdef list _views
+    cdef bint _views_shared
 
     # Seat to act (0..n-1), or CHANCE (-1) / TERMINAL (-4) as in engines/api.py.
     cdef int c_current_player(self) noexcept nogil
@@ -75,6 +80,16 @@ cdef class CyState:
     cdef void _load(self, r) except *
     cdef bint _is_legal(self, int a)
     cdef void _record(self, int a)
+    # Perfect recall hooks: ``_view_codes`` writes each seat's view of action ``a`` (about to
+    # be applied) into ``out`` and returns the number of seats (0: nothing logged, the base);
+    # ``_after_views`` appends what the step revealed automatically (after ``c_apply``);
+    # ``_on_views`` runs after ``_views`` was replaced (a twin refreshes its C digest).
+    # ``_apply_logged`` = log, ``c_apply``, ``_after_views``: every Python-level apply path.
+    cdef int _view_codes(self, int a, int* out) except -1
+    cdef int _after_views(self) except -1
+    cdef int _on_views(self) except -1
+    cdef int _apply_logged(self, int a) except -1
+    cdef void _own_views(self)
 
 
 # ``dst`` (a new state of ``src``'s game) takes ``src``'s game and its history, shared
@@ -85,6 +100,9 @@ cdef inline void cy_share_history(CyState src, CyState dst) noexcept:
     dst._hist = src._hist
     dst._hist_shared = True
     src._hist_shared = True
+    dst._views = src._views
+    dst._views_shared = True
+    src._views_shared = True
 
 
 cdef inline int cy_fresh_history(CyState src, CyState dst) except -1:
@@ -92,6 +110,8 @@ cdef inline int cy_fresh_history(CyState src, CyState dst) except -1:
     dst._consts = src._consts
     dst._hist = []
     dst._hist_shared = False
+    dst._views = None  # the caller sets the sample's logs (``_set_views``)
+    dst._views_shared = False
     return 0
 
 

@@ -14,7 +14,7 @@ from libc.stdlib cimport malloc, free
 import numpy as np
 
 from ratai.engines.api import (IllegalActionError, State, canonical_json, check_player,
-                               make_rng)
+                               keep_views, make_rng)
 
 
 def check_bounds(str game, int max_players, int max_count) -> None:
@@ -93,7 +93,51 @@ cdef class CyState:
         self._consts = game._consts
         self._hist = []
         self._hist_shared = False
+        self._views = None if game.perfect_information else \
+            [[] for _ in range(game.num_players())]
+        self._views_shared = False
         return 0
+
+    cdef int _view_codes(self, int a, int* out) except -1:
+        return 0
+
+    cdef int _after_views(self) except -1:
+        return 0
+
+    cdef int _on_views(self) except -1:
+        return 0
+
+    cdef int _apply_logged(self, int a) except -1:
+        cdef int codes[CY_MAXP]
+        cdef int n, q
+        if self._views is None:
+            self.c_apply(a)
+            return 0
+        n = self._view_codes(a, codes)
+        if n:
+            self._own_views()
+            for q in range(n):
+                (<list>self._views[q]).append(codes[q])
+        self.c_apply(a)
+        self._after_views()
+        return 0
+
+    cdef void _own_views(self):
+        if self._views_shared:
+            self._views = [list(log) for log in self._views]
+            self._views_shared = False
+
+    def _get_views(self):
+        """The per-seat ``views`` logs (perfect recall, engines/api.py), or None (shared:
+        do not mutate)."""
+        return self._views
+
+    def _set_views(self, views):
+        """Replace the ``views`` logs (a copy of ``views``; None in a perfect-information
+        game), e.g. a determinization's (``api.keep_views``)."""
+        self._views = None if views is None else [list(log) for log in views]
+        self._views_shared = False
+        self._on_views()
 
     cdef void _load(self, r) except *:
         raise NotImplementedError
@@ -166,12 +210,12 @@ cdef class CyState:
             IllegalActionError: ``action`` is not legal here; the state is unchanged.
         """
         if type(action) is int and 0 <= action < INT_MAX and self._is_legal(action):
-            self.c_apply(action)
+            self._apply_logged(action)
             self._record(action)
             return
         if (not isinstance(action, bool) and isinstance(action, (int, np.integer))
                 and 0 <= int(action) < INT_MAX and self._is_legal(int(action))):
-            self.c_apply(int(action))
+            self._apply_logged(int(action))
             self._record(int(action))
             return
         self._raise_illegal(action)
@@ -185,12 +229,13 @@ cdef class CyState:
         raise IllegalActionError(action, legal, labels, reason)
 
     def _apply_action(self, int action) -> None:
-        """Apply an action known to be legal (unchecked; no history)."""
-        self.c_apply(action)
+        """Apply an action known to be legal (unchecked; no history; the ``views`` logs are
+        kept)."""
+        self._apply_logged(action)
 
     def apply_action_unchecked(self, int action) -> None:
         """Apply an action known to be legal and record it (no legality check)."""
-        self.c_apply(action)
+        self._apply_logged(action)
         self._record(action)
 
     @property
@@ -233,10 +278,13 @@ cdef class CyState:
         return self.to_reference().observation(player)
 
     def information_state_string(self, player) -> str:
-        return canonical_json(self.observation(player))
+        if self._views is None:
+            return self.observation_string(player)
+        obs = self.observation(player)  # checks the seat
+        return canonical_json({"observation": obs, "views": self._views[player]})
 
     def observation_string(self, player) -> str:
-        return self.information_state_string(player)
+        return canonical_json(self.observation(player))
 
     def _action_to_string(self, player, action) -> str:
         return self.to_reference()._action_to_string(player, action)
@@ -290,7 +338,8 @@ cdef class CyState:
         return State.legal_actions_mask(self, player)
 
     def resample_from_infostate(self, player, rng=None):
-        return self._game._state_from_observation(player, self.observation(player), rng)
+        sample = self._game._state_from_observation(player, self.observation(player), rng)
+        return keep_views(self, sample, player)
 
     def apply_actions(self, actions):
         """Joint-action views only (see ``ratai.engines.api.State.apply_actions``): a twin's
@@ -357,6 +406,8 @@ class CyGame:
         st._attach(self)
         st._hist = list(ref._history)
         st._load(ref)
+        if "views" in ref.__dict__:
+            st._set_views(ref.views)
         return st
 
     def from_reference(self, ref):

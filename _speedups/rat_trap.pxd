@@ -18,6 +18,7 @@ cdef enum:
     RT_MAXCAT = 8
     RT_MAXORDER = 8
     RT_MAXROLL = 16
+    RT_MAXAUTO = 16    # automatic draws from ordered piles in one step (a turn: <= 6)
 
 
 ctypedef struct RTResult:
@@ -116,6 +117,12 @@ ctypedef struct RTState:
     signed char ctx_seat
     signed char nopt
     signed char opts[RT_MAXOPT]
+    # perfect recall: a digest per seat of its ``views`` log (engines/api.py), updated by
+    # c_apply; each seat's view of the cards drawn from ordered piles in the last c_apply, which
+    # the Python-level log appends after the action's own entry
+    unsigned long long vhash[RT_MAXP]
+    signed char nauto
+    signed char auto_ev[RT_MAXAUTO][RT_MAXP]
     # round results last: a copy stops after the ones in use (see rt_copy)
     RTResult res[RT_MAXRES]
 
@@ -130,3 +137,6 @@ cdef class RatTrapState(CyState):
                                     unsigned long long* stream)
     cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *
+    cdef int _view_codes(self, int a, int* out) except -1
+    cdef int _after_views(self) except -1
+    cdef int _on_views(self) except -1

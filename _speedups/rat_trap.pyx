@@ -30,6 +30,7 @@ from libc.string cimport memcpy, memset
 import numpy as np
 
 from ratai.engines import api as _api
+from ratai.engines.api import keep_views
 from ratai.engines.rat_trap import rules as _R
 from ratai.engines.rat_trap import view as _V
 from ratai.engines.rat_trap.data import CARD_CHEESE, CARD_TYPES, ROLES
@@ -573,11 +574,65 @@ cdef void t_draw(RTState* s, const RTConst* k, int actor, int pile, int n) noexc
     if s.has_order[pile]:
         card = s.order[pile][s.ohead[pile]]
         s.ohead[pile] += 1
+        log_auto_draw(s, k, actor, card)
         receive(s, k, actor, pile, card)
     else:
         ask(s, P_DRAW, _CHANCE)
         s.ctx_actor = actor
         s.ctx_pile = pile
+
+
+cdef void log_auto_draw(RTState* s, const RTConst* k, int actor, int card) noexcept nogil:
+    """Perfect recall of a card drawn from an ordered pile (``rules._log_auto_draw``): into
+    each seat's digest now, and into ``auto_ev`` for the Python-level log."""
+    cdef int q, code
+    for q in range(k.n):
+        code = auto_code(s, k, q, actor, card)
+        s.vhash[q] = vmix(s.vhash[q], code)
+        if s.nauto < RT_MAXAUTO:
+            s.auto_ev[s.nauto][q] = code
+    s.nauto += 1
+
+
+cdef int auto_code(const RTState* s, const RTConst* k, int q, int actor, int card) noexcept nogil:
+    cdef bint shown = actor == k.third_rat or (card == C_TRAP and not holds(s, k, actor, R_FOOL))
+    if shown or q == actor or q == role_index(s, k, R_MANIPULATOR):
+        return -10 - card
+    return -2
+
+
+cdef int view_code(const RTState* s, const RTConst* k, int q, int a) noexcept nogil:
+    """Seat ``q``'s view of action ``a`` about to be applied (``view.view_codes``)."""
+    cdef int ph = s.phase, card, code
+    if ph == P_MANIP_ORDER:
+        return a if q == s.ctx_who else -1
+    if ph == P_DRAW:
+        card = C_TRAP if a <= A_DRAW + 1 else a - A_DRAW - 1
+        code = A_DRAW + 1 + card
+        if s.ctx_actor == k.third_rat or q == s.ctx_actor:
+            return code
+        return code if card == C_TRAP and not holds(s, k, s.ctx_actor, R_FOOL) else -1
+    if ph == P_STEAL_CARD:
+        if (a == A_STEAL_CARD + C_TRAP or s.ctx_actor == k.third_rat
+                or s.ctx_victim == k.third_rat or q == s.ctx_actor or q == s.ctx_victim):
+            return a
+        return -1
+    if ph == P_DEAL_ROLE:
+        return a if q == s.ctx_seat else -1
+    if ph == P_MANIP_DEAL:
+        return a if q == role_index(s, k, R_MANIPULATOR) else -1
+    return a
+
+
+cdef enum:
+    VH_SEED = 0x5EC0
+    VH_UNKNOWN = -1000003   # a ``None`` entry: the past before a rebuild is unknown
+
+
+cdef inline unsigned long long vmix(unsigned long long h, long long v) noexcept nogil:
+    h ^= <unsigned long long>v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2)
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
+    return h ^ (h >> 31)
 
 
 cdef void store(RTState* s, int who, int card) noexcept nogil:
@@ -1325,6 +1380,19 @@ cdef inline bint contains_int(const int* arr, int n, int x) noexcept nogil:
 
 cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
                         unsigned long long* rng) noexcept nogil:
+    """``rt_sample`` and the sample's views digests: ``p``'s own, the other seats' an
+    unknown past (``api.keep_views``)."""
+    cdef int q
+    if rt_sample(d, src, k, p, rng) != 0:
+        return -1
+    for q in range(k.n):
+        d.vhash[q] = src.vhash[p] if q == p else vmix(VH_SEED, VH_UNKNOWN)
+    d.nauto = 0
+    return 0
+
+
+cdef int rt_sample(RTState* d, const RTState* src, const RTConst* k, int p,
+                   unsigned long long* rng) noexcept nogil:
     """Write into ``d`` a determinization of ``src`` for seat ``p`` (``view._rebuild``).
 
     Reads of ``src`` are only what ``view.observation(src, p)`` holds: the derived public
@@ -2162,6 +2230,7 @@ cdef class RatTrapState(CyState):
     def __init__(self, game):
         self._attach(game)
         init_state(&self.s, self.k)
+        self._on_views()
 
     cdef int _attach(self, game) except -1:
         CyState._attach(self, game)
@@ -2188,6 +2257,10 @@ cdef class RatTrapState(CyState):
         return chance_outcomes(&self.s, self.k, actions, probs)
 
     cdef void c_apply(self, int action) noexcept nogil:
+        cdef int q
+        for q in range(self.k.n):  # perfect recall: each seat's view, before the action
+            self.s.vhash[q] = vmix(self.s.vhash[q], view_code(&self.s, self.k, q, action))
+        self.s.nauto = 0
         apply_phase(&self.s, self.k, action)
         if self.s.phase == P_DONE:
             self.s.phase = P_NONE
@@ -2242,9 +2315,12 @@ cdef class RatTrapState(CyState):
             out._hist = []
         out._hist_shared = False
         if rt_determinize(&out.s, &self.s, self.k, player, stream) == 0:
+            out._views = None
+            keep_views(self, out, player)
             return out
         gen = np.random.default_rng(stream[0]) if isinstance(rng, int) else rng
-        return self._game._state_from_observation(player, self.observation(player), gen)
+        return keep_views(self, self._game._state_from_observation(
+            player, self.observation(player), gen), player)
 
     cdef CyState c_resample(self, int player, object rng):
         # A scratch state held by this root is reused when nobody else holds it (the
@@ -2267,8 +2343,44 @@ cdef class RatTrapState(CyState):
         return 0 if rt_determinize(&(<RatTrapState>out).s, &self.s, self.k, player, rng) == 0 else -1
 
     cdef unsigned long long c_info_hash(self, int player) except? 0:
-        # equal for equal observation(player) (tests/speedups/test_cy_search.py checks it)
-        return info_digest(&self.s, self.k, player)
+        # equal for equal information_state_string(player): the observation's digest and the
+        # seat's views digest (tests/speedups/test_cy_search.py checks it)
+        return vmix(info_digest(&self.s, self.k, player), <long long>self.s.vhash[player])
+
+    cdef int c_info_hash_into(self, int player, unsigned long long* out) noexcept nogil:
+        # c_info_hash without the GIL (the IS-MCTS chance key, threads included)
+        out[0] = vmix(info_digest(&self.s, self.k, player), <long long>self.s.vhash[player])
+        return 0
+
+    # ------------------------------------------------------------------ perfect recall
+    cdef int _view_codes(self, int a, int* out) except -1:
+        cdef int q
+        for q in range(self.k.n):
+            out[q] = view_code(&self.s, self.k, q, a)
+        return self.k.n
+
+    cdef int _after_views(self) except -1:
+        cdef int e, q, n = self.k.n
+        if self.s.nauto > RT_MAXAUTO:
+            raise RuntimeError("Rat Trap twin: too many automatic draws in one step")
+        for e in range(self.s.nauto):
+            for q in range(n):
+                (<list>self._views[q]).append(self.s.auto_ev[e][q])
+        return 0
+
+    cdef int _on_views(self) except -1:
+        cdef int q
+        cdef unsigned long long h
+        for q in range(self.k.n):
+            h = VH_SEED
+            if self._views is not None:
+                for code in self._views[q]:
+                    h = vmix(h, VH_UNKNOWN if code is None else <long long>code)
+            self.s.vhash[q] = h
+        return 0
+
+    def _views_copy(self):
+        return None if self._views is None else [list(log) for log in self._views]
 
     cdef int c_observation_tensor(self, int player, float* out) noexcept nogil:
         # -1 when the game's layout is not the writer's (_Consts.obs_error says why)
@@ -2276,10 +2388,6 @@ cdef class RatTrapState(CyState):
 
     cdef int c_observation_size(self) noexcept nogil:
         return 0 if self.k.obs == NULL else (<const RTObs*>self.k.obs).size
-    cdef int c_info_hash_into(self, int player, unsigned long long* out) noexcept nogil:
-        # c_info_hash without the GIL (the threaded IS-MCTS's chance key)
-        out[0] = info_digest(&self.s, self.k, player)
-        return 0
 
     # ------------------------------------------------------------------ fast Python API
     def is_terminal(self) -> bool:
@@ -2399,6 +2507,7 @@ cdef class RatTrapState(CyState):
                 args[1] = "returned"
             todo.append([name, *args])
         d["todo"] = todo
+        d["views"] = self._views_copy()
         return r
 
     cdef void _load(self, r) except *:
@@ -2557,7 +2666,7 @@ def c_determinize(RatTrapState state, int player, unsigned long long seed):
     cy_fresh_history(state, out)
     if rt_determinize(&out.s, &state.s, state.k, player, &seed) != 0:
         return None
-    return out
+    return keep_views(state, out, player)
 
 
 # ====================================================================== the game

@@ -100,3 +100,4 @@ cdef class RatapolisState(CyState):
                                       unsigned long long* stream)
     cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *
+    cdef int _view_codes(self, int a, int* out) except -1

@@ -32,6 +32,7 @@ from libc.string cimport memcpy, memset
 import numpy as np
 
 from ratai.engines import api as _api
+from ratai.engines.api import keep_views
 from ratai.engines.ratapolis import rules as _R
 from ratai.engines.ratapolis import view as _V
 
@@ -1547,6 +1548,18 @@ cdef class RatapolisState(CyState):
             _obs_prepare(<_Consts>self._consts, game)
         return 0
 
+    # ------------------------------------------------------------------ perfect recall
+    cdef int _view_codes(self, int a, int* out) except -1:
+        # the reference's rule (a hidden deal or plan cell is -1 to the other seats); only
+        # those two phases need the conversion
+        cdef int q, n = self.k.n
+        phase = PHASE_NAMES[self.s.phase]
+        codes = self.to_reference()._view_codes(a) if phase in (_R.DEAL, _R.PLAN) \
+            else [a] * n
+        for q in range(n):
+            out[q] = codes[q]
+        return n
+
     # ------------------------------------------------------------------ C-level contract
     cdef int c_current_player(self) noexcept nogil:
         return current_player(&self.s, self.k)
@@ -1620,9 +1633,11 @@ cdef class RatapolisState(CyState):
             out._hist = []
         out._hist_shared = False
         if rp_determinize(&out.s, &self.s, self.k, player, stream) == 0:
-            return out
+            out._views = None
+            return keep_views(self, out, player)
         gen = np.random.default_rng(stream[0]) if isinstance(rng, int) else rng
-        return self._game._state_from_observation(player, self.observation(player), gen)
+        return keep_views(self, self._game._state_from_observation(
+            player, self.observation(player), gen), player)
 
     cdef CyState c_resample(self, int player, object rng):
         # A scratch state held by this root is reused when nobody else holds it (the
@@ -1757,6 +1772,7 @@ cdef class RatapolisState(CyState):
         d["token_pool"] = [letters[s.tp[i]] for i in range(s.ntp)]
         d["tokens_left"] = s.tokens_left
         d["phase"] = PHASE_NAMES[s.phase]
+        d["views"] = None if self._views is None else [list(log) for log in self._views]
         return r
 
     cdef void _load(self, r) except *:

@@ -90,6 +90,8 @@ import threading
 
 import numpy as np
 
+from ratai.engines.api import keep_views
+
 from libc.math cimport log, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
@@ -1044,7 +1046,12 @@ cdef class CyISMCTS(_Search):
         # whose compiled determinization is exact says so with ``fast_c_resample``.
         self.fast = bool(getattr(state, "fast_c_resample", False))
         self.root_obs = state.observation(self.me)
-        self.from_obs = state.get_game()._state_from_observation
+        game = state.get_game()
+        root = state
+        me = self.me
+        # the fallback sample keeps the seat's views log (api.keep_views), as the compiled one
+        self.from_obs = lambda p, obs, rng: keep_views(root, game._state_from_observation(
+            p, obs, rng), me)
         if tree_new_root(self.tr, self.me) < 0:
             raise MemoryError("search tree")
 

@@ -11,17 +11,33 @@ Conventions
 * **All randomness is chance nodes**: at a chance node ``current_player() == CHANCE`` and
   ``chance_outcomes()`` lists ``(action, probability)``. Replaying ``(params, history)``
   reproduces a game exactly.
-* A seat's ``observation(player)`` is its whole *information state*: everything the seat
-  knows now under the rules (its own hidden cards, public facts, and what it remembers of
-  others' hidden cards). It is a JSON-serialisable ``dict``; ``information_state_string`` is
-  its canonical JSON. Two states have the same information state for a seat iff the seat
-  cannot tell them apart.
+* A seat's ``observation(player)`` is its *current view*: everything the seat knows now
+  under the rules (its own hidden cards, public facts, and what it remembers of others'
+  hidden cards). It is a JSON-serialisable ``dict``; ``observation_string`` is its
+  canonical JSON.
+* ``information_state_string(player)`` is the seat's *information state* in OpenSpiel's
+  sense: perfect recall, the seat's whole action-observation history. In a game with hidden
+  information (``perfect_information = False``) every state keeps one log per seat, the
+  field ``views``: for every action applied (decision or chance outcome) the seat's view of
+  it (:meth:`State._view_codes`: the action id where the seat sees it, ``-1`` where it
+  does not; a game may add entries for what automatic steps reveal), so the string is the
+  canonical JSON of ``{"observation": observation(player), "views": views[player]}``. Two
+  states have the same information state for a seat iff the seat cannot tell their
+  histories apart (the current observation may conflate histories, e.g. a first roll that
+  was re-rolled). A perfect-information game's observation is the whole state, so there
+  both strings are the observation's JSON.
 * Determinization: ``resample_from_infostate(player, rng)`` is defined as
   ``game._state_from_observation(player, state.observation(player), rng)`` (the rebuild
   behind ``state_from_observation``, without re-checking the seat's own observation
-  against the schema), so by
+  against the schema) with the seat's own ``views`` log copied, so by
   construction it reads nothing but the seat's information state — the property
-  "bots never peek" rests on this.
+  "bots never peek" rests on this. The other seats' past is unknown to the seat: their
+  logs in the sample start with ``None`` ("unknown past"), as in every state rebuilt from
+  an observation. Its hidden parts are drawn from the seat's exact posterior given the
+  chance probabilities and what it observed; other seats' decisions are treated as
+  uninformative beyond their legality (a decision counts only as "it was legal in that
+  world", the policy-free convention of PIMC / IS-MCTS determinization; each game
+  documents its priors for choices the seat cannot see).
 * ``returns()`` is the game-theoretic result: a win 1, a loss 0, a k-way shared win 1/k
   (0 for everybody before the end). ``scores()`` are the rulebook's points.
 
@@ -61,6 +77,8 @@ __all__ = [
     "check_player",
     "read_component_json",
     "sample_chance_outcome",
+    "keep_views",
+    "unknown_views",
 ]
 
 #: ``current_player()`` at a chance node (OpenSpiel's kChancePlayerId).
@@ -579,21 +597,56 @@ class State(ABC):
         return json.dumps(self.observation(player), indent=1, sort_keys=True)
 
     def information_state_string(self, player: int) -> str:
-        """Canonical JSON of ``observation(player)``: equal iff the seat cannot tell apart."""
-        return canonical_json(self.observation(player))
+        """The seat's information state with perfect recall (OpenSpiel's meaning): equal iff
+        the seat cannot tell the two histories apart.
+
+        Hidden-information games: canonical JSON of ``{"observation": observation(player),
+        "views": views[player]}`` (the seat's view of every action so far, see the module
+        docstring); perfect-information games: :meth:`observation_string`.
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+        """
+        views = self.__dict__.get("views")
+        if views is None:
+            return self.observation_string(player)
+        obs = self.observation(player)  # checks the seat
+        return canonical_json({"observation": obs, "views": views[player]})
 
     def observation_string(self, player: int) -> str:
-        """Same as :meth:`information_state_string` (observations carry the seat's memory)."""
-        return self.information_state_string(player)
+        """Canonical JSON of ``observation(player)``: the seat's current view (no history).
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+        """
+        return canonical_json(self.observation(player))
+
+    def _view_codes(self, action: int) -> list[int]:
+        """Each seat's view of ``action`` (about to be applied here), for the ``views`` log of
+        a hidden-information game: the action id where the seat sees it, ``-1`` where it
+        does not (a game may use other negative codes for partial views). The default: every
+        seat sees every action."""
+        return [action] * self._game.num_players()
+
+    def _log_views(self, action: int) -> None:
+        """Append each seat's view of ``action`` (not yet applied) to ``views``; a game with
+        hidden information calls it first in its ``_apply_action`` (every path applies)."""
+        views = self.__dict__.get("views")
+        if views is not None:
+            for log, code in zip(views, self._view_codes(action), strict=True):
+                log.append(code)
 
     def resample_from_infostate(self, player: int, rng: Any = None) -> State:
         """A full state the seat cannot tell from this one, hidden parts sampled (determinization).
 
         Depends only on ``information_state_string(player)`` and ``rng`` (an int seed or a
         ``numpy.random.Generator``): equal information states give equal samples for equal
-        seeds. The sample has an empty history.
+        seeds. The sample has an empty history; its ``views`` log for ``player`` is this
+        state's (so ``information_state_string(player)`` is equal), the other seats' logs
+        start with ``None`` (their past is unknown to ``player``).
         """
-        return self._game._state_from_observation(player, self.observation(player), rng)
+        sample = self._game._state_from_observation(player, self.observation(player), rng)
+        return keep_views(self, sample, player)
 
     # -- copying, equality, serialization ----------------------------------------------
     def observation_tensor(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -650,6 +703,28 @@ class State(ABC):
 
     def __str__(self) -> str:
         return json.dumps(self.to_json(), indent=1)
+
+
+def unknown_views(num_players: int) -> list[list]:
+    """The ``views`` log of a state rebuilt from an observation: every seat's past unknown
+    (one ``None`` entry, then the views of actions applied afterwards)."""
+    return [[None] for _ in range(num_players)]
+
+
+def keep_views(state: Any, sample: Any, player: int) -> Any:
+    """``sample`` (a determinization of ``state`` for ``player``) with ``player``'s ``views``
+    log copied from ``state`` (both backends: a twin sets it with ``_set_views``)."""
+    views = state.__dict__.get("views") if hasattr(state, "__dict__") else None
+    if views is None and hasattr(state, "_get_views"):
+        views = state._get_views()
+    if views is None:
+        return sample
+    mine = [unknown_views(1)[0] if q != player else list(log) for q, log in enumerate(views)]
+    if hasattr(sample, "_set_views"):
+        sample._set_views(mine)
+    else:
+        sample.views = mine
+    return sample
 
 
 def _copy_json(v: Any) -> Any:

@@ -211,12 +211,28 @@ class RatTrapGame(Game):
         Manipulator not revealed was not dealt (RT-10). Piles another seat ordered are taken
         in a uniform order (the convention for the one choice a seat cannot see). Other
         seats' private knowledge is reduced to what ``player`` can deduce (what they know of
-        its own cards).
+        its own cards). The sample's ``views`` logs are unknown (``[None]``);
+        ``resample_from_infostate`` then copies the seat's own (perfect recall).
 
-        Not modelled (documented limits, beyond early-round positions): the likelihood of a
-        steal from a possible Fool that did not reveal a Trap (its stolen quiet cards are
-        taken as the non-Traps), of another seat choosing to use a Lucky Clover, and
-        knowledge that is only probable (a bystander keeps only certain knowledge, RT-4).
+        Other seats' decisions are uninformative beyond their legality (the policy-free
+        convention of PIMC / IS-MCTS determinization, which cannot know another seat's
+        policy): a world is consistent with a seen decision when it was legal there, with
+        weight 1 whatever else was legal. So "seat q took the scratch" tells nothing about
+        q's clovers (RT-2), while "seat q used a Lucky Clover" tells that q held one then;
+        as using one of two clovers is one decision, the exact posterior weighs q's hand of
+        that moment by 1 / (the clovers it held). ``tests/engines/posterior.py`` enumerates
+        with the same definition.
+
+        Not modelled (documented limits, beyond early-round positions; the slow sweep of
+        ``tests/engines/test_exact_posterior.py`` finds them): (a) that 1 / clovers weight
+        of another seat's clover use (its remaining cards are drawn as if none were special);
+        (b) the likelihood (h - k) / h that a steal from a possible Fool holding k Traps
+        among h cards took no Trap (its stolen quiet cards are taken as the non-Traps, the
+        Fool's hypotheses are not re-weighted); (c) knowledge that is only probable after a
+        steal the seat did not see (a known card of the victim may have gone to the thief:
+        RT-4 keeps what stays certain, the rest is drawn as unknown), including a card the
+        seat could follow to its thief. Each needs the order of past events, which the
+        ``views`` log now holds but this sampler does not read.
 
         Raises:
             ValueError: a field is missing, malformed, or the counts are impossible.
@@ -240,6 +256,10 @@ class RatTrapState(State):
         self._reset_round_fields()
         self.phase = ""
         self.todo: list[list] = [["start_round"]]
+        #: Perfect recall: each seat's view of every action so far (``engines/api.py``,
+        #: :func:`view.view_codes`), plus what it saw drawn from a pile the Manipulator
+        #: ordered (an automatic step, :meth:`_log_auto_draw`).
+        self.views: list[list] = [[] for _ in range(game.num_players())]
         self._advance()
 
     # ----------------------------------------------------------------- round bookkeeping
@@ -305,12 +325,25 @@ class RatTrapState(State):
         return _OUTCOMES[self.phase](self)
 
     def _apply_action(self, action: int) -> None:
+        self._log_views(action)
         _APPLY[self.phase](self, action)
         self.phase = "" if self.phase == "_done" else self.phase
         self._advance()
 
     def observation(self, player: int) -> dict:
         return observation(self, player)
+
+    def _view_codes(self, action: int) -> list[int]:
+        return view_codes(self, action)
+
+    def _log_auto_draw(self, actor: int, pile: int, card: int) -> None:
+        """Perfect recall of a card drawn from a pile the Manipulator ordered (no chance node:
+        the order is known). The drawer, the Manipulator and everybody for the Third Rat's
+        card or a revealed Trap log ``-10 - card``; the others ``-2`` ("a card")."""
+        m = self.roles.index(MANIPULATOR) if MANIPULATOR in self.roles else -1
+        shown = actor == self._game.third_rat or (card == TRAP and not self._holds(actor, FOOL))
+        for q, log in enumerate(self.views):
+            log.append(-10 - card if shown or q in (actor, m) else -2)
 
     def _action_to_string(self, player: int, action: int) -> str:
         return action_label(self, player, action)
@@ -532,6 +565,7 @@ class RatTrapState(State):
         self._push(["draw", actor, pile, n - 1])
         order = self.pile_order[pile]
         if order is not None:
+            self._log_auto_draw(actor, pile, order[0])
             self._receive(actor, pile, order.pop(0))
         else:
             self._ask("draw", CHANCE, actor=actor, pile=pile)
@@ -1034,4 +1068,5 @@ from .view import (  # noqa: E402
     heuristic_value,
     observation,
     render,
+    view_codes,
 )

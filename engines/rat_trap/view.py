@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..api import CHANCE, State, _copy_json, check_player
+from ..api import CHANCE, State, _copy_json, check_player, unknown_views
 from .data import (
     ALCHEMIST,
     CARD_CHEESE,
@@ -184,6 +184,39 @@ def describe_action(s: RatTrapState, viewer: int | None, a: int) -> str:
         face = s._third_rat_keeps(a - TRCARD, getattr(s, ctx["colour"]))
         return f"{label}: it keeps {FACES[face]}, controlled by seat {s._controller(a - TRCARD)}"
     return label  # dice are public
+
+
+# ------------------------------------------------------------------------ perfect recall
+def view_codes(s: RatTrapState, a: int) -> list[int]:
+    """Each seat's view of action ``a`` about to be applied (the ``views`` log, perfect
+    recall): ``a`` where the seat sees it, ``-1`` where it does not, as
+    :func:`describe_action` tells it. A drawn card is logged by its type (``DRAW+1+t``: the
+    set-aside and a dealt Trap look alike); the Manipulator's order of a pile, a role dealt,
+    a pile's contents, a quiet draw and a quiet steal are seen only by whom the rules show
+    them (RT-4, RT-9, RT-10)."""
+    g = s._game
+    n, phase, ctx = g.num_players(), s.phase, s.ctx
+    if phase == "manip_order":
+        return [a if q == ctx["who"] else -1 for q in range(n)]
+    if phase == "draw":
+        actor = ctx["actor"]
+        card = TRAP if a <= DRAW + 1 else a - DRAW - 1
+        code = DRAW + 1 + card
+        if actor == g.third_rat:
+            return [code] * n
+        shown = code if card == TRAP and not s._holds(actor, FOOL) else -1
+        return [code if q == actor else shown for q in range(n)]
+    if phase == "steal_card":
+        thief, victim = ctx["actor"], ctx["victim"]
+        if a == STEAL_CARD + TRAP or g.third_rat in (thief, victim):
+            return [a] * n
+        return [a if q in (thief, victim) else -1 for q in range(n)]
+    if phase == "deal_role":
+        return [a if q == ctx["seat"] else -1 for q in range(n)]
+    if phase == "manip_deal":
+        m = s.roles.index(MANIPULATOR)
+        return [a if q == m else -1 for q in range(n)]
+    return [a] * n
 
 
 # ------------------------------------------------------------------------ determinization
@@ -531,6 +564,7 @@ def _rebuild(g: RatTrapGame, p: int, obs: Mapping[str, Any], rng: np.random.Gene
     for q in range(n):
         if q != p:
             s.known[q][p] = _cards(obs, "known_by", known_by[q])
+    s.views = unknown_views(n)  # the past is not in an observation (engines/api.py)
     try:  # the public fields passed one by one; do they make a playable position together?
         if s.current_player() == CHANCE:
             s.chance_outcomes()

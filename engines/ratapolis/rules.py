@@ -58,6 +58,7 @@ from ..api import (
     State,
     check_player,
     make_rng,
+    unknown_views,
 )
 from .data import COLOURS, Layout, RatapolisData, load_data, parse_layout
 
@@ -418,6 +419,10 @@ class RatapolisState(State):
             self.phase = TOKENS if self.tokens_left else DEAL
             if not self.tokens_left:
                 self._start_round()
+        #: Perfect recall: each seat's view of every action so far (``engines/api.py``,
+        #: :meth:`_view_codes`: a hidden card dealt or a plan cell committed is ``-1`` to
+        #: the other seats, RP-2).
+        self.views: list[list] = [[] for _ in range(n)]
 
     # -- small helpers ----------------------------------------------------------------------
     def holder(self, kind: str) -> int:
@@ -655,7 +660,23 @@ class RatapolisState(State):
         return err
 
     # -- applying actions -------------------------------------------------------------------
+    def _view_codes(self, action: int) -> list[int]:
+        """Each seat's view of ``action`` (the ``views`` log, as :meth:`describe_action`):
+        a secret hunt card dealt is seen by its seat only, a plan cell by its planner only
+        until the reveal (RP-2); everything else by everybody."""
+        n = self._game.n
+        if self.phase == DEAL:
+            hand = self.hands[self.round - 1]
+            if self._private_count() and NO in hand:
+                seat = hand.index(NO)
+                return [action if q == seat else -1 for q in range(n)]
+        elif self.phase == PLAN:
+            seat = self._next_planner()
+            return [action if q == seat else -1 for q in range(n)]
+        return [action] * n
+
     def _apply_action(self, action: int) -> None:
+        self._log_views(action)
         g = self._game
         ph = self.phase
         if ph == TOKENS:
@@ -1403,6 +1424,7 @@ def _rebuild(g: RatapolisGame, p: int, obs: Mapping[str, Any], rng: Any) -> Rata
     if _get(obs, "current_player", int) != st.current_player():
         raise _fail("current_player", f"inconsistent with the rest (expected "
                                       f"{st.current_player()})")
+    st.views = unknown_views(n)  # the past is not in an observation (engines/api.py)
     return st
 
 

@@ -28,8 +28,9 @@ What is mapped
 * **State**: ``current_player``, ``legal_actions``, ``chance_outcomes``, ``apply_action``
   (the engine's unchecked fast path, OpenSpiel's own semantics: use
   ``apply_action_with_legality_check`` to check), ``action_to_string``, ``returns``,
-  ``information_state_string(p)`` and ``observation_string(p)`` (both the canonical JSON of
-  ratai's ``observation(p)``, which is the seat's whole information state),
+  ``information_state_string(p)`` (ratai's perfect-recall information state: the seat's
+  view of every action and its current observation) and ``observation_string(p)`` (the
+  canonical JSON of ratai's ``observation(p)``, the current view),
   ``resample_from_infostate(p, sampler)`` (ratai's determinization, seeded from one draw
   of ``sampler``), ``clone``, ``serialize`` / ``game.deserialize_state``. The ratai state is
   ``state.native``.
@@ -380,11 +381,13 @@ class RataiState(pyspiel.State):
 class _Observer:
     """OpenSpiel PyObserver: the seat's observation as a string and as a tensor.
 
-    ratai's ``observation(p)`` is the seat's whole information state (with its memory), so
-    the default observation and the perfect-recall information state are the same: the
-    string is its canonical JSON, the tensor is ``State.observation_tensor(p)`` (``float32``,
-    the documented fixed layout of ``docs/observations/<game>.md``; ``dict["observation"]``
-    is the same buffer). Other observation types (public-only, all players' private
+    The default observer (``perfect_recall=False``, OpenSpiel's ``observation_string``)
+    gives ratai's ``observation_string(p)``, the seat's current view; a perfect-recall
+    observer (``information_state_string``) gives ratai's ``information_state_string(p)``,
+    the seat's whole action-observation history. The tensor is
+    ``State.observation_tensor(p)`` (``float32``, the current view in the documented fixed
+    layout of ``docs/observations/<game>.md``; ``dict["observation"]`` is the same buffer).
+    Other observation types (public-only, all players' private
     information) cannot be derived from it on a hidden-information game and are refused.
     """
 
@@ -397,6 +400,7 @@ class _Observer:
             if not ok:
                 raise ValueError("ratai games provide only the seat's own information "
                                  "state (public_info=True, private_info=SINGLE_PLAYER)")
+        self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
         self.tensor = np.zeros(game.ratai_game.observation_tensor_shape(), np.float32)
         self.dict: dict = {"observation": self.tensor}
 
@@ -405,7 +409,9 @@ class _Observer:
         state.native.observation_tensor(player, out=self.tensor)
 
     def string_from(self, state: RataiState, player: int) -> str:
-        return state.native.information_state_string(player)
+        if self.perfect_recall:
+            return state.native.information_state_string(player)
+        return state.native.observation_string(player)
 
 
 # -- registration ---------------------------------------------------------------------------

@@ -26,7 +26,7 @@ one-hot enums and seats, counts and points scaled, flags), in
 ``observation_type="json"``: the canonical JSON text of ``observation(seat)`` as bytes in a
 fixed-length ``uint8`` vector padded with zeros, ``Box(0, 255, (max_obs_bytes,), uint8)``,
 lossless; :func:`decode_observation` turns it back into the dict. ``max_obs_bytes`` is
-twice the longest information state met in a few seeded random games of that game and
+twice the longest observation string met in a few seeded random games of that game and
 parameters (rounded up to 256), or the value you pass. An observation that would not fit
 raises ``ValueError`` naming ``max_obs_bytes`` instead of being cut.
 """
@@ -92,7 +92,7 @@ def _bound(game: Game) -> int:
         state = game.new_initial_state()
         while True:
             for p in range(game.num_players()):
-                longest = max(longest, len(state.information_state_string(p)))
+                longest = max(longest, len(state.observation_string(p)))
             if state.is_terminal():
                 break
             state.apply_action(_sample(state, rng))
@@ -100,7 +100,7 @@ def _bound(game: Game) -> int:
 
 
 def observation_bytes_bound(game: Game) -> int:
-    """Default ``max_obs_bytes`` for ``game``: 2 x the longest information state met in
+    """Default ``max_obs_bytes`` for ``game``: 2 x the longest observation string met in
     :data:`PROBE_GAMES` seeded random games, rounded up to a multiple of 256."""
     return _bound(game)
 
@@ -230,7 +230,7 @@ class RataiAECEnv(AECEnv):
         mask = self.state.legal_actions_mask(seat).astype(np.int8)
         if self.observation_type == "tensor":
             return {"observation": self.state.observation_tensor(seat), "action_mask": mask}
-        text = self.state.information_state_string(seat).encode("ascii")
+        text = self.state.observation_string(seat).encode("ascii")
         if len(text) > self.max_obs_bytes:
             raise ValueError(f"observation of {len(text)} bytes does not fit max_obs_bytes="
                              f"{self.max_obs_bytes}; create the env with a larger "

@@ -6,7 +6,10 @@ alone: it walks every history of the target's length from the initial state, kee
 only while ``information_state_string(p)`` equals the target's after every step (the infostate
 is perfect recall, so this is the seat's whole observation sequence), and weights it by the
 product of its chance probabilities. Decisions the seat sees carry weight 1 (the posterior
-assumes nothing about how other seats choose, as in OpenSpiel's policy-free resampling); a
+assumes nothing about how other seats choose, as in OpenSpiel's policy-free resampling: a
+decision only filters the worlds where it was legal, e.g. another seat's Lucky Clover use
+keeps the worlds where it held one, each with weight 1 however many it held; this is the
+definition every sampler documents, ``engines/api.py``); a
 decision the seat cannot see (another seat's hidden choice: every legal action leaves the same
 information state) is weighted by ``hidden_weight(state, action)``, by default 1 as well (each
 consistent history counts once; a game whose sampler documents another prior for such choices,
@@ -28,6 +31,12 @@ import numpy as np
 from scipy.stats import chi2
 
 from tests.conftest import sample_action
+
+#: Left out of the key that merges histories reaching the same state: the other seats'
+#: ``views`` logs (perfect recall). The seat's own log is equal in every kept history (it is
+#: part of the information state compared at every step), and no later step of the seat's
+#: view depends on another seat's log, so the merge is exact.
+MERGE_DROP = ("views",)
 
 
 class TooManyWorlds(Exception):
@@ -77,7 +86,7 @@ def exact_posterior(game, actions: list[int], p: int,
     for a in actions:
         target.apply_action(a)
         infos.append(target.information_state_string(p))
-    layer = {world_key(target.get_game().new_initial_state()):
+    layer = {world_key(target.get_game().new_initial_state(), MERGE_DROP):
              (game.new_initial_state(), 1.0)}
     for step in range(len(actions)):
         nxt: dict[str, tuple[object, float]] = {}
@@ -97,7 +106,7 @@ def exact_posterior(game, actions: list[int], p: int,
                     and len(children) == len(moves)):  # a choice p cannot see
                 children = [(a, hidden_weight(state, a), c) for a, _, c in children]
             for _, prob, child in children:
-                key = world_key(child)
+                key = world_key(child, MERGE_DROP)
                 old = nxt.get(key)
                 nxt[key] = (child, w * prob + (old[1] if old else 0.0))
         if len(nxt) > max_worlds:

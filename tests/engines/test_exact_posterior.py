@@ -42,8 +42,9 @@ ALPHA = 1e-4
 SAMPLES = 10_000
 #: State fields left out of the compared world: the other seats' private memory, which a
 #: sampler reduces by design to what the seat can deduce (Rat Trap's ``known``; documented in
-#: each ``state_from_observation``).
-DROP = {"rat_trap": ("known",)}
+#: each ``state_from_observation``), and the ``views`` logs (perfect recall: the seat's own
+#: is copied, the others' past is unknown to it, ``engines/api.py``).
+DROP = {"rat_trap": ("known", "views"), "ratapolis": ("views",)}
 
 
 def _rat_trap_shuffle(state, action: int) -> float:
@@ -71,12 +72,14 @@ PERFECT = [g for g in registered_games() if game_class(g, "python").perfect_info
 #: Known sampler defects (the owner of the engine is told; strict: fixing them turns red).
 XFAIL: dict[tuple[str, str], str] = {}
 #: The slow sweep reaches positions beyond what Rat Trap's sampler models (documented in
-#: ``RatTrapGame.state_from_observation``): another seat's use of a Lucky Clover (its other
-#: cards hold fewer clovers), and a card a bystander could follow to the thief (the victim's
-#: whole hand known to it, of one type), which the observation cannot show without leaking
-#: to the thief. Not strict: which of the 12 positions hit them depends on the playouts.
-_RT_LIMITS = ("Rat Trap sampler limits (issue 13): another seat's clover use and cards "
-              "followed through steals are not modelled")
+#: ``RatTrapGame._state_from_observation``): (a) the 1 / clovers weight of another seat's
+#: Lucky Clover use (its decision counts only by its legality, as in the enumeration), (b)
+#: the likelihood that a steal from a possible Fool took no Trap, (c) knowledge that is only
+#: probable after a steal the seat did not see (a card it could follow to the thief).
+#: Not strict: which of the 12 positions hit them depends on the playouts.
+_RT_LIMITS = ("Rat Trap sampler limits (issue 13): (a) another seat's clover use, (b) a "
+              "quiet steal from a possible Fool, (c) cards followed through unseen steals "
+              "are not modelled")
 SLOW_XFAIL = {("rat_trap", v): _RT_LIMITS for v in
               ("2p-third-rat", "4p", "5p", "3p-roles", "4p-roles-extra-round")}
 
