@@ -59,8 +59,10 @@ def report_markdown(root: Path, cfg, state: dict) -> str:
             best = g
         loss = (f"{tr['loss']:.4f} | {tr['value_loss']:.4f} | {tr['policy_loss']:.4f} | "
                 f"{tr['value_mse']:.4f}") if tr else "- | - | - | -"
-        gate_txt = (f"{gate['score']:.3f} ({gate['games']}){' promoted' if gate['promoted'] else ''}"
-                    if gate else "-")
+        gate_txt = "-"
+        if gate:
+            gate_txt = f"{gate['score']:.3f} ({gate['games']})"
+            gate_txt += " promoted" if gate["promoted"] else ""
         lines.append(f"| {g} | {entry['games_trained']} | {loss} | {gate_txt} | {best} | "
                      f"{_fmt_strength(entry.get('strength'))} | {entry['seconds'] / 60:.1f} |")
     lines += ["", "Configuration (config.json):", "", "```json",
