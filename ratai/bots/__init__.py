@@ -11,7 +11,8 @@ Kinds (see each class): ``random`` (:class:`RandomBot`), ``heuristic``
 ``ismcts`` (:class:`ISMCTSBot`, Cowling, Powley & Whitehouse 2012), ``pimc``
 (:class:`PIMCBot`, Ginsberg 2001 / Long et al. 2010), ``expectimax``
 (:class:`ExpectimaxBot`, Michie 1966 / Ballard 1983), ``smmcts`` (:class:`SMMCTSBot`,
-decoupled UCT — Lanctot et al. 2013 / Tak et al. 2014).
+decoupled UCT — Lanctot et al. 2013 / Tak et al. 2014), ``az`` (:class:`AZBot`, PUCT over
+IS-MCTS with a learned network — Silver et al. 2018 / Cowling et al. 2012).
 
 >>> from ratai.bots import make_bot
 >>> bot = make_bot("ismcts", game, player=1, iterations=1000, seed=7)  # doctest: +SKIP
@@ -26,6 +27,7 @@ from typing import Any
 from ratai.engines.api import Game
 from ratai.search.common import Analysis, MoveStat, PVStep
 
+from .az import AZBot
 from .base import Bot, RandomBot
 from .heuristic import HeuristicBot
 from .search_bots import (
@@ -39,7 +41,8 @@ from .search_bots import (
 
 __all__ = [
     "Bot", "RandomBot", "HeuristicBot", "SearchBot", "MCTSBot", "ISMCTSBot", "PIMCBot",
-    "ExpectimaxBot", "SMMCTSBot", "Analysis", "MoveStat", "PVStep", "make_bot", "BOT_KINDS",
+    "ExpectimaxBot", "SMMCTSBot", "AZBot", "Analysis", "MoveStat", "PVStep", "make_bot",
+    "BOT_KINDS",
 ]
 
 BOT_KINDS: dict[str, type[Bot]] = {
@@ -50,6 +53,7 @@ BOT_KINDS: dict[str, type[Bot]] = {
     "pimc": PIMCBot,
     "expectimax": ExpectimaxBot,
     "smmcts": SMMCTSBot,
+    "az": AZBot,
 }
 
 

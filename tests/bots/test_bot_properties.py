@@ -41,7 +41,30 @@ def fast_kwargs(kind: str, game) -> dict | None:
         return dict(uct, determinizations=2)
     if kind == "expectimax":
         return {"max_depth": 1, "max_chance_outcomes": 3, "determinizations": 1}
+    if kind == "az":
+        model = tiny_model(game)
+        return None if model is None else {"iterations": 6, "model": model}
     raise AssertionError(kind)
+
+
+_MODELS: dict = {}
+
+
+def tiny_model(game):
+    """A small random ``ratai.nn.Model`` for ``game`` (``None`` for a game without an
+    observation tensor: the toys)."""
+    from ratai.nn import Model, model_params
+
+    key = (game.name, repr(sorted(game.params.items())))
+    if key not in _MODELS:
+        try:
+            game.observation_tensor_shape()
+        except (NotImplementedError, AttributeError):
+            _MODELS[key] = None
+        else:
+            _MODELS[key] = Model.init(game.name, [game.num_players()], hidden=(8, 8), seed=1,
+                                      params=model_params(game))
+    return _MODELS[key]
 
 
 def seeded_bot(kind, game, player, seed=7):
@@ -130,8 +153,8 @@ def test_same_seed_same_analysis(name, kind):
     game = get_game(name)
     if kind in ("expectimax",) and name == "goofspiel":
         pytest.skip("expectimax does not search SIMULTANEOUS nodes")
-    if kind == "ismcts" and name == "goofspiel":
-        pytest.skip("ismcts does not search SIMULTANEOUS nodes")
+    if kind in ("ismcts", "az") and name == "goofspiel":
+        pytest.skip(f"{kind} does not search SIMULTANEOUS nodes")
     if name.endswith("@simultaneous"):
         pytest.skip("joint views: see test_joint_view_planning_node (engine steps are slow)")
     elif name == "goofspiel":
@@ -223,7 +246,7 @@ def check_legal_everywhere(game, seeds, kinds=ALL_KINDS, stride: int = 1):
         cp = s.current_player()
         seats = [cp] if cp >= 0 else [p for p in range(n) if s.legal_actions(p)]
         for kind, seat_bots in bots.items():
-            if cp == SIMULTANEOUS and kind in ("ismcts", "expectimax"):
+            if cp == SIMULTANEOUS and kind in ("ismcts", "expectimax", "az"):
                 continue
             for p in seats:
                 a = seat_bots[p].step(s)

@@ -11,7 +11,7 @@ from ratai.search import Analysis
 
 def test_kinds():
     assert set(BOT_KINDS) == {"random", "heuristic", "mcts", "ismcts", "pimc", "expectimax",
-                              "smmcts"}
+                              "smmcts", "az"}
     assert all(issubclass(c, Bot) for c in BOT_KINDS.values())
     assert isinstance(make_bot("random", ChanceNimGame(), 0, seed=1), RandomBot)
 

@@ -1,0 +1,332 @@
+"""AlphaZero-style PUCT over single-observer IS-MCTS determinizations (the ``az`` bot).
+
+The Python reference of ``CyAZ`` (``_speedups/search.pyx``). Silver et al. 2018, "A general
+reinforcement learning algorithm that masters chess, shogi, and Go through self-play"
+(PUCT selection, priors and values from one network, Dirichlet noise at the root), run over
+the information-set tree of Cowling, Powley & Whitehouse 2012 (SO-ISMCTS, as
+:mod:`ratai.search.ismcts`):
+
+* every iteration draws a fresh determinization ``state.resample_from_infostate(player,
+  rng)`` of the searching seat's information and descends one shared tree with it
+  (decision children keyed by action id; chance outcomes sampled by probability, children
+  keyed by what the seat perceives: its ``information_state_string`` after the outcome, or
+  the outcome id with ``chance_key="action"``). A perfect-information game is the special
+  case where every determinization is the state itself;
+* **selection** at a decision node of seat ``p`` (values are vectors, each seat maximises its
+  own component, max^n)::
+
+      U(a) = Q(a) + c_puct * P(a) * sqrt(N) / (1 + n(a))
+
+  with ``n(a)`` the visits of move ``a``, ``Q(a)`` its mean value for ``p``, and ``N = 1 +``
+  the visits of the moves legal in this determinization (the parent's visit count, its own
+  expansion included, in a perfect-information game: OpenSpiel's and AlphaZero's ``N``).
+  **First-play urgency**: an unvisited move has ``Q = Q(parent) - fpu_reduction`` (the
+  parent's mean value for ``p``; Leela Zero / KataGo). Exact ties of ``U`` are broken
+  uniformly at random (seeded), never by the action id;
+* **expansion and leaf value**: the first time a node is reached it is evaluated by the
+  network at the acting seat's observation *of the determinized state*
+  (``evaluator.evaluate(state, p, legal)``): the priors ``P`` over that determinization's
+  legal moves are stored in the node, and the values (expected return of every seat) are
+  backed up, mixed with one random playout from the leaf when ``rollout_mix > 0``
+  (``(1 - rollout_mix) * net + rollout_mix * playout``). A move legal in a later
+  determinization but not in the first gets its prior from the network at that
+  determinization (one more evaluation; priors then need not sum to 1, which PUCT does
+  not require). Terminal leaves back up ``returns()``. A ``SIMULTANEOUS`` node inside the
+  tree is a leaf valued by the network from the searching seat's observation; one at the
+  root is refused (use the sequential view);
+* **root**: evaluated once from the seat's own ``observation_tensor`` (its information;
+  nothing hidden), counted as the root's first visit; with ``noise_fraction > 0`` the root
+  priors are ``(1 - eps) * P + eps * Dirichlet(dirichlet_alpha)`` (self-play exploration;
+  ``0`` for play). ``Analysis.moves[i].prior`` is the network prior (before noise);
+  ``values`` the move's mean value per seat.
+
+Because the search reads the root only through ``resample_from_infostate`` and the seat's
+own observation, two states with the same ``information_state_string(player)`` give
+identical searches for the same seed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Protocol
+
+import numpy as np
+
+from ratai.engines.api import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
+
+from .common import (
+    Analysis,
+    MoveStat,
+    Rollout,
+    apply_unchecked,
+    check_number,
+    free_later,
+    root_labels,
+    sample_outcome,
+    sort_moves,
+    start_reaper,
+)
+from .ismcts import _pv
+from .uct import MULTI_PV_LIMIT, with_pvs
+
+__all__ = ["AZ", "AZNode", "Evaluator", "UniformEvaluator", "dirichlet_noise"]
+
+
+class Evaluator(Protocol):
+    """What the search asks of a network (``ratai.nn.Model`` is one)."""
+
+    def evaluate(self, state: State, player: int, legal) -> tuple[np.ndarray, np.ndarray]:
+        """``(values (n,), priors (len(legal),))`` at ``player``'s observation of ``state``."""
+
+
+class UniformEvaluator:
+    """A network that knows nothing: uniform priors, value ``value`` for every seat (what a
+    model with all-zero weights gives with ``value=0.5``). For tests and baselines."""
+
+    def __init__(self, n: int, value: float = 0.5):
+        self.n = n
+        self.value = float(value)
+
+    def evaluate(self, state, player, legal):
+        k = len(legal)
+        return (np.full(self.n, self.value, np.float32),
+                np.full(k, 1.0 / k if k else 0.0, np.float32))
+
+
+def dirichlet_noise(priors: np.ndarray, alpha: float, fraction: float,
+                    rng: np.random.Generator) -> np.ndarray:
+    """``(1 - fraction) * priors + fraction * Dirichlet(alpha, ..., alpha)`` (float64); the
+    priors unchanged when ``fraction == 0`` or there is a single move (no draw is made)."""
+    priors = np.asarray(priors, np.float64)
+    if fraction <= 0.0 or priors.size < 2:
+        return priors
+    return (1.0 - fraction) * priors + fraction * rng.dirichlet([alpha] * priors.size)
+
+
+class AZNode:
+    """A node of the searching seat's information-set tree: ``visits``/``value`` are the
+    statistics of the edge into it (value: sums per seat); ``priors`` (``{action: P}``,
+    ``None`` until evaluated) and ``children`` (``{action or chance key: AZNode}``)."""
+
+    __slots__ = ("children", "visits", "value", "priors", "player")
+
+    def __init__(self, n: int, player: int = -99):
+        self.children: dict = {}
+        self.visits = 0
+        self.value = [0.0] * n
+        self.priors: dict[int, float] | None = None
+        self.player = player
+
+
+class AZ:
+    """PUCT over SO-ISMCTS for seat ``player`` (see the module docstring).
+
+    Args:
+        game: the game.
+        player: the searching seat.
+        evaluator: the network (``ratai.nn.Model``, or any :class:`Evaluator`).
+        c_puct: the exploration constant of ``U`` (>= 0; default 1.5).
+        dirichlet_alpha: the root noise's concentration (> 0; default 0.3).
+        noise_fraction: the root noise's weight ``eps`` in [0, 1] (default 0: play; 0.25
+            for self-play training, as AlphaZero).
+        rollout_mix: weight in [0, 1] of one random playout in the leaf value (default 0:
+            the network alone).
+        fpu_reduction: first-play urgency: an unvisited move is valued at its parent's
+            mean minus this (in [0, 1]; default 0.1).
+        chance_key: ``"infostate"`` or ``"action"``, as :class:`ratai.search.ISMCTS`.
+
+    Raises:
+        ValueError: a bad option (named, with its range).
+    """
+
+    CHANCE_KEYS = ("infostate", "action")
+
+    def __init__(self, game: Game, player: int, evaluator: Evaluator, *, c_puct: float = 1.5,
+                 dirichlet_alpha: float = 0.3, noise_fraction: float = 0.0,
+                 rollout_mix: float = 0.0, fpu_reduction: float = 0.1,
+                 chance_key: str = "infostate"):
+        self.c_puct = check_number("c_puct", c_puct, 0.0, 100.0)
+        self.alpha = check_number("dirichlet_alpha", dirichlet_alpha, 0.0, 100.0, lo_open=True)
+        self.eps = check_number("noise_fraction", noise_fraction, 0.0, 1.0)
+        self.mix = check_number("rollout_mix", rollout_mix, 0.0, 1.0)
+        self.fpu = check_number("fpu_reduction", fpu_reduction, 0.0, 1.0)
+        if chance_key not in self.CHANCE_KEYS:
+            raise ValueError(f"bad chance_key {chance_key!r}: allowed one of {self.CHANCE_KEYS}")
+        self.game = game
+        self.player = player
+        self.n = game.num_players()
+        self.evaluator = evaluator
+        self.chance_key = chance_key
+        self.rollout = Rollout(game, "random")
+        self._allowed: set[int] | None = None
+        self._max_nodes = 2**62
+        self.evaluations = 0
+
+    # -- evaluation -----------------------------------------------------------------------
+    def _leaf(self, s: State, p: int, legal, rnd) -> tuple[list[float], np.ndarray]:
+        """Network values (mixed with a playout) and priors over ``legal`` at seat ``p``'s
+        observation of ``s``."""
+        values, priors = self.evaluator.evaluate(s, p, legal)
+        self.evaluations += 1
+        vals = [float(v) for v in values]
+        if self.mix > 0.0:
+            ret, _ = self.rollout(s.clone(), rnd)
+            m = self.mix
+            vals = [(1.0 - m) * v + m * r for v, r in zip(vals, ret, strict=True)]
+        return vals, priors
+
+    def root_priors(self, state: State, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The network's ``(values, priors)`` at the root from the seat's own observation."""
+        values, priors = self.evaluator.evaluate(state, self.player, legal)
+        self.evaluations += 1
+        return np.asarray(values, np.float64), np.asarray(priors, np.float64)
+
+    # -- the search -----------------------------------------------------------------------
+    def analyze(self, state: State, budget, srng, on_progress=None, every: int = 100,
+                seed: Any = None, kind: str = "az", allowed: list[int] | None = None,
+                max_nodes: int = 2**62) -> Analysis:
+        """Search from the seat's information state in ``state`` and report an ``Analysis``
+        (moves with network priors, visits and per-seat values, each with its own PV).
+
+        ``state`` is read through ``resample_from_infostate``, the seat's legal actions and
+        its own observation. ``allowed`` restricts the root moves (validated by the caller);
+        ``max_nodes`` caps the tree (at the cap no node is added; the leaf is evaluated
+        where the descent stands).
+        """
+        player, n = self.player, self.n
+        budget.begin()
+        if state.current_player() == SIMULTANEOUS:
+            raise ValueError("az does not search a SIMULTANEOUS root; use the sequential "
+                             "view of the game")
+        legal = state.legal_actions(player) if allowed is None else list(allowed)
+        tie = srng.tiebreak(legal)
+        label_state = state.resample_from_infostate(player, srng.child_seed())
+        start_reaper()
+        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
+        root_values, net_priors = self.root_priors(state, legal)
+        used = dirichlet_noise(net_priors, self.alpha, self.eps, srng.np)
+        root = AZNode(n, player)
+        root.priors = {int(a): float(q) for a, q in zip(legal, used, strict=True)}
+        root.visits = 1
+        root.value = [float(v) for v in root_values]
+        prior_of = {int(a): float(q) for a, q in zip(legal, net_priors, strict=True)}
+        stats = [0, 1, 0]  # iterations, nodes, max depth
+        self._allowed = None if allowed is None else set(allowed)
+        self._max_nodes = max_nodes
+
+        def report() -> Analysis:
+            moves = []
+            for a in legal:
+                ch = root.children.get(a)
+                v = ch.visits if ch is not None else 0
+                vals = tuple(x / v for x in ch.value) if v else (0.0,) * n
+                moves.append(MoveStat(int(a), labels[a], int(v), vals[player], prior_of[a],
+                                      vals))
+            moves = with_pvs(sort_moves(moves, tie), player,
+                             lambda a, lim: _pv(root, label_state, a, lim))
+            return Analysis(moves[0].action, moves, moves[0].pv, stats[0], stats[1],
+                            stats[2], budget.elapsed(), seed, player, kind)
+
+        rng, rnd = srng.np, srng.py
+        while not budget.done(stats[0]):
+            self._iterate(root, state.resample_from_infostate(player, rng), rnd, stats)
+            stats[0] += 1
+            if on_progress is not None and every and stats[0] % every == 0 \
+                    and on_progress(report()) is False:
+                break
+        out = report()
+        free_later(root)
+        return out
+
+    def _select(self, node: AZNode, legal: list[int], p: int, rnd) -> int:
+        """The PUCT choice among ``legal`` at ``node`` for seat ``p`` (module docstring)."""
+        children, priors = node.children, node.priors
+        total = 1
+        for a in legal:
+            ch = children.get(a)
+            if ch is not None:
+                total += ch.visits
+        sq = math.sqrt(total)
+        fpu = node.value[p] / node.visits - self.fpu if node.visits else 0.0
+        c = self.c_puct
+        best_a, best_u, ties = -1, -math.inf, 1
+        for a in legal:
+            ch = children.get(a)
+            if ch is None or ch.visits == 0:
+                u = fpu + c * priors[a] * sq
+            else:
+                u = ch.value[p] / ch.visits + c * priors[a] * sq / (1 + ch.visits)
+            if u > best_u:
+                best_a, best_u, ties = a, u, 1
+            elif u == best_u:
+                ties += 1
+                if rnd.random() * ties < 1.0:
+                    best_a = a
+        return best_a
+
+    def _iterate(self, root: AZNode, s: State, rnd, stats: list[int]) -> None:
+        me, cap, allowed = self.player, self._max_nodes, self._allowed
+        by_info = self.chance_key == "infostate"
+        node, path, depth = root, [root], 0
+        values = None
+        while True:
+            p = s.current_player()
+            if p == TERMINAL:
+                values = s._returns()
+                break
+            if p == CHANCE:
+                a = sample_outcome(s._chance_outcomes(), rnd.random())
+                apply_unchecked(s, a)
+                depth += 1
+                key = s.information_state_string(me) if by_info else ("c", a)
+                child = node.children.get(key)
+                if child is None:
+                    if stats[1] >= cap:
+                        break           # the node cap: evaluate where the descent stands
+                    child = node.children[key] = AZNode(self.n, CHANCE)
+                    stats[1] += 1
+                node = child
+                path.append(node)
+                continue
+            if p == SIMULTANEOUS:
+                values, _ = self._leaf(s, me, [], rnd)
+                break
+            legal = s._legal_actions()
+            if node is root and allowed is not None:
+                legal = [a for a in legal if a in allowed]
+            if node.priors is None:                      # a new leaf: expand and evaluate
+                node.player = p
+                values, priors = self._leaf(s, p, legal, rnd)
+                node.priors = {int(a): float(q) for a, q in zip(legal, priors, strict=True)}
+                break
+            missing = [a for a in legal if a not in node.priors]
+            if missing:                                  # moves no earlier world allowed
+                _, priors = self.evaluator.evaluate(s, p, legal)
+                self.evaluations += 1
+                for a, q in zip(legal, priors, strict=True):
+                    node.priors.setdefault(int(a), float(q))
+            a = self._select(node, legal, p, rnd)
+            apply_unchecked(s, a)
+            depth += 1
+            child = node.children.get(a)
+            if child is None:
+                if stats[1] >= cap:
+                    break
+                child = node.children[a] = AZNode(self.n, -99)
+                stats[1] += 1
+            node = child
+            path.append(node)
+        if values is None:  # stopped at the cap: value the position the descent reached
+            q = s.current_player()
+            if q == TERMINAL:
+                values = s._returns()
+            else:
+                obs = q if q >= 0 else me
+                values, _ = self._leaf(s, obs, s._legal_actions() if q >= 0 else [], rnd)
+        if depth > stats[2]:
+            stats[2] = depth
+        for nd in path:
+            nd.visits += 1
+            vals = nd.value
+            for i in range(self.n):
+                vals[i] += values[i]

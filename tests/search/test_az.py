@@ -1,0 +1,260 @@
+"""The ``az`` search and bot (issue 14 item 4): PUCT with a uniform network matches the
+formula on a toy game, root noise, rollout mixing, temperature, options, budgets and root
+control. No-peeking and determinism on every game are in ``tests/bots/test_bot_properties``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+import time
+
+import numpy as np
+import pytest
+from ratai_toy_games import ChanceNimGame, LotteryGame
+
+from ratai.bots import make_bot
+from ratai.engines import load_game
+from ratai.engines.api import CHANCE, sample_chance_outcome
+from ratai.nn import Model, ModelError
+from ratai.search import Budget, SearchRng, numbers
+from ratai.search.az import AZ, UniformEvaluator
+
+BACKENDS = ["python"]
+try:
+    from ratai._speedups import search as _cy
+
+    if hasattr(_cy, "CyAZ"):
+        BACKENDS.append("cython")
+except ImportError:  # pragma: no cover - unbuilt checkout
+    pass
+
+
+class FixedPriors(UniformEvaluator):
+    """Priors proportional to ``weights[i % len(weights)]`` over the legal moves."""
+
+    def __init__(self, n, weights):
+        super().__init__(n)
+        self.weights = weights
+
+    def evaluate(self, state, player, legal):
+        v, _ = super().evaluate(state, player, legal)
+        w = np.array([self.weights[i % len(self.weights)] for i in range(len(legal))], float)
+        return v, (w / w.sum()).astype(np.float32)
+
+
+def decision(name, seed=0, plies=10, **params):
+    game = load_game(name, **params)
+    s = game.new_initial_state()
+    rng = np.random.default_rng(seed)
+    rnd = random.Random(seed)
+    for _ in range(plies):
+        if s.current_player() == CHANCE:
+            s.apply_action(sample_chance_outcome(s, rng))
+        else:
+            s.apply_action(rnd.choice(s.legal_actions()))
+    while s.current_player() == CHANCE:
+        s.apply_action(sample_chance_outcome(s, rng))
+    return game, s
+
+
+@pytest.fixture(scope="module")
+def rt_model():
+    return Model.init("rat_trap", [2, 3], hidden=(16, 8), seed=5)
+
+
+@pytest.mark.parametrize("game,weights", [
+    (LotteryGame(), [1.0]), (LotteryGame(), [0.8, 0.2]),
+    (ChanceNimGame(roll=False, heap=7), [1.0]), (ChanceNimGame(roll=False, heap=7), [1, 2, 5]),
+])
+def test_puct_selection_matches_the_formula(game, weights):
+    """Every root choice maximises U(a) = Q(a) + c P(a) sqrt(N) / (1 + n(a)), N = 1 + the
+    visits of the legal moves, unvisited Q = parent mean - fpu_reduction (exact floats)."""
+    ev = FixedPriors(game.num_players(), weights)
+    c, fpu = 1.3, 0.1
+    search = AZ(game, 0, ev, c_puct=c, fpu_reduction=fpu, chance_key="action")
+    s = game.new_initial_state()
+    legal = s.legal_actions(0)
+    _, prior = ev.evaluate(s, 0, legal)
+    prior = {a: float(p) for a, p in zip(legal, prior, strict=True)}
+    reports = []
+    search.analyze(s, Budget(iterations=60).check(), SearchRng(3, s, 0),
+                   on_progress=lambda an: reports.append(an), every=1)
+    assert len(reports) == 60
+    prev = {a: (0, 0.0) for a in legal}
+    checked = 0
+    for an in reports:
+        now = {m.action: (m.visits, m.value) for m in an.moves}
+        chosen = [a for a in legal if now[a][0] == prev[a][0] + 1]
+        assert len(chosen) == 1
+        total = sum(v for v, _ in prev.values())
+        root_sum = 0.5 + sum(v * q for v, q in prev.values())
+        fpu_q = root_sum / (1 + total) - fpu
+        u = {}
+        for a in legal:
+            v, q = prev[a]
+            u[a] = (fpu_q + c * prior[a] * math.sqrt(1 + total)) if v == 0 else \
+                (q + c * prior[a] * math.sqrt(1 + total) / (1 + v))
+        best = max(u.values())
+        assert u[chosen[0]] >= best - 1e-12, (an.iterations, u, chosen)
+        checked += 1
+        prev = now
+    assert checked == 60
+    assert sum(m.visits for m in reports[-1].moves) == 60
+    assert [m.prior for m in sorted(reports[-1].moves, key=lambda m: m.action)] == \
+        pytest.approx([prior[a] for a in sorted(legal)])
+
+
+def test_zero_model_is_the_uniform_network(rt_model):
+    zero = rt_model.with_arrays({k: np.zeros_like(v) for k, v in rt_model.arrays().items()})
+    game, s = decision("rat_trap", num_players=3, backend="python")
+    p = s.current_player()
+    values, priors = zero.evaluate(s, p)
+    assert values.tolist() == [0.5] * 3
+    assert priors == pytest.approx(np.full(len(s.legal_actions()), 1 / len(s.legal_actions())))
+    a = AZ(game, p, zero).analyze(s, Budget(iterations=40).check(), SearchRng(1, s, p))
+    b = AZ(game, p, UniformEvaluator(3)).analyze(s, Budget(iterations=40).check(),
+                                                 SearchRng(1, s, p))
+    assert numbers(a) == numbers(b)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bot_reports_every_move_with_priors_and_values(rt_model, backend):
+    game, s = decision("rat_trap", num_players=3,
+                       backend="cython" if backend == "cython" else "python")
+    p = s.current_player()
+    bot = make_bot("az", game, p, iterations=120, model=rt_model, seed=2,
+                   search_backend=backend)
+    an = bot.analyze(s)
+    legal = s.legal_actions(p)
+    assert sorted(m.action for m in an.moves) == sorted(legal)
+    assert an.iterations == 120 and an.kind == "az"
+    assert sum(m.visits for m in an.moves) == 120
+    _, priors = rt_model.evaluate(s, p)
+    by_action = dict(zip(legal, priors, strict=True))
+    for m in an.moves:
+        assert m.prior == pytest.approx(float(by_action[m.action]), abs=1e-5)
+        assert len(m.values) == 3 and all(0.0 <= v <= 1.0 for v in m.values)
+        assert m.value == m.values[p]
+        if m.visits:
+            assert m.pv and m.pv[0].action == m.action
+    assert an.best_action == an.moves[0].action
+    assert numbers(bot.analyze(s)) == numbers(an)
+
+
+def test_root_noise_is_seeded_and_priors_stay_the_networks(rt_model):
+    game, s = decision("rat_trap", num_players=2, backend="python")
+    p = s.current_player()
+    kw = dict(iterations=80, model=rt_model, search_backend="python")
+    plain = make_bot("az", game, p, seed=4, **kw).analyze(s)
+    noisy = make_bot("az", game, p, seed=4, noise_fraction=0.25, dirichlet_alpha=0.3,
+                     **kw).analyze(s)
+    again = make_bot("az", game, p, seed=4, noise_fraction=0.25, dirichlet_alpha=0.3,
+                     **kw).analyze(s)
+    assert numbers(noisy) == numbers(again)
+    assert [m.visits for m in noisy.moves] != [m.visits for m in plain.moves] or \
+        [m.action for m in noisy.moves] != [m.action for m in plain.moves]
+    assert {m.action: m.prior for m in noisy.moves} == {m.action: m.prior for m in plain.moves}
+
+
+def test_rollout_mix_uses_playouts():
+    game, s = decision("rat_trap", num_players=3, backend="python")
+    p = s.current_player()
+    ev = UniformEvaluator(3)
+    net_only = AZ(game, p, ev).analyze(s, Budget(iterations=30).check(), SearchRng(1, s, p))
+    assert {m.value for m in net_only.moves if m.visits} == {0.5}
+    mixed = AZ(game, p, ev, rollout_mix=1.0).analyze(s, Budget(iterations=30).check(),
+                                                     SearchRng(1, s, p))
+    assert {m.value for m in mixed.moves if m.visits} != {0.5}
+    for m in mixed.moves:   # returns are win 1 / loss 0 / shares: values stay in [0, 1]
+        assert all(0.0 <= v <= 1.0 for v in m.values)
+
+
+def test_temperature_samples_by_visits(rt_model):
+    game, s = decision("rat_trap", num_players=3, backend="python")
+    p = s.current_player()
+    picks = set()
+    for seed in range(8):
+        bot = make_bot("az", game, p, iterations=60, model=rt_model, seed=seed,
+                       temperature=1.0, search_backend="python")
+        an = bot.analyze(s)
+        visited = {m.action for m in an.moves if m.visits}
+        assert an.best_action in visited
+        assert an.pv[0].action == an.best_action
+        assert bot.analyze(s).best_action == an.best_action     # seeded
+        picks.add(an.best_action)
+    assert len(picks) >= 2
+    cold = make_bot("az", game, p, iterations=60, model=rt_model, seed=0,
+                    search_backend="python").analyze(s)
+    assert cold.best_action == cold.moves[0].action
+
+
+@pytest.mark.parametrize("option,value", [
+    ("c_puct", -1.0), ("c_puct", math.nan), ("dirichlet_alpha", 0.0), ("noise_fraction", 1.5),
+    ("rollout_mix", -0.1), ("temperature", -1), ("temperature", math.inf),
+    ("fpu_reduction", 2.0), ("chance_key", "nope"), ("threads", 0), ("max_nodes", 0),
+    ("search_backend", "gpu"),
+])
+def test_options_are_range_checked(rt_model, option, value):
+    game = load_game("rat_trap", num_players=3)
+    with pytest.raises(ValueError, match=option):
+        make_bot("az", game, 0, iterations=10, model=rt_model, **{option: value})
+
+
+def test_model_refusals(rt_model, tmp_path):
+    with pytest.raises(ValueError, match="no model is shipped for game 'rats_to_riches'"):
+        make_bot("az", load_game("rats_to_riches", num_players=2), 0, iterations=5)
+    with pytest.raises(ModelError, match="not 'rats_to_riches'"):
+        make_bot("az", load_game("rats_to_riches", num_players=2), 0, iterations=5,
+                 model=rt_model)
+    with pytest.raises(ModelError, match="not 4"):
+        make_bot("az", load_game("rat_trap", num_players=4), 0, iterations=5, model=rt_model)
+    path = tmp_path / "m.npz"
+    path.write_bytes(b"junk")
+    with pytest.raises(ModelError, match="not a model file"):
+        make_bot("az", load_game("rat_trap", num_players=3), 0, iterations=5, model=path)
+    rt_model.save(path)
+    bot = make_bot("az", load_game("rat_trap", num_players=3), 0, iterations=5,
+                   model=str(path))
+    assert bot.model.meta == rt_model.meta
+    with pytest.raises(ValueError, match="bad model"):
+        make_bot("az", load_game("rat_trap", num_players=3), 0, iterations=5, model=3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_budgets_stop_cap_and_root_moves(rt_model, backend):
+    game, s = decision("rat_trap", num_players=3,
+                       backend="cython" if backend == "cython" else "python")
+    p = s.current_player()
+    kw = dict(model=rt_model, seed=1, search_backend=backend)
+    t0 = time.perf_counter()
+    an = make_bot("az", game, p, time_limit=0.15, **kw).analyze(s)
+    assert time.perf_counter() - t0 < 0.15 + 0.5 and an.iterations > 0
+    stop = threading.Event()
+    threading.Timer(0.05, stop.set).start()
+    t0 = time.perf_counter()
+    make_bot("az", game, p, time_limit=20.0, stop=stop, **kw).analyze(s)
+    assert time.perf_counter() - t0 < 0.05 + 0.5
+    capped = make_bot("az", game, p, iterations=300, max_nodes=40, **kw).analyze(s)
+    assert capped.nodes <= 40 and capped.iterations == 300
+    legal = s.legal_actions(p)
+    if len(legal) >= 2:
+        pick = legal[-2:]
+        an = make_bot("az", game, p, iterations=30, **kw).analyze(s, root_moves=pick)
+        assert sorted(m.action for m in an.moves) == sorted(pick)
+        with pytest.raises(ValueError, match="not legal"):
+            make_bot("az", game, p, iterations=5, **kw).analyze(s, root_moves=[10**6])
+
+
+def test_forced_move_is_not_searched(rt_model):
+    game = load_game("rat_trap", num_players=3, backend="python")
+    for seed in range(40):
+        _, s = decision("rat_trap", seed=seed, plies=seed % 13, num_players=3,
+                        backend="python")
+        if len(s.legal_actions()) == 1:
+            an = make_bot("az", game, s.current_player(), iterations=50,
+                          model=rt_model).analyze(s)
+            assert an.forced and an.iterations == 0
+            return
+    pytest.skip("no forced move found")
