@@ -89,6 +89,7 @@ from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from .core cimport CyState, c_random_playout, ratai_splitmix64, ratai_uniform
+from .nn cimport CyNet
 
 from ratai.search.common import (
     DEFAULT_MAX_MEMORY_MB,
@@ -102,7 +103,7 @@ from ratai.search.common import (
 )
 from ratai.search.uct import MULTI_PV_LIMIT, with_pvs
 
-__all__ = ["CyUCT", "CyISMCTS", "is_cython_state", "info_hash", "NODE_BYTES"]
+__all__ = ["CyUCT", "CyISMCTS", "CyAZ", "is_cython_state", "info_hash", "NODE_BYTES"]
 
 cdef enum:
     CHANCE = -1
@@ -1164,3 +1165,379 @@ cdef class CyISMCTS(_Search):
             s.apply_action(a)
             node = best
         return tuple(pv)
+
+
+# -- AlphaZero-style PUCT over IS-MCTS (the az bot) ------------------------------------------
+cdef enum:
+    SIMULTANEOUS_NODE = -2
+
+
+def _az_report(workers, legal, label, tie, int player, int n, budget, seed, str kind, priors):
+    """The merged ``Analysis`` of CyAZ trees: as ``_report``, with the network's priors."""
+    visits = {a: 0 for a in legal}
+    sums = {a: [0.0] * n for a in legal}
+    owner = {}
+    for w in workers:
+        for a, (v, vals) in w._root_stats().items():
+            if a in visits:
+                visits[a] += v
+                acc = sums[a]
+                for j in range(n):
+                    acc[j] += vals[j]
+                if a not in owner or v > owner[a][0]:
+                    owner[a] = (v, w)
+    moves = []
+    for a in legal:
+        v = visits[a]
+        vals = tuple((x / v) if v else 0.0 for x in sums[a])
+        moves.append(MoveStat(int(a), label(a), int(v), vals[player], float(priors[a]), vals))
+    moves = with_pvs(sort_moves(moves, tie), player,
+                     lambda a, lim: owner[a][1]._pv(a, lim) if a in owner else ())
+    return Analysis(moves[0].action, moves, moves[0].pv,
+                    int(sum(w.iterations for w in workers)),
+                    int(sum(w.nodes for w in workers)),
+                    int(max(w.max_depth for w in workers)), budget.elapsed(), seed, player,
+                    kind)
+
+
+cdef class CyAZ(CyISMCTS):
+    """PUCT over SO-ISMCTS determinizations with a network (the twin of
+    :class:`ratai.search.az.AZ`; same selection, first-play urgency, root noise, expansion
+    and leaf values, see that module).
+
+    Compiled specifics: the network runs in C (``nn.CyNet.c_eval``, no GIL); the observation
+    tensor of the determinized state comes from ``CyState.c_observation_tensor`` and, where
+    a twin has no compiled writer (it returns -1), from ``observation_tensor`` with the GIL.
+    Determinization and chance keys are those of :class:`CyISMCTS`. When a node is first
+    evaluated, a child is created for every legal move of that determinization, holding
+    its prior (``nodes`` counts these slots); a move legal only in a later determinization
+    gets its child and prior from one more evaluation there. The value sums take
+    ``num_players + 1`` doubles per slot (the last is the edge's prior), which
+    ``max_memory_mb`` counts. Random streams differ from the Python search (splitmix64),
+    so the trees differ for the same seed; the distributions are the same.
+
+    Args:
+        player: the searching seat.
+        model: a ``ratai.nn.Model`` (checked against the game by the bot).
+        c_puct, dirichlet_alpha, noise_fraction, rollout_mix, fpu_reduction, chance_key:
+            as :class:`ratai.search.az.AZ` (validated by it / the bot).
+        max_nodes, max_memory_mb, threads: as :class:`CyUCT`.
+    """
+
+    cdef object model
+    cdef CyNet net
+    cdef double c_puct, alpha, eps, mix, fpu
+    cdef int stride, dsize
+    cdef object xarr
+    cdef float* xbuf
+    cdef float* scratch
+    cdef double* pbuf
+    cdef double* vbuf
+    cdef public long evaluations
+    cdef public long py_tensors
+
+    def __cinit__(self, *args, **kwargs):
+        self.scratch = NULL
+        self.pbuf = NULL
+        self.vbuf = NULL
+
+    def __dealloc__(self):
+        free(self.scratch)
+        free(self.pbuf)
+        free(self.vbuf)
+
+    def __init__(self, int player, model, double c_puct=1.5, double dirichlet_alpha=0.3,
+                 double noise_fraction=0.0, double rollout_mix=0.0, double fpu_reduction=0.1,
+                 str chance_key="infostate", max_nodes=None,
+                 max_memory_mb=DEFAULT_MAX_MEMORY_MB, int threads=1):
+        if chance_key not in ("infostate", "action"):
+            raise ValueError(f"bad chance_key {chance_key!r}: allowed one of "
+                             f"('infostate', 'action')")
+        self.me = player
+        self.c = 0.0
+        self.by_info = chance_key == "infostate"
+        self.model = model
+        self.c_puct = c_puct
+        self.alpha = dirichlet_alpha
+        self.eps = noise_fraction
+        self.mix = rollout_mix
+        self.fpu = fpu_reduction
+        self._limits(max_nodes, max_memory_mb, threads)
+
+    def _prepare_az(self, state, unsigned long long seed, allowed, label_state, np_rng,
+                    net, root_priors, root_values):
+        """Set up one tree: the pool with ``num_players + 1`` doubles per slot and the root
+        expanded with ``root_priors`` (``{action: prior}``, noise included)."""
+        cdef long slots = MAX_SLOTS
+        cdef int r, ch, j
+        self._prepare(state, seed, allowed, label_state, np_rng)
+        self.net = net
+        self.stride = self.n + 1
+        if self.max_memory_mb is not None:
+            slots = <long>(float(self.max_memory_mb) * 1048576.0
+                           / (sizeof(Node) + sizeof(double) * self.stride))
+        self.mem = _TreeMem(self.stride, slots)
+        self.tr = &self.mem.t
+        self.dsize = net.d
+        self.xarr = np.zeros(max(1, self.dsize), np.float32)
+        cdef float[::1] xv = self.xarr
+        self.xbuf = &xv[0]
+        free(self.scratch)
+        free(self.pbuf)
+        free(self.vbuf)
+        self.scratch = <float*>malloc(sizeof(float) * (net.h1 + net.h2 + 1))
+        self.pbuf = <double*>malloc(sizeof(double) * (self.na + 1))
+        self.vbuf = <double*>malloc(sizeof(double) * (self.n + 1))
+        if self.scratch == NULL or self.pbuf == NULL or self.vbuf == NULL:
+            raise MemoryError()
+        self.evaluations = 0
+        self.py_tensors = 0
+        r = tree_new_root(self.tr, self.me)
+        if r < 0:
+            raise MemoryError("search tree")
+        self.tr.nodes[r].visits = 1
+        for j in range(self.n):
+            self.tr.vals[r * self.stride + j] = root_values[j]
+        for a, q in root_priors.items():
+            ch = tree_add_child(self.tr, r, <unsigned long long>a, a, UNSEEN)
+            if ch < 0:
+                raise MemoryError("search tree (max_nodes / max_memory_mb below the root's "
+                                  "moves)")
+            self.tr.vals[ch * self.stride + self.n] = q
+            self.nodes += 1
+
+    def analyze(self, state, budget, srng, on_progress=None, int every=100, seed=None,
+                str kind="az", allowed=None):
+        """Search from the seat's information state in ``state``; as ``AZ.analyze``."""
+        from ratai.search.az import dirichlet_noise
+        budget.begin()
+        player = self.me
+        if state.current_player() == SIMULTANEOUS_NODE:
+            raise ValueError("az does not search a SIMULTANEOUS root; use the sequential "
+                             "view of the game")
+        legal = state.legal_actions(player) if allowed is None else list(allowed)
+        tie = srng.tiebreak(legal)
+        label_state = state.resample_from_infostate(player, srng.child_seed())
+        start_reaper()
+        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
+        n = state.get_game().num_players()
+        net = CyNet(self.model, n)
+        values, priors = net.evaluate(state.observation_tensor(player), player, legal)
+        used = dirichlet_noise(priors, self.alpha, self.eps, srng.np)
+        prior_of = {int(a): float(q) for a, q in zip(legal, priors)}
+        used_of = {int(a): float(q) for a, q in zip(legal, used)}
+        k = self.threads
+        workers = [self] + [CyAZ(self.me, self.model, self.c_puct, self.alpha, self.eps,
+                                 self.mix, self.fpu,
+                                 "infostate" if self.by_info else "action",
+                                 self._share_nodes(), self._share_mb(), 1)
+                            for _ in range(k - 1)]
+        seeds = _seeds(srng, k)
+        for i, w in enumerate(workers):
+            if k > 1:
+                w._set_limits(self._share_nodes(), self._share_mb())
+            np_rng = srng.np if i == 0 else np.random.default_rng(seeds[i])
+            w._prepare_az(state, seeds[i], allowed, label_state, np_rng, net, used_of,
+                          [float(v) for v in values])
+
+        def report():
+            return _az_report(workers, legal, labels.__getitem__, tie, player, self.n,
+                              budget, seed, kind, prior_of)
+
+        _run(workers, budget, on_progress, every, report)
+        out = report()
+        _release(workers)
+        return out
+
+    def _root_stats(self) -> dict:
+        cdef Tree* t = self.tr
+        cdef int i, j, n = self.n, st = self.stride
+        cdef Node* root = &t.nodes[0]
+        out = {}
+        for i in range(root.first, root.first + root.nch):
+            if t.nodes[i].key < TAG_ACTION and t.nodes[i].visits > 0:
+                out[t.nodes[i].action] = (t.nodes[i].visits,
+                                          [t.vals[i * st + j] for j in range(n)])
+        return out
+
+    cdef int tensor(self, int p) noexcept nogil:
+        """Seat ``p``'s observation tensor of ``self.work`` into ``xbuf``; 0 or -1."""
+        if self.work.c_observation_tensor(p, self.xbuf) == 0:
+            return 0
+        with gil:
+            try:
+                self.work.observation_tensor(p, out=self.xarr)
+                self.py_tensors += 1
+            except BaseException as e:
+                self.error = e
+                return -1
+        return 0
+
+    cdef int evaluate(self, int p, int k, bint value) noexcept nogil:
+        """Network at seat ``p``'s view of ``self.work``: priors of ``act[:k]`` into
+        ``pbuf``; with ``value``, the leaf value per seat into ``ret`` (mixed with a playout
+        of ``self.work``, which it then mutates, when ``rollout_mix > 0``). 0 or -1."""
+        cdef int j
+        if self.tensor(p) < 0:
+            return -1
+        self.net.c_eval(self.xbuf, p, self.act, k, self.vbuf, self.pbuf, self.scratch, True)
+        self.evaluations += 1
+        if not value:
+            return 0
+        if self.mix > 0.0:
+            if self.work.c_current_player() != TERMINAL:
+                c_random_playout(self.work, &self.rng, self.idx, self.prob)
+            self.work.c_returns(self.ret)
+            for j in range(self.n):
+                self.ret[j] = (1.0 - self.mix) * self.vbuf[j] + self.mix * self.ret[j]
+        else:
+            for j in range(self.n):
+                self.ret[j] = self.vbuf[j]
+        return 0
+
+    cdef int expand(self, int node, int k, bint only_missing) noexcept nogil:
+        """Children with priors (``pbuf``) for ``act[:k]`` at ``node`` (those without one
+        when ``only_missing``); stops at the cap. 0, or -1 when the pool refused a slot."""
+        cdef int j, ch
+        for j in range(k):
+            if only_missing and self.idx[j] >= 0:
+                continue
+            if not self.can_grow():
+                return 0
+            ch = tree_add_child(self.tr, node, <unsigned long long>self.act[j], self.act[j],
+                                UNSEEN)
+            if ch < 0:
+                self.capped = True
+                return 0
+            self.tr.vals[ch * self.stride + self.n] = self.pbuf[j]
+            self.nodes += 1
+        return 0
+
+    cdef int iterate(self) noexcept nogil:
+        cdef int node = 0, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a, ties, total
+        cdef int n = self.n, st = self.stride
+        cdef unsigned long long key
+        cdef double u, best_u, cv, sq, fpu_q
+        cdef Node* nd
+        cdef bint have_value = False
+        if self.determinize() < 0:
+            return -1
+        plen = self.push(plen, 0)
+        while True:
+            p = self.work.c_current_player()
+            if p == TERMINAL:
+                self.work.c_returns(self.ret)
+                have_value = True
+                break
+            if p == CHANCE:
+                k = self.work.c_chance_outcomes(self.act, self.prob)
+                a = self.act[self.pick_outcome(k)]
+                self.work.c_apply(a)
+                depth += 1
+                key = self.chance_key(a)
+                if key == 0:
+                    return -1
+                ch = tree_find(self.tr, node, key)
+                if ch < 0:
+                    if not self.can_grow():
+                        break
+                    ch = tree_add_child(self.tr, node, key, a, CHANCE)
+                    if ch < 0:
+                        self.capped = True
+                        break
+                    self.nodes += 1
+                node = ch
+                plen = self.push(plen, node)
+                if plen < 0:
+                    return -1
+                continue
+            if p == SIMULTANEOUS_NODE:
+                if self.evaluate(self.me, 0, True) < 0:
+                    return -1
+                have_value = True
+                break
+            k = self.work.c_legal_actions(self.act)
+            if node == 0 and self.allow != NULL:
+                j = 0
+                for i in range(k):
+                    if self.allow[self.act[i]]:
+                        self.act[j] = self.act[i]
+                        j += 1
+                k = j
+            nd = &self.tr.nodes[node]
+            if nd.player == UNSEEN:                  # a new leaf: evaluate and expand
+                nd.player = p
+                if self.evaluate(p, k, True) < 0:
+                    return -1
+                self.expand(node, k, False)
+                have_value = True
+                break
+            nu = 0
+            for j in range(k):
+                ch = tree_find(self.tr, node, <unsigned long long>self.act[j])
+                self.idx[j] = ch
+                if ch < 0:
+                    nu += 1
+            if nu and self.can_grow():               # moves no earlier world allowed
+                if self.evaluate(p, k, False) < 0:
+                    return -1
+                self.expand(node, k, True)
+                for j in range(k):
+                    if self.idx[j] < 0:
+                        self.idx[j] = tree_find(self.tr, node,
+                                                <unsigned long long>self.act[j])
+            # PUCT: Q + c P sqrt(N) / (1 + n), N = 1 + visits of the legal moves;
+            # unvisited: Q = parent mean - fpu_reduction; exact ties broken uniformly.
+            nd = &self.tr.nodes[node]
+            total = 1
+            for j in range(k):
+                if self.idx[j] >= 0:
+                    total += self.tr.nodes[self.idx[j]].visits
+            sq = sqrt(<double>total)
+            fpu_q = (self.tr.vals[node * st + p] / nd.visits - self.fpu) if nd.visits else 0.0
+            best = -1
+            best_u = -1e300
+            ties = 1
+            for j in range(k):
+                ch = self.idx[j]
+                if ch < 0:
+                    continue                         # no slot under the cap
+                cv = self.tr.nodes[ch].visits
+                if cv == 0:
+                    u = fpu_q + self.c_puct * self.tr.vals[ch * st + n] * sq
+                else:
+                    u = self.tr.vals[ch * st + p] / cv \
+                        + self.c_puct * self.tr.vals[ch * st + n] * sq / (1.0 + cv)
+                if u > best_u:
+                    best = ch
+                    best_u = u
+                    ties = 1
+                elif u == best_u:
+                    ties += 1
+                    if ratai_uniform(&self.rng) * ties < 1.0:
+                        best = ch
+            if best < 0:
+                break                                # the cap: value the position here
+            self.work.c_apply(self.tr.nodes[best].action)
+            depth += 1
+            node = best
+            plen = self.push(plen, node)
+            if plen < 0:
+                return -1
+        if not have_value:
+            p = self.work.c_current_player()
+            if p == TERMINAL:
+                self.work.c_returns(self.ret)
+            else:
+                k = self.work.c_legal_actions(self.act) if p >= 0 else 0
+                if self.evaluate(p if p >= 0 else self.me, k, True) < 0:
+                    return -1
+        self.depth_sum += depth
+        if depth > self.max_depth:
+            self.max_depth = depth
+        for i in range(plen):
+            nd = &self.tr.nodes[self.path[i]]
+            nd.visits += 1
+            for j in range(n):
+                self.tr.vals[self.path[i] * st + j] += self.ret[j]
+        return 0

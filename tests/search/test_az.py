@@ -106,6 +106,49 @@ def test_puct_selection_matches_the_formula(game, weights):
         pytest.approx([prior[a] for a in sorted(legal)])
 
 
+def _check_root_puct(reports, legal, prior, root_value, c, fpu, tol):
+    """Each iteration's root choice maximises U given the statistics before it."""
+    prev = {a: (0, 0.0) for a in legal}
+    for an in reports:
+        now = {m.action: (m.visits, m.value) for m in an.moves}
+        chosen = [a for a in legal if now[a][0] == prev[a][0] + 1]
+        assert len(chosen) == 1
+        total = sum(v for v, _ in prev.values())
+        fpu_q = (root_value + sum(v * q for v, q in prev.values())) / (1 + total) - fpu
+        u = {a: (fpu_q + c * prior[a] * math.sqrt(1 + total)) if prev[a][0] == 0 else
+             (prev[a][1] + c * prior[a] * math.sqrt(1 + total) / (1 + prev[a][0]))
+             for a in legal}
+        assert u[chosen[0]] >= max(u.values()) - tol, (an.iterations, u, chosen)
+        prev = now
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["rat_trap", "rats_to_riches"])
+def test_puct_root_formula_on_a_real_game(name, backend):
+    """The same check on a real game with a random network, both backends (the compiled
+    search's priors and root value are CyNet's, the reference's numpy's)."""
+    model = Model.init(name, [3], hidden=(16, 8), seed=2)
+    model = model.with_arrays({k: v * 30 for k, v in model.arrays().items()
+                               if k.startswith("wp")})   # priors far from uniform
+    game, s = decision(name, seed=1, num_players=3, backend=backend)
+    p = s.current_player()
+    legal = s.legal_actions(p)
+    if backend == "cython":
+        from ratai._speedups.nn import CyNet
+        values, priors = CyNet(model, 3).evaluate(s.observation_tensor(p), p, legal)
+    else:
+        values, priors = model.evaluate(s, p)
+    prior = {a: float(q) for a, q in zip(legal, priors, strict=True)}
+    assert max(prior.values()) > min(prior.values()) + 0.05
+    reports = []
+    bot = make_bot("az", game, p, iterations=80, model=model, seed=5, c_puct=2.0,
+                   fpu_reduction=0.05, search_backend=backend, progress_every=1,
+                   on_progress=reports.append)
+    bot.analyze(s)
+    assert len(reports) == 80
+    _check_root_puct(reports, legal, prior, float(values[p]), 2.0, 0.05, 1e-9)
+
+
 def test_zero_model_is_the_uniform_network(rt_model):
     zero = rt_model.with_arrays({k: np.zeros_like(v) for k, v in rt_model.arrays().items()})
     game, s = decision("rat_trap", num_players=3, backend="python")
@@ -258,3 +301,25 @@ def test_forced_move_is_not_searched(rt_model):
             assert an.forced and an.iterations == 0
             return
     pytest.skip("no forced move found")
+
+
+@pytest.mark.skipif("cython" not in BACKENDS, reason="compiled search not built")
+def test_compiled_threads_and_counters(rt_model):
+    from ratai._speedups.search import CyAZ
+
+    game, s = decision("rats_to_riches", num_players=2)
+    model = Model.init("rats_to_riches", [2], hidden=(16, 8), seed=1)
+    p = s.current_player()
+    kw = dict(iterations=200, model=model, seed=9, search_backend="cython")
+    one = make_bot("az", game, p, **kw).analyze(s)
+    two = make_bot("az", game, p, threads=2, **kw).analyze(s)
+    again = make_bot("az", game, p, threads=2, **kw).analyze(s)
+    assert one.iterations == two.iterations == 200
+    assert numbers(two) == numbers(again)
+    assert sum(m.visits for m in two.moves) == 200
+    search = CyAZ(p, model)
+    an = search.analyze(s, Budget(iterations=50).check(), SearchRng(1, s, p))
+    assert an.iterations == 50
+    # one evaluation per iteration that reached a new leaf, plus extra prior look-ups
+    assert 0 < search.evaluations <= 2 * 50
+    assert 0 <= search.py_tensors <= search.evaluations
