@@ -248,6 +248,13 @@ def test_same_seed_one_worker_same_results_and_kill_resume(tiny_run, tmp_path):
 
 
 @needs_torch
+def test_two_worker_processes_give_the_same_results(tiny_run, tmp_path):
+    root = tmp_path / "two"
+    _run(["train", *TINY, "--workers", "2", "--run", str(root)])
+    assert _results(root) == _results(tiny_run[0])
+
+
+@needs_torch
 def test_a_finished_run_resumes_to_more_generations(tiny_run, tmp_path):
     root = tmp_path / "more"
     shutil.copytree(tiny_run[0], root)
