@@ -263,15 +263,13 @@ class TrainingRun:
         from ratai.nn.model import Model, ModelError
 
         sp = self._p("state.json")
+        if not sp.exists():   # killed while the run was created: create it again
+            return
         try:
             self.state = json.loads(sp.read_text())
             gen, best = int(self.state["generation"]), int(self.state["best"])
             int(self.state["metrics_bytes"])
             self.state["phase"], self.state["summary"]  # noqa: B018
-        except FileNotFoundError:
-            raise RunError(f"run directory {self.root} has config.json but no state.json "
-                           f"(killed while it was created?); remove it or pick another "
-                           f"--run") from None
         except (ValueError, KeyError, TypeError):
             raise RunError(f"corrupt {sp}: not a ratai training state") from None
         trained = gen + (1 if self.state["phase"] in ("gate", "eval") else 0)
@@ -333,6 +331,11 @@ class TrainingRun:
         for d in ("checkpoints", "models", "buffer", "work"):
             self._p(d).mkdir(parents=True, exist_ok=True)
         cfg = self.cfg
+        # config.json first, state.json last: a run killed in between is created again
+        atomic_write_json(self._p("config.json"), {
+            "config": cfg.to_json(), "ratai": __version__, "torch": self.torch.__version__,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "command": "ratai train " + " ".join(cli_args(cfg))})
         model = Model.init(cfg.game, cfg.players, hidden=cfg.hidden,
                            seed=derived_seed(cfg.seed, 0, _PHASE_SEEDS["init"]),
                            params=cfg.params, notes=f"ratai train --seed {cfg.seed}")
@@ -347,12 +350,6 @@ class TrainingRun:
                       "positions_seen": 0, "seconds": 0.0, "summary": [],
                       "metrics_bytes": 0}
         atomic_write_json(self._p("state.json"), self.state)
-        import torch
-
-        atomic_write_json(self._p("config.json"), {
-            "config": cfg.to_json(), "ratai": __version__, "torch": torch.__version__,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "command": "ratai train " + " ".join(cli_args(cfg))})
 
     # -- the loop ------------------------------------------------------------------------
     def run(self, progress: Any = None) -> dict:
