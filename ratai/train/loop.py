@@ -524,12 +524,11 @@ class TrainingRun:
         new, best = self.model_path(g), self.model_path(self.state["best"])
         it = cfg.gate_iterations or cfg.iterations
         seed = derived_seed(cfg.seed, g, _PHASE_SEEDS["gate"])
-        jobs, seat_of = [], {}
+        jobs = []
         for i in range(cfg.gate_games):
             n = cfg.players[i % len(cfg.players)]
             seat = (i // len(cfg.players)) % n
             seats = tuple(self._az(new if s == seat else best, it, False) for s in range(n))
-            seat_of[i] = seat
             jobs.append(GameJob(cfg.game, self._params(n), seats, seed, i,
                                 tag={"players": n, "new_seat": seat}))
         results = self._games(g, "gate", jobs)
