@@ -8,6 +8,7 @@
     ratai engine                                 JSON-lines analysis engine on stdin/stdout
     ratai bench rat_trap --seconds 1 --plot bench.png            search speed and strength
     ratai ladder rat_trap --players 2 --out ladder/              rated round robin of the bots
+    ratai train rat_trap --players 2,3 --run runs/rt   self-play training of the az network
     ratai serve --port 50051                     the gRPC service (= python server.py)
 
 Error contract: every bad input is one line ``ratai: <what and what is allowed>`` on stderr
@@ -987,6 +988,124 @@ def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") 
     out.write(lad.markdown(result))
     out.write("\nwritten: " + ", ".join(str(p) for p in paths)
               + (f", {levels_path}" if levels_path else "") + "\n")
+@cli.command(help="Train the az bot's network by self-play (AlphaZero): generations of "
+             "self-play, training (PyTorch, the [train] extra), gating and evaluation in a "
+             "run directory; the same command resumes a stopped or killed run.",
+             epilog="example: ratai train rat_trap --players 2,3 --run runs/rat_trap "
+                    "--generations 8 --games-per-gen 40 --iterations 64 --workers 2")
+@click.argument("game", type=GAMES, metavar="GAME")
+@click.option("--players", type=IntListType(1), required=True,
+              help="player counts one network learns, e.g. 2,3,4")
+@click.option("--param", "param", multiple=True, metavar="NAME=VALUE",
+              help="a game parameter (JSON value); repeatable")
+@click.option("--run", "run_dir", type=click.Path(file_okay=False), required=True,
+              help="run directory (created; an existing run of the same config resumes)")
+@click.option("--generations", type=click.IntRange(min=1), default=10,
+              help="generations to reach (a resumed run may raise it)")
+@click.option("--games-per-gen", type=click.IntRange(min=1), default=40,
+              help="self-play games per generation (player counts in turn)")
+@click.option("--iterations", type=click.IntRange(min=1), default=100,
+              help="az search iterations per self-play move")
+@click.option("--workers", type=click.IntRange(min=1), default=1,
+              help="self-play processes (results do not depend on it)")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
+              help="where the games run (ray: pip install 'ratai[ray]')")
+@click.option("--seed", type=SEED, default=0, help="seed of the whole run")
+@click.option("--buffer-positions", type=click.IntRange(min=1), default=100_000,
+              help="replay buffer capacity in positions (oldest dropped)")
+@click.option("--hidden", type=IntListType(1), default="128,64", help="hidden sizes H1,H2")
+@click.option("--train-steps", type=click.IntRange(min=0), default=200,
+              help="optimizer steps per generation")
+@click.option("--batch-size", type=click.IntRange(min=1), default=256, help="positions")
+@click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=1e-3,
+              help="Adam learning rate")
+@click.option("--l2", type=click.FloatRange(min=0), default=1e-4, help="L2 weight penalty")
+@click.option("--temperature-moves", type=click.IntRange(min=0), default=12,
+              help="decisions per game played at temperature 1 (then the most visited)")
+@click.option("--dirichlet-alpha", type=click.FloatRange(min=0, min_open=True), default=0.3,
+              help="root Dirichlet noise concentration")
+@click.option("--noise-fraction", type=click.FloatRange(0, 1), default=0.25,
+              help="weight of the root noise in self-play")
+@click.option("--c-puct", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="PUCT exploration constant  [default: the az bot's]")
+@click.option("--gate-games", type=click.IntRange(min=0), default=20,
+              help="arena games new vs best per generation (0: always promote)")
+@click.option("--gate-threshold", type=click.FloatRange(0, 1), default=0.55,
+              help="score the new network needs to become the best")
+@click.option("--eval-games", type=click.IntRange(min=0), default=10,
+              help="games per player count against random seats per generation")
+@click.pass_context
+def train(ctx, game, players, param, run_dir, generations, games_per_gen, iterations, workers,
+          backend, seed, buffer_positions, hidden, train_steps, batch_size, lr, l2,
+          temperature_moves, dirichlet_alpha, noise_fraction, c_puct, gate_games,
+          gate_threshold, eval_games):
+    out = _out(ctx)
+    params = _parse_params(param)
+    if "num_players" in params:
+        raise UsageError("--param num_players: use --players")
+    if backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise UsageError("--backend ray needs Ray: pip install 'ratai[ray]'") from None
+    try:
+        from ratai.train import TrainConfig, TrainingRun
+
+        cfg = TrainConfig(game, players, params, generations=generations,
+                          games_per_gen=games_per_gen, iterations=iterations, c_puct=c_puct,
+                          dirichlet_alpha=dirichlet_alpha, noise_fraction=noise_fraction,
+                          temperature_moves=temperature_moves,
+                          buffer_positions=buffer_positions, hidden=hidden,
+                          batch_size=batch_size, train_steps=train_steps, lr=lr, l2=l2,
+                          gate_games=gate_games, gate_threshold=gate_threshold,
+                          eval_games=eval_games, seed=seed, workers=workers, backend=backend)
+        run = TrainingRun(run_dir, cfg)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    resumed = run.state is not None
+    with _TrainProgress(out) as progress:
+        state = run.run(progress)
+    best = Path(run_dir) / "best.npz"
+    out.write(f"{'resumed; ' if resumed else ''}{game} players {','.join(map(str, cfg.players))}"
+              f": generation {state['generation']}, best {state['best']}, "
+              f"{state['games_trained']} self-play games, {state['seconds'] / 60:.1f} min\n")
+    last = state["summary"][-1] if state["summary"] else {}
+    for n, s in sorted((last.get("strength") or {}).items()):
+        out.write(f"  {n}p vs random: return {s['return']:.3f} [{s['ci95'][0]:.3f}, "
+                  f"{s['ci95'][1]:.3f}] = {s['ratio_to_fair']:.2f}x fair share "
+                  f"({s['games']} games)\n")
+    out.write(f"best model: {best}\nreport: {Path(run_dir) / 'report.md'}\n")
+
+
+class _TrainProgress:
+    """Rich progress bars with ETA, one per phase of a generation (``TrainingRun.run``)."""
+
+    def __init__(self, out: TextIO):
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        console = Console(file=sys.stderr) if out is sys.stdout else Console(file=out)
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                            MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"),
+                            TimeRemainingColumn(), console=console, transient=True)
+
+    def __enter__(self):
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.bar.__exit__(*exc)
+
+    def phase(self, description: str, total: int):
+        task = self.bar.add_task(description, total=total)
+        return (lambda: self.bar.advance(task)), (lambda: self.bar.remove_task(task))
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,

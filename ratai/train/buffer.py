@@ -1,0 +1,169 @@
+"""The bounded on-disk replay buffer of self-play positions.
+
+A buffer is a directory of ``.npz`` shards (one per generation and player count) plus an
+``index.json`` listing them oldest first with their position counts. Adding a shard drops the
+oldest positions (whole shards first, then the oldest rows of the oldest remaining shard)
+until at most ``capacity`` positions are held. Every file is written atomically (a temporary
+file, ``fsync``, ``os.replace``), so a process killed at any instant leaves either the old or
+the new buffer, never a torn one.
+
+Shard arrays (``P`` positions of one player count ``n``; ``D_n`` = observation size, ``A_n`` =
+``num_distinct_actions()``):
+
+* ``obs`` float32 ``(P, D_n)``: ``observation_tensor(seat)``;
+* ``seat`` int8 ``(P,)``: the observer (the network input is ``obs`` followed by the seat's
+  one-hot, see :func:`network_input`);
+* ``mask`` bool ``(P, A_n)``: the seat's legal actions;
+* ``pi`` float32 ``(P, A_n)``: the root visit distribution of the seat's search (the policy
+  target; 0 outside the mask);
+* ``z`` float32 ``(P, n)``: the game's final returns per seat in absolute seat order (win 1 /
+  loss 0 / k-way share 1/k; the value target).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+FIELDS = ("obs", "seat", "mask", "pi", "z")
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a crash leaves the old file or the new one."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def atomic_write_json(path: Path, obj) -> None:
+    atomic_write_bytes(path, (json.dumps(obj, indent=1, sort_keys=True) + "\n").encode())
+
+
+def save_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+    """``numpy.savez_compressed`` written atomically (the tensors are mostly zeros)."""
+    import io
+
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def load_npz(path: Path, fields=FIELDS) -> dict[str, np.ndarray]:
+    """Read a shard; raises ``ValueError`` (one line, naming the file) when it is unreadable
+    or lacks a field."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            out = {k: f[k] for k in fields}
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise ValueError(f"corrupt replay shard {path}: {type(exc).__name__}: "
+                         f"{' '.join(str(exc).split())}") from None
+    sizes = {len(v) for v in out.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"corrupt replay shard {path}: arrays of different lengths")
+    return out
+
+
+def network_input(obs: np.ndarray, seat: np.ndarray, n: int) -> np.ndarray:
+    """``(P, D_n + n)`` float32: each observation followed by the one-hot of its seat
+    (AZ.md section 2)."""
+    x = np.zeros((len(obs), obs.shape[1] + n), dtype=np.float32)
+    x[:, :obs.shape[1]] = obs
+    x[np.arange(len(obs)), obs.shape[1] + seat.astype(np.int64)] = 1.0
+    return x
+
+
+class ReplayBuffer:
+    """At most ``capacity`` positions (all player counts together) in ``root``.
+
+    Raises:
+        ValueError: ``capacity < 1``; a corrupt ``index.json`` (on open).
+    """
+
+    def __init__(self, root: Path, capacity: int):
+        if capacity < 1:
+            raise ValueError(f"bad buffer capacity {capacity}: allowed >= 1 positions")
+        self.root = Path(root)
+        self.capacity = int(capacity)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.index_path = self.root / "index.json"
+        self.shards: list[dict] = []
+        if self.index_path.exists():
+            try:
+                doc = json.loads(self.index_path.read_text())
+                self.shards = [{"file": str(s["file"]), "players": int(s["players"]),
+                                "positions": int(s["positions"]),
+                                "generation": int(s["generation"])} for s in doc["shards"]]
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ValueError(f"corrupt replay buffer index {self.index_path}: "
+                                 f"{type(exc).__name__}") from None
+        for s in self.shards:
+            if not (self.root / s["file"]).is_file():
+                raise ValueError(f"corrupt replay buffer: shard {s['file']} listed in "
+                                 f"{self.index_path} is missing")
+        listed = {s["file"] for s in self.shards}
+        for leftover in self.root.iterdir():  # written by a process killed before its index
+            if leftover.name != "index.json" and leftover.name not in listed:
+                leftover.unlink()
+
+    def __len__(self) -> int:
+        return sum(s["positions"] for s in self.shards)
+
+    def positions_by_players(self) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for s in self.shards:
+            out[s["players"]] = out.get(s["players"], 0) + s["positions"]
+        return out
+
+    def add(self, generation: int, players: int, arrays: Mapping[str, np.ndarray]) -> None:
+        """Append one shard (arrays of :data:`FIELDS`), then drop the oldest positions above
+        the capacity. Adding a (generation, players) the buffer already holds does nothing
+        (a resumed generation re-adds the identical positions it had added before a kill)."""
+        count = len(arrays["obs"])
+        if count == 0 or any(s["generation"] == generation and s["players"] == players
+                             for s in self.shards):
+            return
+        name = f"gen-{generation:05d}-{players}p.npz"
+        save_npz(self.root / name, {k: np.asarray(arrays[k]) for k in FIELDS})
+        self.shards.append({"file": name, "players": players, "positions": count,
+                            "generation": generation})
+        self._trim()
+
+    def _trim(self) -> None:
+        drop: list[str] = []
+        while len(self) > self.capacity:
+            excess = len(self) - self.capacity
+            oldest = self.shards[0]
+            if oldest["positions"] <= excess:
+                drop.append(oldest["file"])
+                self.shards.pop(0)
+                continue
+            data = load_npz(self.root / oldest["file"])
+            kept = oldest["positions"] - excess
+            # a new name: the index keeps listing the old file until it is replaced
+            name = f"gen-{oldest['generation']:05d}-{oldest['players']}p-last{kept}.npz"
+            save_npz(self.root / name, {k: v[excess:] for k, v in data.items()})
+            drop.append(oldest["file"])
+            oldest["file"], oldest["positions"] = name, kept
+        atomic_write_json(self.index_path, {"capacity": self.capacity, "shards": self.shards})
+        for name in drop:   # only after the index no longer lists them
+            (self.root / name).unlink(missing_ok=True)
+
+    def load(self) -> dict[int, dict[str, np.ndarray]]:
+        """Every held position, grouped by player count: ``{n: {field: array}}``."""
+        parts: dict[int, list[dict]] = {}
+        for s in self.shards:
+            data = load_npz(self.root / s["file"])
+            if len(data["obs"]) != s["positions"]:
+                raise ValueError(f"corrupt replay shard {s['file']}: {len(data['obs'])} "
+                                 f"positions, the index says {s['positions']}")
+            parts.setdefault(s["players"], []).append(data)
+        return {n: {k: np.concatenate([p[k] for p in ps]) for k in FIELDS}
+                for n, ps in sorted(parts.items())}

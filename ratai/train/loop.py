@@ -1,0 +1,644 @@
+"""The training run: generations of self-play, training, gating and evaluation in a run
+directory that survives a kill.
+
+Run directory layout::
+
+    config.json          the run's configuration (TrainConfig) and versions
+    state.json           progress: the last finished generation, the next phase of the one
+                         after it, the best generation, a per-generation summary
+    metrics.jsonl        one JSON object per event (selfplay, train, gate, eval, generation)
+    checkpoints/gen-G.pt the torch weights and optimizer state after generation G's training
+    models/gen-G.npz     generation G exported with ratai.nn.model (Model.save)
+    best.npz             the best generation so far (the one self-play uses)
+    buffer/              the replay buffer (ratai.train.buffer)
+    work/gen-G/          finished games of the generation in progress (deleted when it ends)
+    loss.png, strength.png, report.md
+
+One generation ``G`` (AlphaGo Zero's loop, Silver et al. 2017): (1) ``games_per_gen``
+self-play games by the best network, player counts in turn, into the buffer; (2)
+``train_steps`` Adam steps on batches drawn from the buffer, continuing from generation
+``G-1``'s weights and optimizer; export; (3) gating: ``gate_games`` seat-rotated games of
+the new network (one seat) against the best (the other seats); the new network becomes the
+best when its score ``R_new / (R_new + R_best)`` (mean return per seat of each side; at 2
+players its win rate) reaches ``gate_threshold``; (4) evaluation: ``eval_games`` games per
+player count of the new network against random seats (strength per generation).
+
+Every phase writes its results atomically and then records itself in ``state.json``; every
+finished game is kept in ``work/`` at once. All randomness is derived from ``(seed,
+generation, phase, game index)``, so a run killed at any instant (``kill -9``) and started
+again with the same arguments replays nothing it had finished and ends with the files an
+uninterrupted run writes; ``workers`` and ``backend`` change only the speed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import math
+import os
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ratai.train.buffer import (
+    FIELDS,
+    ReplayBuffer,
+    atomic_write_bytes,
+    atomic_write_json,
+    load_npz,
+    network_input,
+    save_npz,
+)
+from ratai.train.selfplay import GameJob, SeatSpec, derived_seed, play
+
+#: Options that may differ when a run is resumed (they change only speed or length).
+RESUMABLE = ("generations", "workers", "backend")
+_PHASE_SEEDS = {"init": 0, "selfplay": 1, "train": 2, "gate": 3, "eval": 4}
+
+
+class RunError(ValueError):
+    """A run directory that cannot be used (another game or configuration, a corrupt
+    checkpoint or state); one line."""
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a training run (``config.json``).
+
+    Sizes: ``hidden`` = (H1, H2) units; ``buffer_positions`` positions (all player counts);
+    ``batch_size`` positions; budgets in search iterations per move.
+    """
+
+    game: str
+    players: list[int]
+    params: dict = field(default_factory=dict)
+    generations: int = 10
+    games_per_gen: int = 40
+    iterations: int = 100
+    c_puct: float | None = None
+    dirichlet_alpha: float = 0.3
+    noise_fraction: float = 0.25
+    temperature_moves: int = 12
+    buffer_positions: int = 100_000
+    hidden: list[int] = field(default_factory=lambda: [128, 64])
+    batch_size: int = 256
+    train_steps: int = 200
+    lr: float = 1e-3
+    l2: float = 1e-4
+    gate_games: int = 20
+    gate_threshold: float = 0.55
+    gate_iterations: int | None = None
+    eval_games: int = 10
+    eval_iterations: int | None = None
+    seed: int = 0
+    model_dtype: str = "float16"
+    workers: int = 1
+    backend: str = "local"
+
+    def check(self) -> TrainConfig:
+        """Validate against the game; raises ``ValueError`` naming the bad value."""
+        from ratai.engines import load_game, registered_games
+
+        if self.game not in registered_games():
+            raise ValueError(f"unknown game {self.game!r}; known: {registered_games()}")
+        if not self.players:
+            raise ValueError("--players: give at least one player count")
+        self.players = sorted(set(int(n) for n in self.players))
+        for n in self.players:
+            load_game(self.game, num_players=n, **self.params)  # ValueError names the count
+        if len(self.hidden) != 2 or min(self.hidden) < 1:
+            raise ValueError(f"bad hidden {self.hidden}: allowed H1,H2 >= 1")
+        for name in ("generations", "games_per_gen", "iterations", "buffer_positions",
+                     "batch_size", "workers"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"bad {name} {getattr(self, name)}: allowed >= 1")
+        for name in ("train_steps", "gate_games", "eval_games", "temperature_moves"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"bad {name} {getattr(self, name)}: allowed >= 0")
+        if not 0.0 <= self.gate_threshold <= 1.0:
+            raise ValueError(f"bad gate_threshold {self.gate_threshold}: allowed 0..1")
+        if not 0.0 <= self.noise_fraction <= 1.0 or self.dirichlet_alpha <= 0:
+            raise ValueError("bad noise: noise_fraction 0..1, dirichlet_alpha > 0")
+        if not (self.lr > 0 and math.isfinite(self.lr)) or self.l2 < 0:
+            raise ValueError("bad optimiser settings: lr > 0, l2 >= 0")
+        if self.backend not in ("local", "ray"):
+            raise ValueError(f"bad backend {self.backend!r}: allowed 'local' or 'ray'")
+        if self.model_dtype not in ("float16", "float32"):
+            raise ValueError(f"bad model_dtype {self.model_dtype!r}: float16 or float32")
+        return self
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def differences(self, other: dict) -> list[str]:
+        """The fields (other than :data:`RESUMABLE`) whose values differ from ``other``."""
+        mine = self.to_json()
+        keys = sorted((set(mine) | set(other)) - set(RESUMABLE))
+        return [f"{k} {other.get(k)!r} (asked {mine.get(k)!r})" for k in keys
+                if mine.get(k) != other.get(k)]
+
+
+# -- job dispatch ----------------------------------------------------------------------------
+class Dispatcher:
+    """Runs :class:`GameJob` s in this process (``workers=1``), in a process pool, or on
+    Ray; ``map(jobs, done)`` calls ``done(result)`` as each game ends (any order)."""
+
+    def __init__(self, workers: int, backend: str):
+        self.workers, self.backend = workers, backend
+        self._pool = None
+        if backend == "ray":
+            try:
+                import ray  # noqa: F401
+            except ImportError:
+                raise ValueError("--backend ray needs Ray: pip install 'ratai[ray]'") from None
+
+    def map(self, jobs: Sequence[GameJob], done: Callable[[dict], None]) -> None:
+        if not jobs:
+            return
+        if self.backend == "ray":
+            import ray
+
+            if not ray.is_initialized():
+                ray.init(ignore_reinit_error=True, log_to_driver=False)
+            remote = ray.remote(play)
+            pending = [remote.remote(job) for job in jobs]
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                done(ray.get(ready[0]))
+        elif self.workers <= 1:
+            for job in jobs:
+                done(play(job))
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            if self._pool is None:   # spawn: the workers never inherit torch's threads
+                self._pool = ProcessPoolExecutor(
+                    self.workers, mp_context=multiprocessing.get_context("spawn"))
+            futures = [self._pool.submit(play, job) for job in jobs]
+            for fut in as_completed(futures):
+                done(fut.result())
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+
+# -- the run -----------------------------------------------------------------------------
+def _mean_ci(xs: Sequence[float]) -> tuple[float, float, float]:
+    """Mean and its 95% normal-approximation interval, clipped to [0, 1]."""
+    if not xs:
+        return 0.0, 0.0, 1.0
+    m = float(np.mean(xs))
+    if len(xs) < 2:
+        return m, 0.0, 1.0
+    half = 1.96 * float(np.std(xs, ddof=1)) / math.sqrt(len(xs))
+    return m, max(0.0, m - half), min(1.0, m + half)
+
+
+class TrainingRun:
+    """A run directory (module docstring). ``TrainingRun(path, config).run(progress)``.
+
+    Raises:
+        RunError: ``path`` holds a run of another game or configuration (naming the
+            differing fields), is a non-empty directory that is no run, or its state or
+            checkpoint is corrupt. Raised before anything in ``path`` is written.
+        ValueError: a bad configuration; ``backend="ray"`` without Ray; no PyTorch.
+    """
+
+    def __init__(self, path: str | os.PathLike, config: TrainConfig):
+        from ratai.train.net import import_torch
+
+        self.torch = import_torch()
+        # one intra-op thread: the network is small, the self-play workers own the cores
+        # (measured on the shared 2-core machine: 71 Adam steps/s with 1 thread, 3 with 2),
+        # and a fixed thread count keeps the float sums, so the results, reproducible
+        self.torch.set_num_threads(1)
+        self.cfg = config.check()
+        self.root = Path(path)
+        self.dispatcher = Dispatcher(config.workers, config.backend)
+        self.state: dict[str, Any] | None = None
+        self._ckpt: dict | None = None
+        if self.root.exists() and not self.root.is_dir():
+            raise RunError(f"run directory {self.root} is a file")
+        cfg_path = self.root / "config.json"
+        if cfg_path.exists():
+            try:
+                stored = json.loads(cfg_path.read_text())["config"]
+            except (ValueError, KeyError, TypeError):
+                raise RunError(f"corrupt {cfg_path}: not a ratai training configuration") \
+                    from None
+            if stored.get("game") != config.game:
+                raise RunError(f"run directory {self.root} holds a {stored.get('game')!r} "
+                               f"run, not {config.game!r}; pick another --run")
+            diff = config.differences(stored)
+            if diff:
+                raise RunError(f"run directory {self.root} holds another configuration: "
+                               f"{'; '.join(diff)}; resume with the same options or pick "
+                               f"another --run")
+            self._load_state()
+        elif self.root.is_dir() and any(self.root.iterdir()):
+            raise RunError(f"run directory {self.root} is not empty and holds no ratai "
+                           f"training run (no config.json); pick another --run")
+
+    # -- files ---------------------------------------------------------------------------
+    def _p(self, *parts: str) -> Path:
+        return self.root.joinpath(*parts)
+
+    def model_path(self, generation: int) -> Path:
+        return self._p("models", f"gen-{generation:05d}.npz")
+
+    def ckpt_path(self, generation: int) -> Path:
+        return self._p("checkpoints", f"gen-{generation:05d}.pt")
+
+    def _load_state(self) -> None:
+        """Read and check ``state.json``, the checkpoint and the best model (no writes)."""
+        from ratai.nn.model import Model, ModelError
+
+        sp = self._p("state.json")
+        if not sp.exists():   # killed while the run was created: create it again
+            return
+        try:
+            self.state = json.loads(sp.read_text())
+            gen, best = int(self.state["generation"]), int(self.state["best"])
+            int(self.state["metrics_bytes"])
+            self.state["phase"], self.state["summary"]  # noqa: B018
+        except (ValueError, KeyError, TypeError):
+            raise RunError(f"corrupt {sp}: not a ratai training state") from None
+        trained = gen + (1 if self.state["phase"] in ("gate", "eval") else 0)
+        self._ckpt = self._read_ckpt(trained)
+        for g in {best, trained}:
+            try:
+                Model.load(self.model_path(g))
+            except ModelError as exc:
+                raise RunError(f"corrupt run directory: {exc}") from None
+        index = self._p("buffer", "index.json")
+        try:
+            if index.exists():
+                json.loads(index.read_text())["shards"]  # noqa: B018
+        except (ValueError, KeyError, TypeError):
+            raise RunError(f"corrupt replay buffer index {index}") from None
+
+    def _read_ckpt(self, generation: int) -> dict:
+        path = self.ckpt_path(generation)
+        try:
+            ckpt = self.torch.load(path, weights_only=True)
+            if not isinstance(ckpt, dict) or int(ckpt["generation"]) != generation:
+                raise ValueError("not a checkpoint of this generation")
+            ckpt["net"], ckpt["optimizer"]  # noqa: B018
+        except FileNotFoundError:
+            raise RunError(f"missing checkpoint {path}") from None
+        except Exception as exc:  # torch raises many kinds on a damaged file
+            msg = " ".join(str(exc).split())[:160] or type(exc).__name__
+            raise RunError(f"corrupt checkpoint {path}: {msg}") from None
+        return ckpt
+
+    def _write_ckpt(self, generation: int, net, optimizer, games_trained: int) -> None:
+        buf = io.BytesIO()
+        self.torch.save({"generation": generation, "net": net.state_dict(),
+                         "optimizer": optimizer.state_dict(), "games_trained": games_trained},
+                        buf)
+        atomic_write_bytes(self.ckpt_path(generation), buf.getvalue())
+
+    def _commit(self, **updates: Any) -> None:
+        """Record a finished phase (after its outputs are on disk)."""
+        self.state.update(updates)
+        mp = self._p("metrics.jsonl")
+        self.state["metrics_bytes"] = mp.stat().st_size if mp.exists() else 0
+        atomic_write_json(self._p("state.json"), self.state)
+
+    def _metric(self, event: str, **fields: Any) -> None:
+        fields = {"event": event, "time": round(time.time() - self.t0 + self.state.get(
+            "seconds", 0.0), 2), **fields}
+        with open(self._p("metrics.jsonl"), "a") as f:
+            f.write(json.dumps(fields, sort_keys=True) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    # -- setup ---------------------------------------------------------------------------
+    def _create(self) -> None:
+        from ratai import __version__
+        from ratai.nn.model import Model
+        from ratai.train.net import build_net
+
+        for d in ("checkpoints", "models", "buffer", "work"):
+            self._p(d).mkdir(parents=True, exist_ok=True)
+        cfg = self.cfg
+        # config.json first, state.json last: a run killed in between is created again
+        atomic_write_json(self._p("config.json"), {
+            "config": cfg.to_json(), "ratai": __version__, "torch": self.torch.__version__,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "command": "ratai train " + " ".join(cli_args(cfg))})
+        model = Model.init(cfg.game, cfg.players, hidden=cfg.hidden,
+                           seed=derived_seed(cfg.seed, 0, _PHASE_SEEDS["init"]),
+                           params=cfg.params, notes=f"ratai train --seed {cfg.seed}")
+        model.meta.update(generation=0, games_trained=0)
+        model.save(self.model_path(0), dtype=cfg.model_dtype)
+        shutil.copyfile(self.model_path(0), self._p("best.npz"))
+        net = build_net(Model.load(self.model_path(0)))
+        opt = self.torch.optim.Adam(net.parameters(), lr=cfg.lr)
+        self._write_ckpt(0, net, opt, 0)
+        self._p("metrics.jsonl").write_bytes(b"")
+        self.state = {"generation": -1, "phase": "eval", "best": 0, "games_trained": 0,
+                      "positions_seen": 0, "seconds": 0.0, "summary": [],
+                      "metrics_bytes": 0}
+        atomic_write_json(self._p("state.json"), self.state)
+
+    # -- the loop ------------------------------------------------------------------------
+    def run(self, progress: Any = None) -> dict:
+        """Run (or resume) up to ``config.generations``; returns ``state.json``'s content.
+
+        ``progress``: an object with ``phase(description, total)`` returning a callable
+        ``advance()`` and ``done()`` (see :class:`ratai.train.progress`), or ``None``.
+        """
+        self.t0 = time.time()
+        self.progress = progress
+        if self.state is None:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self._create()
+            self._ckpt = self._read_ckpt(0)
+        else:   # drop metric lines of a phase that a kill interrupted (it is redone)
+            mp = self._p("metrics.jsonl")
+            with open(mp, "r+b") as f:
+                f.truncate(self.state["metrics_bytes"])
+        try:
+            while self.state["generation"] < self.cfg.generations:
+                g = self.state["generation"] + 1
+                phase = self.state["phase"]
+                if phase == "selfplay":
+                    self._selfplay(g)
+                    phase = "train"
+                if phase == "train":
+                    self._train(g)
+                    phase = "gate"
+                if phase == "gate":
+                    self._gate(g)
+                    phase = "eval"
+                if phase == "eval":   # generation 0 (the random network) starts here
+                    self._eval(g)
+                    self._finish(g)
+        finally:
+            self.dispatcher.close()
+        return self.state
+
+    def _phase_progress(self, description: str, total: int):
+        if self.progress is None:
+            return (lambda: None), (lambda: None)
+        return self.progress.phase(description, total)
+
+    def _games(self, g: int, kind: str, jobs: list[GameJob]) -> list[dict]:
+        """Play ``jobs`` (skipping those already in ``work/``), keeping each finished game."""
+        work = self._p("work", f"gen-{g:05d}")
+        work.mkdir(parents=True, exist_ok=True)
+        results: dict[int, dict] = {}
+        todo = []
+        for job in jobs:
+            path = work / f"{kind}-{job.index:05d}.npz"
+            if path.exists():
+                results[job.index] = _read_game(path)
+            else:
+                todo.append(job)
+        advance, finish = self._phase_progress(f"gen {g} {kind}", len(jobs))
+        for _ in results:
+            advance()
+
+        def done(res: dict) -> None:
+            _write_game(work / f"{kind}-{res['index']:05d}.npz", res)
+            results[res["index"]] = res
+            advance()
+
+        self.dispatcher.map(todo, done)
+        finish()
+        return [results[job.index] for job in jobs]
+
+    def _az(self, model: Path, iterations: int, noise: bool) -> SeatSpec:
+        opts: list[tuple[str, Any]] = []
+        if self.cfg.c_puct is not None:
+            opts.append(("c_puct", self.cfg.c_puct))
+        if noise:
+            opts += [("dirichlet_alpha", self.cfg.dirichlet_alpha),
+                     ("noise_fraction", self.cfg.noise_fraction)]
+        else:
+            opts.append(("noise_fraction", 0.0))
+        return SeatSpec("az", str(model.resolve()), iterations, tuple(opts))
+
+    def _params(self, n: int) -> dict:
+        return {**self.cfg.params, "num_players": n}
+
+    def _selfplay(self, g: int) -> None:
+        cfg = self.cfg
+        best = self.model_path(self.state["best"])
+        seed = derived_seed(cfg.seed, g, _PHASE_SEEDS["selfplay"])
+        jobs = []
+        for i in range(cfg.games_per_gen):
+            n = cfg.players[i % len(cfg.players)]
+            jobs.append(GameJob(cfg.game, self._params(n),
+                                tuple(self._az(best, cfg.iterations, True) for _ in range(n)),
+                                seed, i, record=tuple(range(n)),
+                                temperature_moves=cfg.temperature_moves, tag={"players": n}))
+        start = time.time()
+        results = self._games(g, "selfplay", jobs)
+        seconds = sum(r["seconds"] for r in results)
+        buffer = ReplayBuffer(self._p("buffer"), cfg.buffer_positions)
+        positions = 0
+        for n in cfg.players:
+            parts = [r["positions"] for r in results if r["tag"]["players"] == n]
+            if parts:
+                arrays = {k: np.concatenate([p[k] for p in parts]) for k in FIELDS}
+                positions += len(arrays["obs"])
+                buffer.add(g, n, arrays)
+        wall = time.time() - start
+        self._metric("selfplay", generation=g, games=len(results), positions=positions,
+                     mean_moves=float(np.mean([r["moves"] for r in results])),
+                     game_seconds=round(seconds, 3), wall_seconds=round(wall, 3),
+                     games_per_s=round(len(results) / max(wall, 1e-9), 4),
+                     buffer_positions=len(buffer), buffer_by_players={
+                         str(k): v for k, v in buffer.positions_by_players().items()})
+        self._commit(phase="train", games_trained=self.state["games_trained"] + len(results),
+                     positions_seen=self.state["positions_seen"] + positions)
+
+    def _train(self, g: int) -> None:
+        from ratai.nn.model import Model
+        from ratai.train.net import build_net, losses
+
+        cfg, torch = self.cfg, self.torch
+        torch.manual_seed(derived_seed(cfg.seed, g, _PHASE_SEEDS["train"]))
+        net = build_net(Model.load(self.model_path(g - 1)))
+        ckpt = self._read_ckpt(g - 1)
+        net.load_state_dict(ckpt["net"])
+        opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
+        opt.load_state_dict(ckpt["optimizer"])
+        data = ReplayBuffer(self._p("buffer"), cfg.buffer_positions).load()
+        counts = np.array([len(data[n]["obs"]) for n in data], dtype=np.float64)
+        ns = list(data)
+        rng = np.random.default_rng([cfg.seed, g, _PHASE_SEEDS["train"]])
+        advance, finish = self._phase_progress(f"gen {g} train", cfg.train_steps)
+        start = time.time()
+        sums = np.zeros(5)
+        curve = []
+        every = max(1, cfg.train_steps // 10)
+        window = np.zeros(5)
+        for step in range(cfg.train_steps):
+            n = ns[int(rng.choice(len(ns), p=counts / counts.sum()))]
+            d = data[n]
+            idx = rng.integers(0, len(d["obs"]), size=min(cfg.batch_size, len(d["obs"])))
+            batch = {"x": network_input(d["obs"][idx], d["seat"][idx], n),
+                     "mask": d["mask"][idx], "pi": d["pi"][idx], "z": d["z"][idx]}
+            total, value, policy, reg, mse = losses(net, batch, n, cfg.l2)
+            opt.zero_grad()
+            total.backward()
+            opt.step()
+            row = np.array([t.item() for t in (total, value, policy, reg, mse)])
+            sums += row
+            window += row
+            if (step + 1) % every == 0 or step + 1 == cfg.train_steps:
+                k = (step % every) + 1
+                curve.append([step + 1] + [round(v, 5) for v in (window / k).tolist()])
+                window[:] = 0
+            advance()
+        finish()
+        mean = (sums / max(1, cfg.train_steps)).tolist()
+        self._write_ckpt(g, net, opt, self.state["games_trained"])
+        model = net.to_model(generation=g, games_trained=self.state["games_trained"],
+                             created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                             notes=f"ratai train --seed {cfg.seed}, generation {g}")
+        model.save(self.model_path(g), dtype=cfg.model_dtype)
+        self._metric("train", generation=g, steps=cfg.train_steps,
+                     loss=round(mean[0], 5), value_loss=round(mean[1], 5),
+                     policy_loss=round(mean[2], 5), l2=round(mean[3], 3),
+                     value_mse=round(mean[4], 5), buffer_positions=int(counts.sum()),
+                     seconds=round(time.time() - start, 3),
+                     curve=curve, curve_fields=["step", "loss", "value_loss", "policy_loss",
+                                                "l2", "value_mse"])
+        self._commit(phase="gate")
+
+    def _gate(self, g: int) -> None:
+        cfg = self.cfg
+        new, best = self.model_path(g), self.model_path(self.state["best"])
+        it = cfg.gate_iterations or cfg.iterations
+        seed = derived_seed(cfg.seed, g, _PHASE_SEEDS["gate"])
+        jobs = []
+        for i in range(cfg.gate_games):
+            n = cfg.players[i % len(cfg.players)]
+            seat = (i // len(cfg.players)) % n
+            seats = tuple(self._az(new if s == seat else best, it, False) for s in range(n))
+            jobs.append(GameJob(cfg.game, self._params(n), seats, seed, i,
+                                tag={"players": n, "new_seat": seat}))
+        results = self._games(g, "gate", jobs)
+        r_new = [r["returns"][r["tag"]["new_seat"]] for r in results]
+        r_best = [float(np.mean([x for s, x in enumerate(r["returns"])
+                                 if s != r["tag"]["new_seat"]])) for r in results]
+        mn, mb = float(np.mean(r_new)) if r_new else 0.0, float(np.mean(r_best)) if r_best \
+            else 0.0
+        score = mn / (mn + mb) if mn + mb > 0 else 0.5
+        promoted = bool(results) and score >= cfg.gate_threshold
+        if not results:    # no gating games: every generation becomes the best
+            promoted = True
+        _, lo, hi = _mean_ci(r_new)
+        self._metric("gate", generation=g, games=len(results), against=self.state["best"],
+                     score=round(score, 4), new_return=round(mn, 4), best_return=round(mb, 4),
+                     new_return_ci95=[round(lo, 4), round(hi, 4)],
+                     threshold=cfg.gate_threshold, promoted=promoted)
+        if promoted:
+            tmp = self._p("best.npz.tmp")
+            shutil.copyfile(new, tmp)
+            os.replace(tmp, self._p("best.npz"))
+        self._gate_result = {"score": score, "games": len(results), "promoted": promoted,
+                             "against": self.state["best"]}
+        self._commit(phase="eval", best=g if promoted else self.state["best"],
+                     pending_gate=self._gate_result)
+
+    def _eval(self, g: int) -> None:
+        cfg = self.cfg
+        model = self.model_path(g)
+        it = cfg.eval_iterations or cfg.iterations
+        seed = derived_seed(cfg.seed, g, _PHASE_SEEDS["eval"])
+        jobs = []
+        for n in cfg.players:
+            for j in range(cfg.eval_games):
+                seat = j % n
+                seats = tuple(self._az(model, it, False) if s == seat else SeatSpec("random")
+                              for s in range(n))
+                jobs.append(GameJob(cfg.game, self._params(n), seats, seed, len(jobs),
+                                    tag={"players": n, "az_seat": seat}))
+        results = self._games(g, "eval", jobs)
+        strength = {}
+        for n in cfg.players:
+            rets = [r["returns"][r["tag"]["az_seat"]] for r in results
+                    if r["tag"]["players"] == n]
+            m, lo, hi = _mean_ci(rets)
+            strength[str(n)] = {"games": len(rets), "return": round(m, 4),
+                                "ci95": [round(lo, 4), round(hi, 4)],
+                                "fair_share": round(1 / n, 4),
+                                "ratio_to_fair": round(m * n, 3)}
+        self._metric("eval", generation=g, iterations=it, opponents="random",
+                     strength=strength)
+        self._commit(pending_eval=strength)
+
+    def _finish(self, g: int) -> None:
+        entry = {"generation": g, "games_trained": self.state["games_trained"],
+                 "positions_seen": self.state["positions_seen"],
+                 "gate": self.state.pop("pending_gate", None),
+                 "strength": self.state.pop("pending_eval", None),
+                 "seconds": round(self.state.get("seconds", 0.0) + time.time() - self.t0, 1)}
+        self._metric("generation", **entry, best=self.state["best"])
+        self.state["seconds"] = entry["seconds"]
+        self.t0 = time.time()
+        self.state["summary"] = [s for s in self.state["summary"] if s["generation"] != g]
+        self.state["summary"].append(entry)
+        self.state.update(generation=g, phase="selfplay")
+        write_report(self.root, self.cfg, self.state)
+        self._commit()
+        shutil.rmtree(self._p("work", f"gen-{g:05d}"), ignore_errors=True)
+
+
+def _write_game(path: Path, res: dict) -> None:
+    meta = {k: v for k, v in res.items() if k != "positions"}
+    arrays = {"meta": np.array(json.dumps(meta))}
+    if res["positions"] is not None:
+        arrays.update(res["positions"])
+    save_npz(path, arrays)
+
+
+def _read_game(path: Path) -> dict:
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            res = json.loads(str(f["meta"][()]))
+            res["positions"] = ({k: f[k] for k in FIELDS} if "obs" in f.files else None)
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise RunError(f"corrupt finished game {path}: {type(exc).__name__}") from None
+    if res["positions"] is not None:
+        load_npz(path)
+    return res
+
+
+def cli_args(cfg: TrainConfig) -> list[str]:
+    """The ``ratai train`` arguments that reproduce ``cfg``."""
+    out = [cfg.game, "--players", ",".join(map(str, cfg.players))]
+    for k, v in sorted(cfg.params.items()):
+        out += ["--param", f"{k}={json.dumps(v)}"]
+    defaults = TrainConfig(cfg.game, cfg.players)
+    for f in dataclasses.fields(cfg):
+        if f.name in ("game", "players", "params"):
+            continue
+        v = getattr(cfg, f.name)
+        if v != getattr(defaults, f.name):
+            flag = "--" + f.name.replace("_", "-")
+            out += [flag, ",".join(map(str, v)) if isinstance(v, list) else str(v)]
+    return out
+
+
+def write_report(root: Path, cfg: TrainConfig, state: dict) -> None:
+    """``report.md`` (config, seed, games, time, strength per generation), ``loss.png`` and
+    ``strength.png`` of the run in ``root``."""
+    from ratai.train.report import plots, report_markdown
+
+    atomic_write_bytes(root / "report.md", report_markdown(root, cfg, state).encode())
+    plots(root, cfg, state)

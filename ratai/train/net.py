@@ -1,0 +1,102 @@
+"""The ``az`` network in PyTorch: the same arrays as the model file, trained on replay data.
+
+The module holds one ``torch`` parameter per array of :class:`ratai.nn.model.Model`
+(``w1@n``, ``b1``, ``w2``, ``b2``, ``wv@n``, ``bv@n``, ``wp@n``, ``bp@n``; shared names are
+shared by every player count), so the export is the arrays themselves
+(:meth:`AZNet.to_model`) and the forward pass equals ``Model.evaluate_batch``.
+
+Loss of a batch of one player count ``n`` (AlphaZero, Silver et al. 2018, with a value per
+seat for ``n`` players as in Petosa & Balch 2019's multiplayer AlphaZero):
+
+* value: binary cross-entropy of the sigmoid value of every seat against the final return
+  ``z`` of that seat (returns lie in [0, 1]; averaged over seats);
+* policy: cross-entropy ``-sum(pi * log_softmax(logits masked to the legal actions))``;
+* L2: ``l2 * sum(w**2)`` over the weight matrices (not the biases).
+
+Needs the ``[train]`` extra (``pip install 'ratai[train]'``: ``torch==2.13.0``, CPU build).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ratai.nn.model import Model
+
+
+def import_torch():
+    """``torch``, or a ``ValueError`` saying how to install it (one line)."""
+    try:
+        import torch
+    except ImportError:
+        raise ValueError("ratai train needs PyTorch: pip install 'ratai[train]' "
+                         "(torch==2.13.0, the CPU build)") from None
+    return torch
+
+
+def build_net(model: Model):
+    """An :class:`AZNet` holding ``model``'s arrays (float32)."""
+    torch = import_torch()
+    nn = torch.nn
+
+    class AZNet(nn.Module):
+        """``model``'s network in torch; ``forward(x, n) -> (value_logits (B, n), policy
+        logits (B, A_n))``."""
+
+        def __init__(self, template: Model):
+            super().__init__()
+            self.template = template
+            self.players = list(template.players)
+            self.params = nn.ParameterDict({
+                name: nn.Parameter(torch.from_numpy(arr.copy()))
+                for name, arr in sorted(template.arrays().items())})
+
+        def _p(self, name: str, n: int):
+            key = f"{name}@{n}"
+            return self.params[key] if key in self.params else self.params[name]
+
+        def forward(self, x, n: int):
+            h = torch.relu(x @ self._p("w1", n) + self._p("b1", n))
+            h = torch.relu(h @ self._p("w2", n) + self._p("b2", n))
+            return h @ self._p("wv", n) + self._p("bv", n), h @ self._p("wp", n) + \
+                self._p("bp", n)
+
+        def l2(self):
+            return sum((p * p).sum() for k, p in self.params.items() if k.startswith("w"))
+
+        def arrays(self) -> dict[str, np.ndarray]:
+            return {k: p.detach().cpu().numpy().astype(np.float32).copy()
+                    for k, p in self.params.items()}
+
+        def to_model(self, **meta) -> Model:
+            """The model file's object with these weights and ``meta`` updates."""
+            return self.template.with_arrays(self.arrays(), **meta)
+
+        def load_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
+            with torch.no_grad():
+                for k, p in self.params.items():
+                    p.copy_(torch.from_numpy(np.asarray(arrays[k], np.float32)))
+
+    return AZNet(model)
+
+
+def losses(net, batch: Mapping[str, np.ndarray], n: int, l2: float):
+    """``(total, value, policy, l2, value_mse)`` torch scalars of one batch of ``n``-player
+    positions (``x`` (B, D_n+n), ``mask`` (B, A_n) bool, ``pi`` (B, A_n), ``z`` (B, n));
+    ``total = value + policy + l2 * sum(w**2)``; ``value_mse`` (the mean squared error of
+    the sigmoid values) is reported, not optimised."""
+    torch = import_torch()
+    F = torch.nn.functional
+    x = torch.from_numpy(batch["x"])
+    mask = torch.from_numpy(batch["mask"])
+    pi = torch.from_numpy(batch["pi"])
+    z = torch.from_numpy(batch["z"])
+    v_logits, p_logits = net(x, n)
+    value = F.binary_cross_entropy_with_logits(v_logits, z)
+    masked = p_logits.masked_fill(~mask, float("-inf"))
+    logp = torch.log_softmax(masked, dim=1)
+    policy = -(pi * torch.where(mask, logp, torch.zeros_like(logp))).sum(dim=1).mean()
+    reg = net.l2()
+    mse = ((torch.sigmoid(v_logits) - z) ** 2).mean()
+    return value + policy + l2 * reg, value, policy, reg, mse

@@ -1,0 +1,329 @@
+"""``ratai train``: the replay buffer, the torch network against the numpy reference, one
+tiny run end to end (the CI smoke test), reproducibility, resume after ``kill -9``, and the
+bad-input contract (one line, exit code 2, nothing overwritten).
+
+The tests that train need PyTorch (``pip install 'ratai[train]'``); without it they are
+skipped with that reason. They run in the default suite when torch is installed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ratai.cli import main
+from ratai.train.buffer import FIELDS, ReplayBuffer, network_input
+
+try:
+    import torch  # noqa: F401
+    HAVE_TORCH = True
+except ImportError:
+    HAVE_TORCH = False
+
+needs_torch = pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch is not installed: "
+                                 "pip install 'ratai[train]' (torch==2.13.0) to run the "
+                                 "training tests")
+
+#: A tiny run: 2 generations of 2 Rat Trap games at 4 iterations, a 16x8 network.
+TINY = ["rat_trap", "--players", "2", "--generations", "2", "--games-per-gen", "2",
+        "--iterations", "4", "--train-steps", "5", "--batch-size", "16", "--gate-games", "2",
+        "--eval-games", "1", "--hidden", "16,8", "--seed", "3"]
+#: Fields of metrics.jsonl / state.json that measure wall time (not reproducible).
+CLOCK = {"time", "seconds", "wall_seconds", "game_seconds", "games_per_s", "metrics_bytes"}
+
+
+def _shard(n_pos: int, tag: float, n: int = 2, d: int = 3, a: int = 4) -> dict:
+    return {"obs": np.full((n_pos, d), tag, np.float32), "seat": np.zeros(n_pos, np.int8),
+            "mask": np.ones((n_pos, a), bool), "pi": np.full((n_pos, a), 0.25, np.float32),
+            "z": np.full((n_pos, n), 0.5, np.float32)}
+
+
+def test_buffer_is_bounded_and_drops_the_oldest(tmp_path):
+    buf = ReplayBuffer(tmp_path / "b", capacity=10)
+    buf.add(1, 2, _shard(6, 1.0))
+    buf.add(2, 2, _shard(6, 2.0))             # 12 > 10: the two oldest rows of gen 1 go
+    assert len(buf) == 10
+    data = buf.load()[2]
+    assert data["obs"][:, 0].tolist() == [1.0] * 4 + [2.0] * 6
+    buf.add(3, 3, _shard(7, 3.0, n=3))       # gen 1 dropped whole, 1 row of gen 2 trimmed
+    again = ReplayBuffer(tmp_path / "b", capacity=10)   # reopened from disk
+    assert len(again) == 10 and again.positions_by_players() == {2: 3, 3: 7}
+    assert again.load()[2]["obs"][:, 0].tolist() == [2.0] * 3
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == [
+        "gen-00002-2p-last3.npz", "gen-00003-3p.npz", "index.json"]
+    again.add(3, 3, _shard(7, 9.0, n=3))     # a resumed generation re-adds: no duplicate
+    assert len(again) == 10 and again.load()[3]["obs"][0, 0] == 3.0
+    with pytest.raises(ValueError, match="capacity"):
+        ReplayBuffer(tmp_path / "c", capacity=0)
+
+
+def test_buffer_refuses_a_damaged_index(tmp_path):
+    buf = ReplayBuffer(tmp_path, capacity=5)
+    buf.add(1, 2, _shard(2, 1.0))
+    (tmp_path / "gen-00001-2p.npz").unlink()
+    with pytest.raises(ValueError, match="missing"):
+        ReplayBuffer(tmp_path, capacity=5)
+    (tmp_path / "index.json").write_text("{not json")
+    with pytest.raises(ValueError, match="corrupt replay buffer index"):
+        ReplayBuffer(tmp_path, capacity=5)
+
+
+def test_network_input_appends_the_seat_one_hot():
+    obs = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = network_input(obs, np.array([2, 0], np.int8), 3)
+    assert x.shape == (2, 6)
+    assert x[0].tolist() == [0, 1, 2, 0, 0, 1] and x[1].tolist() == [3, 4, 5, 1, 0, 0]
+
+
+@needs_torch
+def test_torch_net_equals_the_numpy_model_and_the_loss_formula():
+    import torch
+
+    from ratai.engines import load_game
+    from ratai.nn.model import Model
+    from ratai.train.net import build_net, losses
+
+    model = Model.init("rat_trap", [2, 3], hidden=(16, 8), seed=5)
+    net = build_net(model)
+    rng = np.random.default_rng(0)
+    for n in (2, 3):
+        d = load_game("rat_trap", num_players=n).observation_tensor_shape()[0]
+        x = network_input(rng.random((4, d), dtype=np.float32),
+                          rng.integers(0, n, 4).astype(np.int8), n)
+        v_ref, p_ref = model.evaluate_batch(x, n)
+        with torch.no_grad():
+            v, p = net(torch.from_numpy(x), n)
+        np.testing.assert_allclose(torch.sigmoid(v).numpy(), v_ref, atol=1e-5)
+        np.testing.assert_allclose(p.numpy(), p_ref, atol=1e-5)
+    # the export is the same network
+    again = net.to_model(generation=1)
+    np.testing.assert_allclose(again.evaluate_batch(x, 3)[1], p_ref, atol=1e-6)
+    assert again.meta["generation"] == 1
+    # policy loss = -sum(pi log softmax over the legal actions); value = BCE per seat
+    a = model.net(2).num_actions
+    d = model.net(2).tensor_size
+    mask = np.zeros((1, a), bool)
+    mask[0, [3, 7]] = True
+    pi = np.zeros((1, a), np.float32)
+    pi[0, [3, 7]] = [0.25, 0.75]
+    batch = {"x": network_input(np.zeros((1, d), np.float32), np.array([0], np.int8), 2),
+             "mask": mask, "pi": pi, "z": np.array([[1.0, 0.0]], np.float32)}
+    total, value, policy, reg, mse = losses(net, batch, 2, l2=0.5)
+    v_ref, logits = model.evaluate_batch(batch["x"], 2)
+    z = logits[0, [3, 7]]
+    logp = z - np.log(np.exp(z).sum())
+    policy, value, reg, mse, total = (t.item() for t in (policy, value, reg, mse, total))
+    assert float(policy) == pytest.approx(-(0.25 * logp[0] + 0.75 * logp[1]), rel=1e-5)
+    bce = -(np.log(v_ref[0, 0]) + np.log(1 - v_ref[0, 1])) / 2
+    assert float(value) == pytest.approx(bce, rel=1e-5)
+    w2 = sum(float((v ** 2).sum()) for k, v in model.arrays().items() if k.startswith("w"))
+    assert float(reg) == pytest.approx(w2, rel=1e-4)
+    assert float(total) == pytest.approx(float(value) + float(policy) + 0.5 * w2, rel=1e-5)
+    assert float(mse) == pytest.approx(((v_ref[0] - [1.0, 0.0]) ** 2).mean(), rel=1e-4)
+
+
+def _run(args, expect=0):
+    err = io.StringIO()
+    out = io.StringIO()
+    old = sys.stderr
+    sys.stderr = err
+    try:
+        code = main(args, out=out)
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        sys.stderr = old
+    assert code == expect, (code, err.getvalue())
+    return out.getvalue(), err.getvalue()
+
+
+def _snapshot(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _strip(obj):
+    if isinstance(obj, dict):
+        return {k: _strip(v) for k, v in obj.items() if k not in CLOCK}
+    if isinstance(obj, list):
+        return [_strip(v) for v in obj]
+    return obj
+
+
+def _results(root: Path) -> dict:
+    """What a run computed, without its clock readings."""
+    from ratai.nn.model import Model
+
+    models = {p.name: {k: v.tolist() for k, v in sorted(Model.load(p).arrays().items())}
+              for p in sorted((root / "models").glob("*.npz"))}
+    buf = ReplayBuffer(root / "buffer", 10**9).load()
+    return {"metrics": [_strip(json.loads(line)) for line in
+                        (root / "metrics.jsonl").read_text().splitlines()],
+            "state": _strip(json.loads((root / "state.json").read_text())),
+            "models": models,
+            "best": {k: v.tolist() for k, v in Model.load(root / "best.npz").arrays().items()},
+            "buffer": {n: {k: d[k].tolist() for k in FIELDS} for n, d in buf.items()}}
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("train") / "run"
+    start = time.perf_counter()
+    out, _ = _run(["train", *TINY, "--run", str(root)])
+    return root, out, time.perf_counter() - start
+
+
+@needs_torch
+def test_one_tiny_generation_end_to_end(tiny_run):
+    """The CI smoke test: self-play, buffer, training, export, gating, evaluation, files."""
+    from ratai.engines import load_game
+    from ratai.nn.model import Model
+
+    root, out, seconds = tiny_run
+    assert seconds < 120
+    assert "generation 2" in out and "best model" in out
+    for name in ("config.json", "state.json", "metrics.jsonl", "best.npz", "report.md",
+                 "loss.png", "strength.png", "checkpoints/gen-00002.pt",
+                 "models/gen-00000.npz", "models/gen-00002.npz"):
+        assert (root / name).is_file(), name
+    events = [json.loads(line) for line in (root / "metrics.jsonl").read_text().splitlines()]
+    kinds = [e["event"] for e in events]
+    assert kinds == ["eval", "generation"] + ["selfplay", "train", "gate", "eval",
+                                              "generation"] * 2
+    sp = [e for e in events if e["event"] == "selfplay"]
+    assert all(e["games"] == 2 and e["positions"] > 0 for e in sp)
+    assert sp[1]["buffer_positions"] == sp[0]["positions"] + sp[1]["positions"]
+    tr = [e for e in events if e["event"] == "train"]
+    assert all(np.isfinite(e["loss"]) and e["loss"] > 0 for e in tr)
+    gate = [e for e in events if e["event"] == "gate"]
+    assert all(e["games"] == 2 and 0 <= e["score"] <= 1 for e in gate)
+    model = Model.load(root / "models" / "gen-00002.npz")
+    assert model.meta["generation"] == 2 and model.meta["games_trained"] == 4
+    model.check_game(load_game("rat_trap", num_players=2))
+    best = json.loads((root / "state.json").read_text())["best"]
+    assert (root / "best.npz").read_bytes() == \
+        (root / "models" / f"gen-{best:05d}.npz").read_bytes()
+    report = (root / "report.md").read_text()
+    assert "| 2 | 4 |" in report and "Seed 3" in report
+    assert not any((root / "work").iterdir())
+
+
+@needs_torch
+def test_same_seed_one_worker_same_results_and_kill_resume(tiny_run, tmp_path):
+    """A run killed with SIGKILL mid-way and started again ends with exactly the results of
+    the uninterrupted run (same seed, one worker): nothing lost, nothing duplicated."""
+    ref_root = tiny_run[0]
+    root = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "ratai.cli", "train", *TINY, "--run", str(root)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=env, start_new_session=True)
+    deadline = time.time() + 100
+    # kill once generation 1 has begun (a finished self-play game, or later phases)
+    while time.time() < deadline and proc.poll() is None:
+        state = root / "state.json"
+        if any(root.glob("work/gen-00001/*.npz")) or (
+                state.exists() and json.loads(state.read_text())["generation"] >= 1):
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    killed_state = json.loads((root / "state.json").read_text())
+    assert killed_state["generation"] < 2
+    out, _ = _run(["train", *TINY, "--run", str(root)])
+    assert "resumed;" in out
+    assert _results(root) == _results(ref_root)
+
+
+@needs_torch
+def test_two_worker_processes_give_the_same_results(tiny_run, tmp_path):
+    root = tmp_path / "two"
+    _run(["train", *TINY, "--workers", "2", "--run", str(root)])
+    assert _results(root) == _results(tiny_run[0])
+
+
+@needs_torch
+def test_a_finished_run_resumes_to_more_generations(tiny_run, tmp_path):
+    root = tmp_path / "more"
+    shutil.copytree(tiny_run[0], root)
+    out, _ = _run(["train", *TINY[:3], "--generations", "3", *TINY[5:], "--run", str(root)])
+    assert "generation 3" in out
+    assert json.loads((root / "state.json").read_text())["generation"] == 3
+
+
+@needs_torch
+@pytest.mark.parametrize("args, message", [
+    (["rat_trap", "--players", "1"], "num_players"),
+    (["rat_trap", "--players", "2", "--param", "big_gang=7"], "big_gang"),
+    (["chess", "--players", "2"], "chess"),
+])
+def test_bad_game_or_player_count_is_one_line(tmp_path, args, message):
+    _, err = _run(["train", *args, "--run", str(tmp_path / "r")], expect=2)
+    assert err.count("\n") == 1 and err.startswith("ratai: ") and message in err
+    assert not (tmp_path / "r").exists()
+
+
+@needs_torch
+@pytest.mark.parametrize("change, message", [
+    (["--players", "3"], "players"),
+    (["--iterations", "5"], "iterations"),
+])
+def test_a_run_of_another_config_is_refused_untouched(tiny_run, change, message):
+    root = tiny_run[0]
+    before = _snapshot(root)
+    args = list(TINY)
+    i = args.index(change[0])
+    args[i + 1] = change[1]
+    _, err = _run(["train", *args, "--run", str(root)], expect=2)
+    assert err.count("\n") == 1 and "another configuration" in err and message in err
+    _, err = _run(["train", "ratapolis", *args[1:], "--run", str(root)], expect=2)
+    assert err.count("\n") == 1 and "'rat_trap' run, not 'ratapolis'" in err
+    assert _snapshot(root) == before
+
+
+@needs_torch
+def test_a_corrupt_checkpoint_or_foreign_directory_is_refused_untouched(tiny_run, tmp_path):
+    root = tmp_path / "corrupt"
+    shutil.copytree(tiny_run[0], root)
+    ckpt = root / "checkpoints" / "gen-00002.pt"
+    ckpt.write_bytes(ckpt.read_bytes()[:100])
+    before = _snapshot(root)
+    _, err = _run(["train", *TINY[:3], "--generations", "3", *TINY[5:], "--run", str(root)],
+                  expect=2)
+    assert err.count("\n") == 1 and "corrupt checkpoint" in err and "gen-00002.pt" in err
+    assert _snapshot(root) == before
+    (root / "state.json").write_text("[1, 2")
+    _, err = _run(["train", *TINY, "--run", str(root)], expect=2)
+    assert err.count("\n") == 1 and "corrupt" in err and "state.json" in err
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    _, err = _run(["train", *TINY, "--run", str(other)], expect=2)
+    assert err.count("\n") == 1 and "holds no ratai training run" in err
+    assert [p.name for p in other.iterdir()] == ["notes.txt"]
+
+
+@needs_torch
+def test_ray_backend_without_ray_is_one_line(tmp_path):
+    pytest.importorskip("torch")
+    try:
+        import ray  # noqa: F401
+        pytest.skip("ray is installed")
+    except ImportError:
+        pass
+    _, err = _run(["train", *TINY, "--backend", "ray", "--run", str(tmp_path / "r")],
+                  expect=2)
+    assert err.count("\n") == 1 and "pip install 'ratai[ray]'" in err
+    assert not (tmp_path / "r").exists()
