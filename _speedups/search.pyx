@@ -1210,6 +1210,32 @@ cdef class CyISMCTS(_Search):
                 return -1
         return 0
 
+    cdef int chance_child(self, int node, int* plen) noexcept nogil:
+        """Sample a chance outcome by probability, apply it to ``self.work`` and return the
+        child of ``node`` keyed by the seat's perception of it (created if new) pushed on the
+        path; -2 when the tree is full (the caller plays out from here), -1 on an error."""
+        cdef int k = self.work.c_chance_outcomes(self.act, self.prob)
+        cdef int a = self.act[self.pick_outcome(k)]
+        cdef int ch
+        cdef unsigned long long key
+        self.work.c_apply(a)
+        key = self.chance_key(a)
+        if key == 0:
+            return -1
+        ch = tree_find(self.tr, node, key)
+        if ch < 0:
+            if not self.can_grow():
+                return -2
+            ch = tree_add_child(self.tr, node, key, a, CHANCE)
+            if ch < 0:
+                self.capped = True
+                return -2
+            self.nodes += 1
+        plen[0] = self.push(plen[0], ch)
+        if plen[0] < 0:
+            return -1
+        return ch
+
     cdef unsigned long long chance_key(self, int a) noexcept nogil:
         cdef unsigned long long h
         if not self.by_info:
@@ -1238,26 +1264,13 @@ cdef class CyISMCTS(_Search):
             if p == TERMINAL:
                 break
             if p == CHANCE:
-                k = self.work.c_chance_outcomes(self.act, self.prob)
-                a = self.act[self.pick_outcome(k)]
-                self.work.c_apply(a)
                 depth += 1
-                key = self.chance_key(a)
-                if key == 0:
+                ch = self.chance_child(node, &plen)
+                if ch == -1:
                     return -1
-                ch = tree_find(self.tr, node, key)
-                if ch < 0:
-                    if not self.can_grow():
-                        break
-                    ch = tree_add_child(self.tr, node, key, a, CHANCE)
-                    if ch < 0:
-                        self.capped = True
-                        break
-                    self.nodes += 1
+                if ch == -2:
+                    break
                 node = ch
-                plen = self.push(plen, node)
-                if plen < 0:
-                    return -1
                 continue
             self.tr.nodes[node].player = p
             k = self.work.c_legal_actions(self.act)
@@ -1668,26 +1681,13 @@ cdef class CyAZ(CyISMCTS):
                 have_value = True
                 break
             if p == CHANCE:
-                k = self.work.c_chance_outcomes(self.act, self.prob)
-                a = self.act[self.pick_outcome(k)]
-                self.work.c_apply(a)
                 depth += 1
-                key = self.chance_key(a)
-                if key == 0:
+                ch = self.chance_child(node, &plen)
+                if ch == -1:
                     return -1
-                ch = tree_find(self.tr, node, key)
-                if ch < 0:
-                    if not self.can_grow():
-                        break
-                    ch = tree_add_child(self.tr, node, key, a, CHANCE)
-                    if ch < 0:
-                        self.capped = True
-                        break
-                    self.nodes += 1
+                if ch == -2:
+                    break
                 node = ch
-                plen = self.push(plen, node)
-                if plen < 0:
-                    return -1
                 continue
             if p == SIMULTANEOUS_NODE:
                 if self.evaluate(self.me, 0, True) < 0:

@@ -354,16 +354,23 @@ class Model:
             "b2": np.zeros(h2, np.float32),
         }
         layouts, data_hash, recorded = {}, None, None
+        games = {n: _game_for(game_name, n, params) for n in players}
+        # one policy head for every player count when they share the action space (First
+        # Rat's 8,101 actions: per-count heads would not fit a 2 MB model), else one per count
+        shared_policy = len({g.num_distinct_actions() for g in games.values()}) == 1
         for n in players:
-            game = _game_for(game_name, n, params)
+            game = games[n]
             d = game.observation_tensor_shape()[0] + n
             a = game.num_distinct_actions()
             arrays[f"w1@{n}"] = (rng.standard_normal((d, h1)) * np.sqrt(2.0 / d)).astype(
                 np.float32)
             arrays[f"wv@{n}"] = (rng.standard_normal((h2, n)) * 0.01).astype(np.float32)
             arrays[f"bv@{n}"] = np.zeros(n, np.float32)
-            arrays[f"wp@{n}"] = (rng.standard_normal((h2, a)) * 0.01).astype(np.float32)
-            arrays[f"bp@{n}"] = np.zeros(a, np.float32)
+            suffix = "" if shared_policy else f"@{n}"
+            if f"wp{suffix}" not in arrays:
+                arrays[f"wp{suffix}"] = (rng.standard_normal((h2, a)) * 0.01).astype(
+                    np.float32)
+                arrays[f"bp{suffix}"] = np.zeros(a, np.float32)
             layouts[str(n)] = layout_version(game)
             data_hash = game_data_hash(game)
             recorded = model_params(game)

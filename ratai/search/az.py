@@ -59,12 +59,11 @@ from .common import (
     MoveStat,
     Rollout,
     apply_unchecked,
+    begin_determinized_root,
     check_number,
     free_later,
-    root_labels,
     sample_outcome,
     sort_moves,
-    start_reaper,
 )
 from .ismcts import _pv
 from .uct import MULTI_PV_LIMIT, with_pvs
@@ -194,15 +193,8 @@ class AZ:
         where the descent stands).
         """
         player, n = self.player, self.n
-        budget.begin()
-        if state.current_player() == SIMULTANEOUS:
-            raise ValueError("az does not search a SIMULTANEOUS root; use the sequential "
-                             "view of the game")
-        legal = state.legal_actions(player) if allowed is None else list(allowed)
-        tie = srng.tiebreak(legal)
-        label_state = state.resample_from_infostate(player, srng.child_seed())
-        start_reaper()
-        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
+        legal, tie, label_state, labels = begin_determinized_root(
+            "az", state, player, budget, srng, allowed, MULTI_PV_LIMIT)
         root_values, net_priors = self.root_priors(state, legal)
         used = dirichlet_noise(net_priors, self.alpha, self.eps, srng.np)
         root = AZNode(n, player)

@@ -409,10 +409,13 @@ def free_later(obj: Any) -> None:
 class SearchRng:
     """The random streams of one search call, derived from a seed and the seat's information.
 
-    For an ``int`` seed the streams depend only on ``(seed, information_state_string(player))``,
-    so one seeded bot gives the same answer for the same position however often it is asked,
-    and different answers are not correlated across positions; they never depend on hidden
-    parts of the state. ``seed=None`` draws fresh entropy; a ``numpy.random.Generator`` is
+    For an ``int`` seed the streams depend only on ``(seed, observation_string(player))`` —
+    the seat's current view, which is all a search reads of the root (its determinizations
+    are drawn from ``observation(player)``) — so one seeded bot gives the same answer for the
+    same position however often it is asked, whether the position came with its whole history
+    or with the seat's observation alone, and different answers are not correlated across
+    positions; they never depend on hidden parts of the state (equal information states have
+    equal observations). ``seed=None`` draws fresh entropy; a ``numpy.random.Generator`` is
     used as a running stream.
 
     Attributes:
@@ -427,7 +430,7 @@ class SearchRng:
         elif seed is None:
             base = fallback if fallback is not None else np.random.default_rng()
         else:
-            info = state.information_state_string(player) if state is not None else ""
+            info = state.observation_string(player) if state is not None else ""
             h = int.from_bytes(hashlib.blake2b(info.encode(), digest_size=8).digest(), "little")
             base = np.random.default_rng([_seed_int(seed), h, player])
         self.np = np.random.default_rng(int(base.integers(2**63)))
@@ -678,6 +681,30 @@ def node_cap(max_nodes: int | None, max_memory_mb: float | None, bytes_per_node:
             raise ValueError(f"bad max_memory_mb {max_memory_mb!r}: allowed MB > 0 or None")
         cap = min(cap, max(1, int(max_memory_mb * 2**20 / bytes_per_node)))
     return 2**62 if cap == math.inf else int(cap)
+
+
+def begin_determinized_root(kind: str, state: State, player: int, budget: Budget,
+                            srng: SearchRng, allowed: Sequence[int] | None, pv_plies: int,
+                            hint: str = "") -> tuple[list[int], dict[int, float], State,
+                                                     dict[int, str]]:
+    """Start a single-observer search of ``state`` for ``player`` (IS-MCTS and az): start the
+    budget's clock, refuse a joint-action root, and return the root moves (``allowed`` or the
+    seat's legal actions), their seeded tie-break keys, one determinization (for labels and
+    principal variations) and the moves' labels (with the report's cost reserved,
+    :func:`root_labels`).
+
+    Raises:
+        ValueError: ``state`` is a SIMULTANEOUS (joint-action) node.
+    """
+    budget.begin()
+    if state.current_player() == SIMULTANEOUS:
+        raise ValueError(f"{kind} does not search a SIMULTANEOUS root; use the sequential "
+                         f"view of the game{hint}")
+    legal = state.legal_actions(player) if allowed is None else list(allowed)
+    tie = srng.tiebreak(legal)
+    label_state = state.resample_from_infostate(player, srng.child_seed())
+    start_reaper()
+    return legal, tie, label_state, root_labels(label_state, player, legal, budget, pv_plies)
 
 
 def root_labels(state: State, player: int, actions: Sequence[int],

@@ -35,11 +35,10 @@ from .common import (
     PVStep,
     Rollout,
     apply_unchecked,
+    begin_determinized_root,
     free_later,
     paused_gc,
-    root_labels,
     sample_outcome,
-    start_reaper,
 )
 from .uct import MULTI_PV_LIMIT, root_moves
 
@@ -120,15 +119,8 @@ class ISMCTS:
         of freeing it.
         """
         player, n = self.player, self.n
-        budget.begin()
-        if state.current_player() == SIMULTANEOUS:
-            raise ValueError("ismcts does not search a SIMULTANEOUS root; use the sequential "
-                             "view of the game or the smmcts bot")
-        legal = state.legal_actions(player) if allowed is None else list(allowed)
-        tie = srng.tiebreak(legal)
-        label_state = state.resample_from_infostate(player, srng.child_seed())
-        start_reaper()
-        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
+        legal, tie, label_state, labels = begin_determinized_root(
+            "ismcts", state, player, budget, srng, allowed, MULTI_PV_LIMIT, " or the smmcts bot")
         root = ISNode(n, player) if root is None else root
         stats = [0, nodes, 0]  # iterations, nodes, max depth
         self._allowed = None if allowed is None else set(allowed)

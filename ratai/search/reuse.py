@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ratai.engines.api import CHANCE, SIMULTANEOUS, TERMINAL, State
+from ratai.engines.api import CHANCE, SIMULTANEOUS, TERMINAL, State, canonical_json
 
 __all__ = ["ACTION", "CHANCE_ACTION", "INFO", "observed_path", "MAX_CANDIDATES"]
 
@@ -97,19 +97,23 @@ def observed_path(kept: State, steps, player: int, *, by_info: bool = True,
         if p == CHANCE and by_info:
             keys.append((INFO, after, info_hash(s, player) if info_hash else None))
             continue
-        b = _recover(s.get_game(), obs, before, after, player, seed, p)
+        b = _recover(s.get_game(), obs, before, s.observation_string(player), player, seed, p)
         if b is None:
             return None
         keys.append((CHANCE_ACTION if p == CHANCE else ACTION, b))
     return keys
 
 
-def _recover(game, obs, before: str, after: str, player: int, seed: Any,
+def _recover(game, obs, before: str, after_view: str, player: int, seed: Any,
              mover: int) -> int | None:
-    """The unique action of a determinization of ``obs`` leading to information ``after``
-    (``mover``: who acts, which the seat sees; a rebuild that disagrees declines)."""
+    """The unique action of a determinization of ``obs`` (drawn from the seat's information
+    state ``before``) leading to the seat's view ``after_view`` (``observation_string``: a
+    state rebuilt from an observation has no past, so views, not perfect-recall information
+    states, are compared; a move that changes the seat's log but not its view is then
+    declared hidden, which only loses the reuse). ``mover``: who acts, which the seat sees;
+    a rebuild that disagrees declines."""
     r = game._state_from_observation(player, obs, _step_rng(seed, before, player))
-    if r.information_state_string(player) != before or r.current_player() != mover:
+    if r.observation_string(player) != canonical_json(obs) or r.current_player() != mover:
         return None         # a rebuild that does not reproduce the view: cannot test
     legal = r.legal_actions()
     if len(legal) > MAX_CANDIDATES:
@@ -118,7 +122,7 @@ def _recover(game, obs, before: str, after: str, player: int, seed: Any,
     for b in legal:
         t = r.clone()
         t.apply_action(b)
-        if t.information_state_string(player) == after:
+        if t.observation_string(player) == after_view:
             if found is not None:
                 return None  # two moves look alike to the seat: hidden
             found = b
