@@ -39,7 +39,7 @@ Each card lists its ``effects`` in the shared vocabulary of :mod:`engines.effect
 engines (both backends) interpret them, so no card has its own code path. ``text`` is the
 printed card text (shown by the renderer). What the Rats to Riches engines support of the
 vocabulary is checked at load (``_check_supported``), with one message per problem naming
-the file and the JSON path; see ``docs/changes/effects.md`` for a worked example.
+the file and the JSON path; see ``docs/components.md`` for a worked example.
 
 Triggers: ``use`` (an active card: used in Step 2, then dumped to the Cesspit), ``reveal``
 (an event, RR-4: resolves when revealed, for all rats), ``income`` (Step 1, and again when a

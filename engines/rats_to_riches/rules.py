@@ -78,7 +78,7 @@ Safety valves (not rules)
     ``max_turn_actions`` (RR-10): at most this many Step 2 actions (buys, uses, Flushes,
     sales) per turn; then only ``END_STEP2`` is legal. Cheese Runs recycled through the
     Cesspit could otherwise make a turn unbounded. The default (200) never binds in ordinary
-    play: random playouts reach at most 30, IS-MCTS self-play 17 (docs/changes/effects.md).
+    play: random playouts reach at most 30, IS-MCTS self-play 17 (docs/components.md).
     A slot refill shuffles the Cesspit into the Rat Pack at most once (a Cesspit holding only
     events would otherwise cycle forever); if the new pack also runs out during that refill,
     the slot stays empty as in RR-6.
@@ -181,7 +181,7 @@ class RatsToRichesGame(Game):
             Flushes, sales) allowed per turn before only ``END_STEP2`` remains (bounds the
             game). Default :data:`MAX_TURN_ACTIONS` = 200, far above ordinary play: the most
             measured was 30 (one 2-player turn in 8,000 random playouts, 383,673 turns) and
-            17 in IS-MCTS self-play (``docs/changes/effects.md``).
+            17 in IS-MCTS self-play (``docs/components.md``).
     """
 
     name = "rats_to_riches"

@@ -16,7 +16,7 @@ needs a bot kind that is not installed (``az`` before a model ships) is refused 
 ``ValueError`` naming the missing kind, so no level silently changes meaning.
 
 Re-calibrate a game with ``ratai ladder GAME --players 2 --calibrate-levels
-ratai/bots/levels.json`` (see ``docs/changes/ladder.md``).
+ratai/bots/levels.json`` (see ``docs/ladder.md``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Rats to Riches cards as data (issue #17 "Component effects as data"): an owner's card in the
-shared vocabulary (engines/effects.py; the worked example of docs/changes/effects.md), the
+shared vocabulary (engines/effects.py; the worked example of docs/components.md), the
 errors a wrong card gives, and the vocabulary's rules on the alternative card list
 ``alt_rats_to_riches.json`` (per-count income, conditions, continuations after picks)."""
 
@@ -19,7 +19,7 @@ from ratai.engines.rats_to_riches import data as D
 
 ALT = str(Path(__file__).with_name("alt_rats_to_riches.json"))
 
-#: The worked example of docs/changes/effects.md ("Entering your own card").
+#: The worked example of docs/components.md ("Entering your own card").
 LOAN_SHARK = {
     "name": "Loan Shark", "colour": "red", "cost": {"red": 2}, "count": 2,
     "text": "take $3 from any rat, and 1 red cheese from the Cheese Bank",

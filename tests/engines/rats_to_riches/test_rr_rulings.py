@@ -247,7 +247,7 @@ def test_rr8_everything_but_the_rat_pack_order_is_public():
 def test_rr10_the_default_turn_action_cap_never_binds_in_ordinary_play():
     """RR-10: Step 2's cap (``max_turn_actions``) is a safety valve, not a rule: its default
     (200) is far above what play reaches. Random playouts (the most action-hungry policy
-    measured; docs/changes/effects.md) take at most 30 Step 2 actions in a turn; here 240
+    measured; docs/components.md) take at most 30 Step 2 actions in a turn; here 240
     seeded games on 2-5 seats stay below a quarter of the default, so the cap never binds."""
     import numpy as np
 
