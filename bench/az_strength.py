@@ -1,0 +1,84 @@
+"""Strength of the packaged ``az`` models: against the best rollout bot at equal time per move,
+and against random seats (issue 14's targets), one seat-rotated match per row.
+
+Usage (the default is short; the issue's figures want more games)::
+
+    python bench/az_strength.py --seconds 0.05 --games 20 --workers 2
+    python bench/az_strength.py --games-list rat_trap --players 3 --vs random --games 60
+
+For each title (``--games-list``) and player count (``--players``), one ``ratai arena``
+match (``ratai.arena.run_arena``, seats rotated, every game seeded from ``--seed``): ``az``
+in one seat against the title's rollout search (``mcts`` on perfect information, ``ismcts``
+with hidden information) in the others, both at ``--seconds`` per move (``--vs rollout``), or
+``az`` at ``--iterations`` against random seats (``--vs random``). Prints az's mean return
+per game (a k-way shared win counts 1/k) with its 95% Wilson interval, the fair share
+``1/n``, the ratio to it, and the number of games. A title whose packaged model does not play
+that player count is reported as such. The machine's load changes equal-time results: quote
+``uptime`` with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from ratai.arena import run_arena, wilson_interval
+from ratai.engines import load_game
+from ratai.nn import Model, ModelError, packaged
+
+TITLES = ("first_rat", "rat_trap", "ratapolis", "rats_to_riches")
+
+
+def rollout_kind(game) -> str:
+    """The title's best rollout search: ``mcts`` on perfect information, else ``ismcts``."""
+    return "mcts" if game.perfect_information else "ismcts"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games-list", default=",".join(TITLES), help="titles, comma-separated")
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--vs", choices=["rollout", "random"], default="rollout")
+    ap.add_argument("--seconds", type=float, default=0.05, help="per move (--vs rollout)")
+    ap.add_argument("--iterations", type=int, default=1000, help="az budget (--vs random)")
+    ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args(argv)
+    print(f"{'title':15s} {'n':>2s} {'az':>10s} {'opponents':>16s} {'return':>6s} "
+          f"{'95% interval':>15s} {'fair':>5s} {'ratio':>5s} {'games':>5s} {'s':>6s}")
+    for title in a.games_list.split(","):
+        game = load_game(title, num_players=a.players)
+        path = packaged(game)
+        try:
+            if path is None:
+                raise ModelError("no packaged model")
+            Model.load(path).check_game(game)
+        except ModelError as exc:
+            print(f"{title:15s} {a.players:2d} skipped: {exc}")
+            continue
+        if a.vs == "rollout":
+            me = f"az:{a.seconds:g}s"
+            other = f"{rollout_kind(game)}:{a.seconds:g}s"
+        else:
+            me, other = f"az:{a.iterations}", "random"
+        bots = [me] + [other] * (a.players - 1)
+        t0 = time.perf_counter()
+        records = run_arena(title, {"num_players": a.players}, bots, a.games, seed=a.seed,
+                            workers=a.workers)
+        total = 0.0
+        for r in records:
+            seats = [s for s, spec in enumerate(r["seats"]) if spec == me]
+            total += sum(r["returns"][s] for s in seats)
+        mean = total / len(records)
+        lo, hi = wilson_interval(total, len(records))
+        fair = 1.0 / a.players
+        print(f"{title:15s} {a.players:2d} {me:>10s} {other:>16s} {mean:6.3f} "
+              f"[{lo:.3f}, {hi:.3f}] {fair:5.2f} {mean / fair:5.2f} {len(records):5d} "
+              f"{time.perf_counter() - t0:6.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
