@@ -193,14 +193,16 @@ class Dispatcher:
 
 # -- the run -----------------------------------------------------------------------------
 def _mean_ci(xs: Sequence[float]) -> tuple[float, float, float]:
-    """Mean and its 95% normal-approximation interval, clipped to [0, 1]."""
+    """Mean return and its 95% Wilson interval (``ratai.arena.wilson_interval``, as every
+    arena and ladder table; returns in [0, 1], a shared win counting 1/k): honest for the few
+    games of a generation's evaluation, where a normal approximation gives [1, 1] for 4 wins."""
+    from ratai.arena import wilson_interval
+
     if not xs:
         return 0.0, 0.0, 1.0
     m = float(np.mean(xs))
-    if len(xs) < 2:
-        return m, 0.0, 1.0
-    half = 1.96 * float(np.std(xs, ddof=1)) / math.sqrt(len(xs))
-    return m, max(0.0, m - half), min(1.0, m + half)
+    lo, hi = wilson_interval(float(np.sum(xs)), len(xs))
+    return m, lo, hi
 
 
 class TrainingRun:

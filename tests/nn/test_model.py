@@ -217,3 +217,26 @@ def test_init_errors_and_packaged():
     assert packaged("no_such_game") is None
     p = packaged("rat_trap")
     assert p is None or Model.load(p).game_name == "rat_trap"
+
+
+@pytest.mark.parametrize("name", ["first_rat", "rat_trap", "ratapolis", "rats_to_riches"])
+def test_shipped_model_fits_its_game_and_size(name):
+    """Issue 14: one packaged model per title, <= 2 MB, accepted by ``check_game`` at every
+    player count it declares (its layout, data hash and parameters are today's), with its
+    training report beside it; the az bot plays a decision with it."""
+    from ratai.bots import make_bot
+
+    game = load_game(name)
+    path = packaged(game)
+    assert path is not None and path.stat().st_size <= 2 * 2**20
+    assert path.with_suffix(".md").read_text().startswith("# Shipped model")
+    model = Model.load(path)
+    for n in model.meta["players"]:
+        g = load_game(name, num_players=n)
+        model.check_game(g)
+    g = load_game(name, num_players=model.meta["players"][0])
+    s = g.new_initial_state()
+    while s.is_chance_node():
+        s.apply_action(s.chance_outcomes()[0][0])
+    bot = make_bot("az", g, s.current_player(), iterations=20, seed=1)
+    assert bot.step(s) in s.legal_actions()

@@ -245,9 +245,15 @@ def test_options_are_range_checked(rt_model, option, value):
         make_bot("az", game, 0, iterations=10, model=rt_model, **{option: value})
 
 
-def test_model_refusals(rt_model, tmp_path):
-    with pytest.raises(ValueError, match="no model is shipped for game 'rats_to_riches'"):
-        make_bot("az", load_game("rats_to_riches", num_players=2), 0, iterations=5)
+def test_model_refusals(rt_model, tmp_path, monkeypatch):
+    import ratai.bots.az as az_bot
+
+    with monkeypatch.context() as m:             # a title without a shipped model
+        m.setattr(az_bot, "packaged", lambda game: None)
+        with pytest.raises(ValueError, match="no model is shipped for game 'rats_to_riches'"):
+            make_bot("az", load_game("rats_to_riches", num_players=2), 0, iterations=5)
+    with pytest.raises(ModelError, match="not 5"):  # the shipped model's player counts
+        make_bot("az", load_game("rats_to_riches", num_players=5), 0, iterations=5)
     with pytest.raises(ModelError, match="not 'rats_to_riches'"):
         make_bot("az", load_game("rats_to_riches", num_players=2), 0, iterations=5,
                  model=rt_model)
