@@ -545,8 +545,10 @@ cdef class _Search:
         return self.tr.size if self.mem is not None else 0
 
 
-def _report(workers, legal, label, tie, int player, int n, budget, seed, str kind):
-    """The merged ``Analysis`` of one or more trees (root parallelism sums them)."""
+def _report(workers, legal, label, tie, int player, int n, budget, seed, str kind,
+            priors=None):
+    """The merged ``Analysis`` of one or more trees (root parallelism sums them); ``priors``
+    (``{action: prior}``, az: the network's) or uniform."""
     visits = {a: 0 for a in legal}
     sums = {a: [0.0] * n for a in legal}
     owner = {}
@@ -564,7 +566,8 @@ def _report(workers, legal, label, tie, int player, int n, budget, seed, str kin
     for a in legal:
         v = visits[a]
         vals = tuple((x / v) if v else 0.0 for x in sums[a])
-        moves.append(MoveStat(int(a), label(a), int(v), vals[player], prior, vals))
+        moves.append(MoveStat(int(a), label(a), int(v), vals[player],
+                              prior if priors is None else float(priors[a]), vals))
     moves = with_pvs(sort_moves(moves, tie), player,
                      lambda a, lim: owner[a][1]._pv(a, lim) if a in owner else ())
     return Analysis(moves[0].action, moves, moves[0].pv,
@@ -1377,34 +1380,6 @@ cdef enum:
     SIMULTANEOUS_NODE = -2
 
 
-def _az_report(workers, legal, label, tie, int player, int n, budget, seed, str kind, priors):
-    """The merged ``Analysis`` of CyAZ trees: as ``_report``, with the network's priors."""
-    visits = {a: 0 for a in legal}
-    sums = {a: [0.0] * n for a in legal}
-    owner = {}
-    for w in workers:
-        for a, (v, vals) in w._root_stats().items():
-            if a in visits:
-                visits[a] += v
-                acc = sums[a]
-                for j in range(n):
-                    acc[j] += vals[j]
-                if a not in owner or v > owner[a][0]:
-                    owner[a] = (v, w)
-    moves = []
-    for a in legal:
-        v = visits[a]
-        vals = tuple((x / v) if v else 0.0 for x in sums[a])
-        moves.append(MoveStat(int(a), label(a), int(v), vals[player], float(priors[a]), vals))
-    moves = with_pvs(sort_moves(moves, tie), player,
-                     lambda a, lim: owner[a][1]._pv(a, lim) if a in owner else ())
-    return Analysis(moves[0].action, moves, moves[0].pv,
-                    int(sum(w.iterations for w in workers)),
-                    int(sum(w.nodes for w in workers)),
-                    int(max(w.max_depth for w in workers)), budget.elapsed(), seed, player,
-                    kind)
-
-
 cdef class CyAZ(CyISMCTS):
     """PUCT over SO-ISMCTS determinizations with a network (the twin of
     :class:`ratai.search.az.AZ`; same selection, first-play urgency, root noise, expansion
@@ -1570,8 +1545,8 @@ cdef class CyAZ(CyISMCTS):
                           [float(v) for v in values])
 
         def report():
-            return _az_report(workers, legal, labels.__getitem__, tie, player, self.n,
-                              budget, seed, kind, prior_of)
+            return _report(workers, legal, labels.__getitem__, tie, player, self.n,
+                           budget, seed, kind, prior_of)
 
         _run(workers, budget, on_progress, every, report)
         out = report()
