@@ -17,5 +17,7 @@ def test_az_bot_spec_checks():
         check_bot(game, 0, BotConfig("az", 10, options={"model": "/etc/passwd"}), Limits())
     with pytest.raises(InvalidArgument, match="bot.options.c_puct"):
         check_bot(game, 0, BotConfig("az", 10, options={"c_puct": -1.0}), Limits())
-    with pytest.raises(InvalidArgument, match="no model is shipped"):
-        check_bot(game, 0, BotConfig("az", 10, options={"temperature": 0.5}), Limits())
+    check_bot(game, 0, BotConfig("az", 10, options={"temperature": 0.5}), Limits())
+    five = load_game("rats_to_riches", num_players=5)     # the shipped model plays 2-4
+    with pytest.raises(InvalidArgument, match="not 5"):
+        check_bot(five, 0, BotConfig("az", 10, options={"temperature": 0.5}), Limits())
