@@ -420,6 +420,23 @@ cdef class _Search:
         self.capped = False
         self.error = None
 
+    cdef void rebase(self, CyState cs, srng) except *:
+        """Continue a kept tree (``self.root`` already moved) from the position ``cs``: an
+        unrestricted search (reuse is for those only), a fresh stream and fresh statistics."""
+        free(self.allow)
+        self.allow = NULL
+        self.root_state = cs
+        self.work = cs.c_clone()
+        self.rng = <unsigned long long>srng.py.getrandbits(64)
+        self.iterations = 0
+        self.gil_resamples = 0
+        self.gil_hashes = 0
+        self.max_depth = 0
+        self.depth_sum = 0
+        self.capped = False
+        self.halt = 0
+        self.chunk_s = CHUNK_S
+
     cdef inline int push(self, int plen, int node) noexcept nogil:
         cdef void* p
         if plen == self.path_cap:
@@ -807,20 +824,8 @@ cdef class CyUCT(_Search):
         if node < 0 or self.tr.nodes[node].player != cs.c_current_player():
             return False
         self.root = node
-        free(self.allow)         # reuse is for unrestricted searches only
-        self.allow = NULL
-        self.root_state = cs
-        self.work = cs.c_clone()
+        self.rebase(cs, srng)
         self.py_state = state
-        self.rng = <unsigned long long>srng.py.getrandbits(64)
-        self.iterations = 0
-        self.gil_resamples = 0
-        self.gil_hashes = 0
-        self.max_depth = 0
-        self.depth_sum = 0
-        self.capped = False
-        self.halt = 0
-        self.chunk_s = CHUNK_S
         return True
 
     def ponder(self, state, path, budget, srng) -> int:
@@ -1129,23 +1134,11 @@ cdef class CyISMCTS(_Search):
         if node < 0:
             return False
         self.root = node
-        free(self.allow)            # reuse is for unrestricted searches only
-        self.allow = NULL
-        self.root_state = cs
-        self.work = cs.c_clone()
+        self.rebase(cs, srng)
         self.fast = bool(getattr(state, "fast_c_resample", False))
         self.root_obs = state.observation(self.me)
         self.from_obs = state.get_game()._state_from_observation
         self.np_rng = srng.np
-        self.rng = <unsigned long long>srng.py.getrandbits(64)
-        self.iterations = 0
-        self.gil_resamples = 0
-        self.gil_hashes = 0
-        self.max_depth = 0
-        self.depth_sum = 0
-        self.capped = False
-        self.halt = 0
-        self.chunk_s = CHUNK_S
         return True
 
     def reanalyze(self, state, keys, budget, srng, on_progress=None, int every=100,
