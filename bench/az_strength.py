@@ -5,12 +5,16 @@ Usage (the default is short; the issue's figures want more games)::
 
     python bench/az_strength.py --seconds 0.05 --games 20 --workers 2
     python bench/az_strength.py --games-list rat_trap --players 3 --vs random --games 60
+    python bench/az_strength.py --budgets 30,100,300,1000,3000 --opponent-iterations 1000
 
 For each title (``--games-list``) and player count (``--players``), one ``ratai arena``
 match (``ratai.arena.run_arena``, seats rotated, every game seeded from ``--seed``): ``az``
 in one seat against the title's rollout search (``mcts`` on perfect information, ``ismcts``
 with hidden information) in the others, both at ``--seconds`` per move (``--vs rollout``), or
-``az`` at ``--iterations`` against random seats (``--vs random``). Prints az's mean return
+``az`` at ``--iterations`` against random seats (``--vs random``). With ``--budgets`` (a list
+of iteration budgets; issue 14's "strength rises with budget") one row per budget: ``az`` at
+that many iterations against the rollout search at ``--opponent-iterations`` (``--vs
+rollout``) or against random seats. Prints az's mean return
 per game (a k-way shared win counts 1/k) with its 95% Wilson interval, the fair share
 ``1/n``, the ratio to it, and the number of games. A title whose packaged model does not play
 that player count is reported as such. The machine's load changes equal-time results: quote
@@ -45,7 +49,14 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--budgets", default=None,
+                    help="az iteration budgets, comma-separated: one row each")
+    ap.add_argument("--opponent-iterations", type=int, default=1000,
+                    help="the rollout search's budget with --budgets")
+    ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                    help="an az option (e.g. rollout_mix=1); repeatable")
     a = ap.parse_args(argv)
+    opts = "".join(f":{o}" for o in a.option)
     print(f"{'title':15s} {'n':>2s} {'az':>10s} {'opponents':>16s} {'return':>6s} "
           f"{'95% interval':>15s} {'fair':>5s} {'ratio':>5s} {'games':>5s} {'s':>6s}")
     for title in a.games_list.split(","):
@@ -58,26 +69,36 @@ def main(argv=None) -> int:
         except ModelError as exc:
             print(f"{title:15s} {a.players:2d} skipped: {exc}")
             continue
-        if a.vs == "rollout":
-            me = f"az:{a.seconds:g}s"
-            other = f"{rollout_kind(game)}:{a.seconds:g}s"
+        if a.budgets:
+            rows = [(f"az:{int(b)}{opts}",
+                     f"{rollout_kind(game)}:{a.opponent_iterations}" if a.vs == "rollout"
+                     else "random") for b in a.budgets.split(",")]
+        elif a.vs == "rollout":
+            rows = [(f"az:{a.seconds:g}s{opts}", f"{rollout_kind(game)}:{a.seconds:g}s")]
         else:
-            me, other = f"az:{a.iterations}", "random"
-        bots = [me] + [other] * (a.players - 1)
-        t0 = time.perf_counter()
-        records = run_arena(title, {"num_players": a.players}, bots, a.games, seed=a.seed,
-                            workers=a.workers)
-        total = 0.0
-        for r in records:
-            seats = [s for s, spec in enumerate(r["seats"]) if spec == me]
-            total += sum(r["returns"][s] for s in seats)
-        mean = total / len(records)
-        lo, hi = wilson_interval(total, len(records))
-        fair = 1.0 / a.players
-        print(f"{title:15s} {a.players:2d} {me:>10s} {other:>16s} {mean:6.3f} "
-              f"[{lo:.3f}, {hi:.3f}] {fair:5.2f} {mean / fair:5.2f} {len(records):5d} "
-              f"{time.perf_counter() - t0:6.0f}")
+            rows = [(f"az:{a.iterations}{opts}", "random")]
+        for me, other in rows:
+            row(title, a, me, other)
     return 0
+
+
+def row(title: str, a, me: str, other: str) -> None:
+    """One seat-rotated match of ``me`` in one seat against ``other`` in the rest; prints
+    its row."""
+    bots = [me] + [other] * (a.players - 1)
+    t0 = time.perf_counter()
+    records = run_arena(title, {"num_players": a.players}, bots, a.games, seed=a.seed,
+                        workers=a.workers)
+    total = 0.0
+    for r in records:
+        seats = [s for s, spec in enumerate(r["seats"]) if spec == me]
+        total += sum(r["returns"][s] for s in seats)
+    mean = total / len(records)
+    lo, hi = wilson_interval(total, len(records))
+    fair = 1.0 / a.players
+    print(f"{title:15s} {a.players:2d} {me:>10s} {other:>16s} {mean:6.3f} "
+          f"[{lo:.3f}, {hi:.3f}] {fair:5.2f} {mean / fair:5.2f} {len(records):5d} "
+          f"{time.perf_counter() - t0:6.0f}")
 
 
 if __name__ == "__main__":

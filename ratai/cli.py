@@ -1071,6 +1071,9 @@ def train(ctx, game, players, param, run_dir, generations, games_per_gen, iterat
               f"{state['games_trained']} self-play games, {state['seconds'] / 60:.1f} min\n")
     last = state["summary"][-1] if state["summary"] else {}
     for n, s in sorted((last.get("strength") or {}).items()):
+        if not s["games"]:
+            out.write(f"  {n}p vs random: not evaluated (--eval-games 0)\n")
+            continue
         out.write(f"  {n}p vs random: return {s['return']:.3f} [{s['ci95'][0]:.3f}, "
                   f"{s['ci95'][1]:.3f}] = {s['ratio_to_fair']:.2f}x fair share "
                   f"({s['games']} games)\n")

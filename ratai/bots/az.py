@@ -77,6 +77,10 @@ class AZBot(SearchBot):
     compiled search), and, as every search kind, ``iterations``/``time_limit``, ``stop``,
     ``skip_forced``, ``on_progress`` and ``analyze(state, root_moves=[...])``.
 
+    Options the caller does not pass take the model's recommended values first
+    (:attr:`ratai.nn.Model.play_options`, ``meta["play"]``: e.g. the shipped Rats to Riches
+    network plays with ``rollout_mix=1.0``, its measured best), then the defaults above.
+
     ``analyze()`` reports every legal root move (or the ``root_moves``) with
     ``MoveStat.prior`` the network prior, ``visits`` (the self-play policy target) and
     ``values`` the mean value per seat. With ``temperature > 0`` ``best_action`` is the
@@ -100,6 +104,8 @@ class AZBot(SearchBot):
         self.search_backend = _check_backend(search_backend)
         self.temperature = check_number("temperature", temperature, 0.0, 100.0)
         self.model = load_model(model, self.game)
+        for name, value in self.model.play_options.items():  # the model's measured defaults
+            kw.setdefault(name, value)
         self.search = AZ(self.game, self.player, self.model, **kw)
 
     def _cython(self, state):

@@ -27,7 +27,10 @@ name), ``params`` (the game parameters other than ``num_players`` and ``data_pat
 file the game was built from: :func:`game_data_hash`), ``layout_version`` (``{"n": hash}``
 of ``game.observation_tensor_layout()`` per player count: :func:`layout_version`),
 ``hidden`` (``[H1, H2]``), ``generation`` (int), ``games_trained`` (int), ``created``
-(ISO-8601 UTC), ``notes`` (free text). Unknown extra keys are kept and ignored.
+(ISO-8601 UTC), ``notes`` (free text), and optionally ``play``: the ``az`` search options
+this network was measured to play best with (:data:`PLAY_OPTIONS`, e.g. ``{"rollout_mix":
+1.0}``), which the bot uses unless the caller passes them (:meth:`Model.with_meta` sets
+them; ``ratai/models/*.md`` give the measurements). Unknown extra keys are kept and ignored.
 
 A model refuses a game it was not trained for (:meth:`Model.check_game`), naming the
 mismatch: game, player count, parameters, component data, tensor layout.
@@ -53,7 +56,7 @@ import numpy as np
 from ratai.engines.api import canonical_json
 
 __all__ = ["FORMAT_VERSION", "Model", "ModelError", "Net", "game_data_hash", "layout_version",
-           "model_params", "packaged", "ARRAY_NAMES"]
+           "model_params", "packaged", "ARRAY_NAMES", "PLAY_OPTIONS"]
 
 #: The file format this ratai reads and writes (``meta["format"]``).
 FORMAT_VERSION = 1
@@ -61,6 +64,8 @@ FORMAT_VERSION = 1
 ARRAY_NAMES = ("w1", "b1", "w2", "b2", "wv", "bv", "wp", "bp")
 _REQUIRED_META = ("format", "game", "params", "players", "data_hash", "layout_version",
                   "hidden")
+#: ``az`` options a model may recommend in ``meta["play"]``, with their allowed ranges.
+PLAY_OPTIONS = {"rollout_mix": (0.0, 1.0), "c_puct": (0.0, 100.0), "fpu_reduction": (0.0, 1.0)}
 #: Parameters a model does not record as ``params`` (covered by ``players``/``data_hash``).
 _NOT_PARAMS = ("num_players", "data_path")
 
@@ -204,7 +209,24 @@ def _parse_meta(arrays: Mapping[str, np.ndarray], where: str) -> dict:
         raise ModelError(f"{where}: corrupt (metadata 'hidden' {hidden!r} is not [H1, H2])")
     if not isinstance(meta["params"], dict) or not isinstance(meta["layout_version"], dict):
         raise ModelError(f"{where}: corrupt (metadata 'params'/'layout_version' not objects)")
+    _check_play(meta.get("play", {}), where)
     return meta
+
+
+def _check_play(play: Any, where: str) -> None:
+    """Raise ``ModelError`` unless ``play`` maps :data:`PLAY_OPTIONS` names to numbers in
+    their ranges."""
+    if not isinstance(play, dict):
+        raise ModelError(f"{where}: corrupt (metadata 'play' {play!r} is not an object)")
+    for name, value in play.items():
+        if name not in PLAY_OPTIONS:
+            raise ModelError(f"{where}: metadata 'play' names unknown option {name!r}; "
+                             f"allowed: {', '.join(PLAY_OPTIONS)}")
+        lo, hi = PLAY_OPTIONS[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not lo <= value <= hi:
+            raise ModelError(f"{where}: metadata 'play' option {name!r} is {value!r}; "
+                             f"allowed a number in [{lo:g}, {hi:g}]")
 
 
 def _build_nets(arrays: Mapping[str, np.ndarray], meta: dict, where: str) -> dict[int, Net]:
@@ -272,6 +294,11 @@ class Model:
     @property
     def hidden(self) -> tuple[int, int]:
         return tuple(self.meta["hidden"])
+
+    @property
+    def play_options(self) -> dict[str, float]:
+        """The ``az`` options this network plays best with (``meta["play"]``; may be empty)."""
+        return dict(self.meta.get("play", {}))
 
     @property
     def generation(self) -> int:
@@ -391,6 +418,22 @@ class Model:
         meta = dict(self.meta)
         meta.update(meta_updates)
         return Model(meta, merged, self.source)
+
+    def with_meta(self, **meta_updates: Any) -> Model:
+        """A new model with the same weights and the metadata updated by ``meta_updates``
+        (e.g. ``play={"rollout_mix": 1.0}``; ``None`` removes a key).
+
+        Raises:
+            ModelError: a bad ``play`` (unknown option or value out of range).
+        """
+        meta = dict(self.meta)
+        for k, v in meta_updates.items():
+            if v is None:
+                meta.pop(k, None)
+            else:
+                meta[k] = v
+        _check_play(meta.get("play", {}), "with_meta")
+        return Model(meta, self._arrays, self.source)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The stored arrays by file name (``w1@3``, ``w2``, ...), float32 copies."""

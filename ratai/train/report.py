@@ -19,6 +19,9 @@ def _fmt_strength(strength: dict | None) -> str:
         return "-"
     parts = []
     for n, s in sorted(strength.items(), key=lambda kv: int(kv[0])):
+        if not s["games"]:
+            parts.append(f"{n}p not evaluated")
+            continue
         lo, hi = s["ci95"]
         parts.append(f"{n}p {s['return']:.2f} [{lo:.2f}, {hi:.2f}] ({s['ratio_to_fair']:.2f}x "
                      f"fair, {s['games']} g)")

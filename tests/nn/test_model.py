@@ -240,3 +240,38 @@ def test_shipped_model_fits_its_game_and_size(name):
         s.apply_action(s.chance_outcomes()[0][0])
     bot = make_bot("az", g, s.current_player(), iterations=20, seed=1)
     assert bot.step(s) in s.legal_actions()
+
+
+def test_play_options_round_trip_and_checks(model, tmp_path):
+    """``meta["play"]``: the az options a network recommends (docs/az.md), kept by save/load,
+    checked on load and in ``with_meta`` (unknown option, value out of range, not an
+    object: one-line ``ModelError``), removed with ``None``."""
+    assert model.play_options == {}
+    tuned = model.with_meta(play={"rollout_mix": 0.5, "c_puct": 2})
+    assert tuned.play_options == {"rollout_mix": 0.5, "c_puct": 2}
+    assert model.play_options == {}  # a new model; the old one unchanged
+    loaded = Model.load(tuned.save(tmp_path / "tuned.npz"))
+    assert loaded.play_options == {"rollout_mix": 0.5, "c_puct": 2}
+    assert loaded.with_meta(play=None).play_options == {}
+    for play, pattern in (({"rollout_mix": 1.5}, r"'rollout_mix' is 1.5; allowed .*\[0, 1\]"),
+                          ({"temperature": 1}, "unknown option 'temperature'"),
+                          ({"rollout_mix": True}, "'rollout_mix' is True"),
+                          ([0.5], "'play' .* is not an object")):
+        with pytest.raises(ModelError, match=pattern):
+            model.with_meta(play=play)
+        with pytest.raises(ModelError, match=pattern):
+            Model.load(_write(tmp_path / "bad_play.npz", _meta_arrays(model, play=play)))
+
+
+def test_az_bot_takes_the_models_play_options_unless_given(model):
+    """The az bot's options default to the model's ``play`` values; an explicit option
+    wins (ratai.bots.az)."""
+    from ratai.bots import make_bot
+
+    game = load_game("rat_trap", num_players=3)
+    tuned = model.with_meta(play={"rollout_mix": 0.75, "fpu_reduction": 0.2})
+    bot = make_bot("az", game, 0, model=tuned, iterations=10)
+    assert (bot.search.mix, bot.search.fpu) == (0.75, 0.2)
+    bot = make_bot("az", game, 0, model=tuned, iterations=10, rollout_mix=0.0)
+    assert (bot.search.mix, bot.search.fpu) == (0.0, 0.2)
+    assert make_bot("az", game, 0, model=model, iterations=10).search.mix == 0.0
