@@ -20,7 +20,8 @@ self-play games by the best network, player counts in turn, into the buffer; (2)
 ``G-1``'s weights and optimizer; export; (3) gating: ``gate_games`` seat-rotated games of
 the new network (one seat) against the best (the other seats); the new network becomes the
 best when its score ``R_new / (R_new + R_best)`` (mean return per seat of each side; at 2
-players its win rate) reaches ``gate_threshold``; (4) evaluation: ``eval_games`` games per
+players its win rate; a solo gate game is played by each network alone, on separate
+seeds) reaches ``gate_threshold``; (4) evaluation: ``eval_games`` games per
 player count of the new network against random seats (strength per generation).
 
 Every phase writes its results atomically and then records itself in ``state.json``; every
@@ -529,14 +530,25 @@ class TrainingRun:
         jobs = []
         for i in range(cfg.gate_games):
             n = cfg.players[i % len(cfg.players)]
+            if n == 1:  # a solo game has no other seat: each network plays it alone
+                for who, path, index in (("new", new, i), ("best", best, cfg.gate_games + i)):
+                    jobs.append(GameJob(cfg.game, self._params(1), (self._az(path, it, False),),
+                                        seed, index, tag={"players": 1, "solo": who}))
+                continue
             seat = (i // len(cfg.players)) % n
             seats = tuple(self._az(new if s == seat else best, it, False) for s in range(n))
             jobs.append(GameJob(cfg.game, self._params(n), seats, seed, i,
                                 tag={"players": n, "new_seat": seat}))
         results = self._games(g, "gate", jobs)
-        r_new = [r["returns"][r["tag"]["new_seat"]] for r in results]
-        r_best = [float(np.mean([x for s, x in enumerate(r["returns"])
-                                 if s != r["tag"]["new_seat"]])) for r in results]
+        r_new, r_best = [], []
+        for r in results:
+            tag = r["tag"]
+            if tag["players"] == 1:
+                (r_new if tag["solo"] == "new" else r_best).append(r["returns"][0])
+                continue
+            r_new.append(r["returns"][tag["new_seat"]])
+            r_best.append(float(np.mean([x for s, x in enumerate(r["returns"])
+                                         if s != tag["new_seat"]])))
         mn, mb = float(np.mean(r_new)) if r_new else 0.0, float(np.mean(r_best)) if r_best \
             else 0.0
         score = mn / (mn + mb) if mn + mb > 0 else 0.5

@@ -220,6 +220,25 @@ def test_one_tiny_generation_end_to_end(tiny_run):
 
 
 @needs_torch
+def test_solo_player_count_is_gated_by_each_network_alone(tmp_path):
+    """A 1-player count (First Rat solo) has no other seat to compare with: each gate game
+    is played once by the new network and once by the best, alone (the mean return over an
+    empty set of other seats made the score NaN, so the gate never promoted)."""
+    root = tmp_path / "solo"
+    _run(["train", "first_rat", "--players", "1,2", "--generations", "1", "--games-per-gen",
+          "2", "--iterations", "3", "--train-steps", "2", "--batch-size", "16",
+          "--gate-games", "3", "--eval-games", "0", "--hidden", "8,8", "--seed", "1",
+          "--run", str(root)])
+    events = [json.loads(line) for line in (root / "metrics.jsonl").read_text().splitlines()]
+    gate = [e for e in events if e["event"] == "gate"]
+    assert len(gate) == 1
+    # gate games 0 and 2 are solo (two games each), game 1 has two seats
+    assert gate[0]["games"] == 5
+    assert all(np.isfinite(gate[0][k]) for k in ("score", "new_return", "best_return"))
+    assert 0 <= gate[0]["score"] <= 1
+
+
+@needs_torch
 def test_same_seed_one_worker_same_results_and_kill_resume(tiny_run, tmp_path):
     """A run killed with SIGKILL mid-way and started again ends with exactly the results of
     the uninterrupted run (same seed, one worker): nothing lost, nothing duplicated."""
