@@ -252,8 +252,12 @@ def test_model_refusals(rt_model, tmp_path, monkeypatch):
         m.setattr(az_bot, "packaged", lambda game: None)
         with pytest.raises(ValueError, match="no model is shipped for game 'rats_to_riches'"):
             make_bot("az", load_game("rats_to_riches", num_players=2), 0, iterations=5)
-    with pytest.raises(ModelError, match="not 5"):  # the shipped model's player counts
-        make_bot("az", load_game("rats_to_riches", num_players=5), 0, iterations=5)
+    small = Model.init("rats_to_riches", [2, 3], hidden=(8, 8), seed=0).save(
+        tmp_path / "rr23.npz")
+    with monkeypatch.context() as m:             # a packaged model of fewer player counts
+        m.setattr(az_bot, "packaged", lambda game: small)
+        with pytest.raises(ModelError, match="not 5"):
+            make_bot("az", load_game("rats_to_riches", num_players=5), 0, iterations=5)
     with pytest.raises(ModelError, match="not 'rats_to_riches'"):
         make_bot("az", load_game("rats_to_riches", num_players=2), 0, iterations=5,
                  model=rt_model)
