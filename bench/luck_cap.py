@@ -6,11 +6,14 @@ Usage::
 
     python bench/luck_cap.py --game rat_trap --players 2 --games 200 --seconds 0.2
     python bench/luck_cap.py --game rat_trap --players 2 --games 100 --iterations 1000
+    python bench/luck_cap.py --game rat_trap --players 3 --opponent random --games 60
 
 The *oracle* is UCT (``mcts``) searching the true state — every hidden card, role and plan
 visible to it, which no ratai bot is allowed (bots never peek; this script is a measurement
 outside ``ratai.bots``) — with ``--factor`` (10) times the budget of its opponents, the
-title's rollout search (``ismcts``) in every other seat. Whatever the oracle wins above the
+title's rollout search (``ismcts``) in every other seat (``--opponent random``: random seats,
+the cap of the "against random seats" targets; the oracle's budget is then ``factor`` times
+``--iterations``). Whatever the oracle wins above the
 fair share is the most any seat-limited bot can hope for against that opponent at that
 budget: the rest is the dice and the draw. Seats rotate game by game; the oracle's mean return
 (a k-way shared win counts 1/k) is printed with its 95% Wilson interval and the fair share.
@@ -64,8 +67,8 @@ def play(game, oracle_seat: int, seed: int, a) -> list[float]:
             bots.append(OracleUCT(game, seat, seed=seed * 7 + seat, determinize=True,
                                   **budget(a.iterations, a.seconds, a.factor)))
         else:
-            bots.append(make_bot(a.opponent, game, seat, seed=seed * 7 + seat,
-                                 **budget(a.iterations, a.seconds)))
+            kw = {} if a.opponent == "random" else budget(a.iterations, a.seconds)
+            bots.append(make_bot(a.opponent, game, seat, seed=seed * 7 + seat, **kw))
     state = game.new_initial_state()
     while not state.is_terminal():
         cp = state.current_player()
