@@ -34,8 +34,8 @@ MAX_LEVEL = 10
 
 #: The specs calibrated as levels 1..9, weakest first; ``{rollout}`` is ``mcts`` on
 #: perfect-information games and ``ismcts`` otherwise. Level 10 is the strongest bot the
-#: ladder measured (today the largest rollout budget; ``az`` once a packaged model plays
-#: the game).
+#: ladder measured (today the largest rollout budget: the calibration in levels.json ran
+#: before the packaged ``az`` models, and ``az`` takes the top levels once it is re-run).
 LEVEL_CANDIDATES: tuple[str, ...] = (
     "random", "heuristic", "{rollout}:10", "{rollout}:30", "{rollout}:100",
     "{rollout}:300", "{rollout}:1000", "{rollout}:3000", "{rollout}:10000",
