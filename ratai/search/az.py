@@ -61,6 +61,7 @@ from .common import (
     apply_unchecked,
     begin_determinized_root,
     check_number,
+    determinized_loop,
     free_later,
     sample_outcome,
     sort_moves,
@@ -219,13 +220,9 @@ class AZ:
             return Analysis(moves[0].action, moves, moves[0].pv, stats[0], stats[1],
                             stats[2], budget.elapsed(), seed, player, kind)
 
-        rng, rnd = srng.np, srng.py
-        while not budget.done(stats[0]):
-            self._iterate(root, state.resample_from_infostate(player, rng), rnd, stats)
-            stats[0] += 1
-            if on_progress is not None and every and stats[0] % every == 0 \
-                    and on_progress(report()) is False:
-                break
+        determinized_loop(state, player, budget, srng, stats,
+                          lambda world, rnd, st: self._iterate(root, world, rnd, st),
+                          on_progress, every, report)
         out = report()
         free_later(root)
         return out

@@ -715,6 +715,24 @@ def begin_determinized_root(kind: str, state: State, player: int, budget: Budget
     return legal, tie, label_state, root_labels(label_state, player, legal, budget, pv_plies)
 
 
+def determinized_loop(state: State, player: int, budget: Budget, srng: SearchRng,
+                      stats: list[int], iterate: Callable[[State, Any, list[int]], None],
+                      on_progress: ProgressFn | None, every: int,
+                      report: Callable[[], Analysis]) -> None:
+    """The iteration loop of a single-observer search (IS-MCTS and az): until the budget
+    is spent (``stats[0]`` counts iterations), call ``iterate(world, rnd, stats)`` on a fresh
+    determinization of ``state`` for ``player`` (drawn from ``srng.np``; ``rnd`` is
+    ``srng.py``), and every ``every`` iterations pass ``report()`` to ``on_progress``,
+    stopping when it returns ``False``."""
+    rng, rnd = srng.np, srng.py
+    while not budget.done(stats[0]):
+        iterate(state.resample_from_infostate(player, rng), rnd, stats)
+        stats[0] += 1
+        if on_progress is not None and every and stats[0] % every == 0 \
+                and on_progress(report()) is False:
+            break
+
+
 def root_labels(state: State, player: int, actions: Sequence[int],
                 budget: Budget | None = None, pv_plies: int = 8) -> dict[int, str]:
     """``{action: state.action_to_string(player, action)}`` for the root moves, timed: with a

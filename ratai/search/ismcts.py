@@ -36,6 +36,7 @@ from .common import (
     Rollout,
     apply_unchecked,
     begin_determinized_root,
+    determinized_loop,
     free_later,
     paused_gc,
     sample_outcome,
@@ -133,14 +134,10 @@ class ISMCTS:
             return Analysis(best, moves, moves[0].pv, stats[0], stats[1],
                             stats[2], budget.elapsed(), seed, player, kind)
 
-        rng, rnd = srng.np, srng.py
         with paused_gc():
-            while not budget.done(stats[0]):
-                self._iterate(root, state.resample_from_infostate(player, rng), rnd, stats)
-                stats[0] += 1
-                if on_progress is not None and every and stats[0] % every == 0 \
-                        and on_progress(report()) is False:
-                    break
+            determinized_loop(state, player, budget, srng, stats,
+                              lambda world, rnd, st: self._iterate(root, world, rnd, st),
+                              on_progress, every, report)
         out = report()
         if keep:
             self.last_root, self.last_nodes = root, stats[1]
