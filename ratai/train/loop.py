@@ -53,7 +53,6 @@ from ratai.train.buffer import (
     atomic_write_bytes,
     atomic_write_json,
     load_npz,
-    network_input,
     save_npz,
 )
 from ratai.train.selfplay import GameJob, SeatSpec, derived_seed, play
@@ -479,7 +478,7 @@ class TrainingRun:
         opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
         opt.load_state_dict(ckpt["optimizer"])
         data = ReplayBuffer(self._p("buffer"), cfg.buffer_positions).load()
-        counts = np.array([len(data[n]["obs"]) for n in data], dtype=np.float64)
+        counts = np.array([len(data[n]) for n in data], dtype=np.float64)
         ns = list(data)
         rng = np.random.default_rng([cfg.seed, g, _PHASE_SEEDS["train"]])
         advance, finish = self._phase_progress(f"gen {g} train", cfg.train_steps)
@@ -491,9 +490,8 @@ class TrainingRun:
         for step in range(cfg.train_steps):
             n = ns[int(rng.choice(len(ns), p=counts / counts.sum()))]
             d = data[n]
-            idx = rng.integers(0, len(d["obs"]), size=min(cfg.batch_size, len(d["obs"])))
-            batch = {"x": network_input(d["obs"][idx], d["seat"][idx], n),
-                     "mask": d["mask"][idx], "pi": d["pi"][idx], "z": d["z"][idx]}
+            idx = rng.integers(0, len(d), size=min(cfg.batch_size, len(d)))
+            batch = d.batch(idx, n)
             total, value, policy, reg, mse = losses(net, batch, n, cfg.l2)
             opt.zero_grad()
             total.backward()

@@ -68,6 +68,40 @@ def test_buffer_is_bounded_and_drops_the_oldest(tmp_path):
         ReplayBuffer(tmp_path / "c", capacity=0)
 
 
+def test_buffer_holds_policy_rows_sparse_and_batches_them_dense(tmp_path):
+    """The loaded buffer keeps only the legal actions of each row (memory grows with the
+    legal moves, not the action space) and gives back exactly the dense rows it was given."""
+    rng = np.random.default_rng(0)
+    shards = []
+    for g in range(3):
+        p, a = 5 + g, 9
+        mask = rng.random((p, a)) < 0.4
+        mask[np.arange(p), rng.integers(0, a, p)] = True      # at least one legal action
+        pi = np.where(mask, rng.random((p, a)), 0).astype(np.float32)
+        pi /= pi.sum(axis=1, keepdims=True)
+        shards.append({"obs": rng.random((p, 4)).astype(np.float32),
+                       "seat": rng.integers(0, 3, p).astype(np.int8), "mask": mask, "pi": pi,
+                       "z": rng.random((p, 3)).astype(np.float32)})
+    buf = ReplayBuffer(tmp_path / "b", capacity=100)
+    for g, sh in enumerate(shards):
+        buf.add(g, 3, sh)
+    data = buf.load()[3]
+    dense = {k: np.concatenate([sh[k] for sh in shards]) for k in FIELDS}
+    assert len(data) == len(dense["obs"]) == 18
+    assert data.cols.size == int(dense["mask"].sum())           # sparse: legal entries only
+    for k in FIELDS:
+        assert np.array_equal(data[k], dense[k]), k
+    idx = np.array([17, 0, 5, 5, 11])
+    batch = data.batch(idx, 3)
+    assert np.array_equal(batch["mask"], dense["mask"][idx])
+    assert np.array_equal(batch["pi"], dense["pi"][idx])
+    assert np.array_equal(batch["x"], network_input(dense["obs"][idx], dense["seat"][idx], 3))
+    bad = dict(shards[0], pi=np.where(shards[0]["mask"], 0, 0.5).astype(np.float32))
+    buf.add(9, 2, bad)
+    with pytest.raises(ValueError, match="outside the legal-action mask"):
+        buf.load()
+
+
 def test_buffer_refuses_a_damaged_index(tmp_path):
     buf = ReplayBuffer(tmp_path, capacity=5)
     buf.add(1, 2, _shard(2, 1.0))
