@@ -264,6 +264,16 @@ cdef inline bint sc_in(const signed char* a, int n, int x) noexcept nogil:
     return False
 
 
+cdef inline unsigned long long sc_bits(const signed char* a, int n) noexcept nogil:
+    """The values 0..63 of ``a[:n]`` as bits (``sc_in`` for many ``x`` at once)."""
+    cdef int i
+    cdef unsigned long long m = 0
+    for i in range(n):
+        if 0 <= a[i] < 64:
+            m |= 1ULL << a[i]
+    return m
+
+
 cdef inline int sc_remove(signed char* a, int n, int x) noexcept nogil:
     """``list.remove(x)`` (first occurrence, order kept); returns the new length."""
     cdef int i, j
@@ -629,19 +639,33 @@ cdef inline int step_budget(const FRConst* k, int base, const MoveCtx* c, int r)
     return maxs if maxs < k.max_steps else k.max_steps
 
 
-cdef inline unsigned long long blockers(const FRState* s, const FRConst* k, int p, int r,
-                                        int sh) noexcept nogil:
-    """The path spaces rat ``r`` may not end on because of the seat's other rats, as bits: none
-    for a sharer such as the Ghost (``sh``: the sharers as bits), and sharers block nobody."""
+cdef inline void path_rats(const FRState* s, const FRConst* k, int p, int sh,
+                           unsigned long long* held, unsigned long long* twice) noexcept nogil:
+    """The path spaces of seat ``p``'s rats that block (every rat but the sharers ``sh``, such
+    as the Ghost), as bits; ``twice``: the spaces two of them hold."""
     cdef int q, x, L = k.L
-    cdef unsigned long long others = 0
-    if (sh >> r) & 1:
-        return 0
+    cdef unsigned long long b
+    held[0] = twice[0] = 0
     for q in range(FR_RATS):
         x = s.rats[p][q]
-        if q != r and not (sh >> q) & 1 and 0 < x < L:
-            others |= 1ULL << x
-    return others
+        if not (sh >> q) & 1 and 0 < x < L:
+            b = 1ULL << x
+            twice[0] |= held[0] & b
+            held[0] |= b
+
+
+cdef inline unsigned long long blockers(const FRConst* k, int r, int pos, int sh,
+                                        unsigned long long held,
+                                        unsigned long long twice) noexcept nogil:
+    """The path spaces rat ``r`` (on ``pos``) may not end on because of the seat's other rats
+    (:c:func:`path_rats`), as bits: none for a sharer, and sharers block nobody."""
+    cdef unsigned long long b
+    if (sh >> r) & 1:
+        return 0
+    if 0 < pos < k.L:   # its own space, unless another rat holds it too
+        b = 1ULL << pos
+        return (held & ~b) | (twice & b)
+    return held
 
 
 cdef inline bint affordable(const FRState* s, const FRConst* k, int p, int mask,
@@ -678,7 +702,8 @@ cdef bint any_move(const FRState* s, const FRConst* k, int p, int opt,
     cdef int L = k.L, i, j, r, pos, maxs, dest, x, base, moved = 0, bc = s.b_colour
     cdef int sc_mult = c.sc_mult, sh = c.sh
     cdef bint launch_used = False, cham
-    cdef unsigned long long ends = 0, others, d, bits, lbit = 1ULL << L
+    cdef unsigned long long ends = 0, others, d, bits, lbit = 1ULL << L, held, twice
+    path_rats(s, k, p, sh, &held, &twice)
     for i in range(s.nmoved):
         r = s.moved[i]
         moved |= 1 << r
@@ -695,7 +720,7 @@ cdef bint any_move(const FRState* s, const FRConst* k, int p, int opt,
             continue
         cham = opt == 1 and c.cham[r]
         maxs = step_budget(k, base, c, r)
-        others = blockers(s, k, p, r, sh) | ends
+        others = blockers(k, r, pos, sh, held, twice) | ends
         d = (k.free_dests[pos][maxs] if sc_mult else k.all_dests[pos][maxs]) & ~others
         if d & lbit:
             if launch_ok(k, opt, cham, launch_used, bc):
@@ -721,18 +746,43 @@ cdef bint any_move(const FRState* s, const FRConst* k, int p, int opt,
     return False
 
 
+cdef inline void emit_launch(const FRState* s, const FRConst* k, int p, int r, int mask,
+                             int code, int opt, bint cham, bint follow, const MoveCtx* c,
+                             FollowCtx* f, int* out, int* n) noexcept nogil:
+    """A route to the Launchpad: one move per Launchpad space it may take (option B's colour
+    fixes it), ``code`` its colour-0 id."""
+    cdef int ci = 0, ci_end = 1, L = k.L
+    if opt == 1 and not cham:
+        if s.b_colour >= 0:   # the Launchpad space of option B's colour
+            ci = k.lp_index[s.b_colour]
+            if ci < 0:
+                return
+            ci_end = ci + 1
+        else:
+            ci_end = k.n_colours
+    while ci < ci_end:
+        if not follow or b_follows(s, k, p, r, L, mask, ci, c, f):
+            out[n[0]] = code + ci
+            n[0] += 1
+        ci += 1
+
+
 cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
                    const MoveCtx* c, bint follow) noexcept nogil:
-    """``_rat_moves`` as encoded MOVE ids, sorted (a rat's routes are stored by (mask, dest)
-    and visited in that order through ``route_bits``); ``c`` is seat ``p``'s
-    :c:func:`move_ctx`. ``follow`` (option B's first rat): keep only the moves after which a
-    second rat can complete option B (FR-3, :c:func:`b_follows`)."""
-    cdef int L = k.L, n = 0, nm, i, j, r, pos, dest, mask, ci, ci_end, maxs, base, x, code
+    """``_rat_moves`` as encoded MOVE ids, sorted: a rat's routes are stored by (mask, dest),
+    so its routes without a shortcut come first, in the order of their destinations (taken
+    as bits from ``free_dests``, the Launchpad last), then those with a shortcut through
+    ``sc_route_bits``; ``c`` is seat ``p``'s :c:func:`move_ctx`. ``follow`` (option B's first
+    rat): keep only the moves after which a second rat can complete option B (FR-3,
+    :c:func:`b_follows`)."""
+    cdef int L = k.L, n = 0, nm, i, j, r, pos, dest, mask, maxs, base, x, code, bc
     cdef int sc_mult = c.sc_mult, sh = c.sh, rbase
     cdef int rs[FR_RATS]
-    cdef bint cham, launch_used = False
-    cdef unsigned long long ends = 0, others, bits, aff_known = 0, aff_ok = 0
+    cdef bint cham, launch_used = False, colour_fixed
+    cdef unsigned long long ends = 0, others, bits, d, aff_known = 0, aff_ok = 0
+    cdef unsigned long long lbit = 1ULL << L, held, twice
     cdef FollowCtx f
+    path_rats(s, k, p, sh, &held, &twice)
     if follow:
         follow_prepare(s, k, p, c, &f)
     if opt == 1:
@@ -743,17 +793,38 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
             if x >= 0:
                 ends |= 1ULL << x
     base = c.base_a if opt == 0 else c.base_b
+    bc = s.b_colour
     nm = movable(s, k, p, rs)
     for i in range(nm):
         r = rs[i]
         pos = s.rats[p][r]
         cham = opt == 1 and c.cham[r]
+        colour_fixed = opt == 1 and not cham and bc >= 0
         maxs = step_budget(k, base, c, r)
         # blocked: the other rats' path spaces, and in option B the spaces where moved rats
         # ended
-        others = blockers(s, k, p, r, sh) | ends
+        others = blockers(k, r, pos, sh, held, twice) | ends
+        # ((opt * FR_RATS + r) * n_masks + mask) * n_dest + the destination's code
         rbase = (opt * FR_RATS + r) * k.n_masks * k.n_dest
-        bits = k.route_bits[pos][maxs]
+        if follow:
+            follow_for(s, k, c, &f, r)
+        d = k.free_dests[pos][maxs] & ~others
+        bits = d & ~lbit
+        while bits:
+            dest = ratai_ctz64(bits)
+            bits &= bits - 1
+            if colour_fixed and colour_of(s, k, dest) != bc:
+                continue
+            if follow:   # b_follows for a move without a paid shortcut, inline
+                x = bc if bc >= 0 or cham else colour_of(s, k, dest)
+                if not b_open(s, k, dest, x, f.launch_used, &f.free) and not (
+                        f.sc and b_open(s, k, dest, x, f.launch_used, &f.afford)):
+                    continue
+            out[n] = rbase + dest - 1
+            n += 1
+        if d & lbit and not launch_used:
+            emit_launch(s, k, p, r, 0, rbase + L - 1, opt, cham, follow, c, &f, out, &n)
+        bits = k.sc_route_bits[pos][maxs]
         while bits:
             j = ratai_ctz64(bits)
             bits &= bits - 1
@@ -761,36 +832,19 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
             if (others >> dest) & 1ULL:
                 continue
             mask = k.route_mask[pos][j]
-            if mask and sc_mult:   # FR-1: can the seat pay these shortcuts? (once per mask)
+            if sc_mult:   # FR-1: can the seat pay these shortcuts? (once per mask)
                 if not (aff_known >> mask) & 1ULL:
                     aff_known |= 1ULL << mask
                     if affordable(s, k, p, mask, sc_mult):
                         aff_ok |= 1ULL << mask
                 if not (aff_ok >> mask) & 1ULL:
                     continue
-            # ((opt * FR_RATS + r) * n_masks + mask) * n_dest + the destination's code
             code = rbase + k.route_code[pos][j]
             if dest == L:
-                if launch_used:
-                    continue
-                ci = 0
-                ci_end = 1
-                if opt == 1 and not cham:
-                    if s.b_colour >= 0:   # the Launchpad space of option B's colour
-                        ci = k.lp_index[s.b_colour]
-                        if ci < 0:
-                            continue
-                        ci_end = ci + 1
-                    else:
-                        ci_end = k.n_colours
-                while ci < ci_end:
-                    if not follow or b_follows(s, k, p, r, dest, mask, ci, c, &f):
-                        out[n] = code + ci
-                        n += 1
-                    ci += 1
+                if not launch_used:
+                    emit_launch(s, k, p, r, mask, code, opt, cham, follow, c, &f, out, &n)
                 continue
-            if opt == 1 and not cham and s.b_colour >= 0 \
-                    and colour_of(s, k, dest) != s.b_colour:
+            if colour_fixed and colour_of(s, k, dest) != bc:
                 continue
             if not follow or b_follows(s, k, p, r, dest, mask, 0, c, &f):
                 out[n] = code
@@ -817,31 +871,41 @@ cdef void move_rat(FRState* s, const FRConst* k, int p, int r, int dest, int mas
         s.launch_pending += 1
 
 
+ctypedef struct OpenSet:
+    # destinations a second rat can end on (bits): of the candidates that match any colour
+    # (Super Rat ``super_rat_matches_colour`` 0) and of the others, with the latter's path
+    # spaces counted per colour (the Launchpad is not counted)
+    unsigned long long cham, plain
+    signed char plain_cnt[8]
+
+
 ctypedef struct FollowCtx:
     # option B's second rat (FR-3), fixed during one generation. A candidate second rat q is
     # not moved yet (``ok``, bits per rat) and on Start or the path (``pos``, ``maxs`` its step
-    # budget); its open destinations are those of its routes without a paid shortcut
-    # (``dests``; all of them when shortcuts cost nothing) minus the spaces blocked whatever
-    # the first rat does: the rats other than q and the first (``block``; none for a sharer)
-    # and the moved rats' ends (``ends``). ``scq``: the candidates with routes with a paid
-    # shortcut. Per first rat r (:c:func:`follow_for`): ``cham`` / ``plain`` the union of the
-    # open destinations of the candidates that match any colour (Super Rat
-    # ``super_rat_matches_colour`` 0) / of the others, ``sc`` the candidates of ``scq``,
-    # ``others[q]`` the spaces blocked for q.
+    # budget); its destinations are those of its routes without a paid shortcut (``dests``;
+    # all of them when shortcuts cost nothing) and those of its routes with a paid shortcut
+    # the seat can afford now (``paid``; ``scq``: the candidates with paid-shortcut routes),
+    # minus the spaces blocked whatever the first rat does: the rats other than q and the
+    # first (``block``; none for a sharer) and the moved rats' ends (``ends``). Per first rat
+    # r (:c:func:`follow_for`): ``free`` / ``afford`` the open sets of those destinations,
+    # ``sc`` the candidates of ``scq``, ``others[q]`` the spaces blocked for q.
     int ok, scq, r, sc
     int pos[FR_RATS]
     int maxs[FR_RATS]
     unsigned long long dests[FR_RATS]
+    unsigned long long paid[FR_RATS]
     unsigned long long block[FR_RATS]
     unsigned long long others[FR_RATS]
-    unsigned long long ends, cham, plain
+    unsigned long long ends
+    OpenSet free, afford
     bint launch_used
 
 
 cdef void follow_prepare(const FRState* s, const FRConst* k, int p, const MoveCtx* c,
                          FollowCtx* f) noexcept nogil:
     """Fill ``f`` for seat ``p``'s option-B moves (:c:func:`b_follows`)."""
-    cdef int L = k.L, q, pos, maxs, i, x, moved = moved_bits(s)
+    cdef int L = k.L, q, pos, maxs, i, j, x, mask, moved = moved_bits(s)
+    cdef unsigned long long bits, aff_known = 0, aff_ok = 0
     f.ok = 0
     f.scq = 0
     f.r = -1
@@ -856,29 +920,52 @@ cdef void follow_prepare(const FRState* s, const FRConst* k, int p, const MoveCt
     for q in range(FR_RATS):
         pos = s.rats[p][q]
         f.block[q] = 1ULL << pos if 0 < pos < L and not (c.sh >> q) & 1 else 0
+        f.paid[q] = 0
         if pos < 0 or pos >= L or (moved >> q) & 1:
             continue
         f.ok |= 1 << q
         maxs = step_budget(k, c.base_b, c, q)
         f.pos[q] = pos
         f.maxs[q] = maxs
-        if c.sc_mult:
-            f.dests[q] = k.free_dests[pos][maxs]
-            if k.sc_route_bits[pos][maxs]:
-                f.scq |= 1 << q
-        else:
+        if not c.sc_mult:
             f.dests[q] = k.all_dests[pos][maxs]
+            continue
+        f.dests[q] = k.free_dests[pos][maxs]
+        bits = k.sc_route_bits[pos][maxs]
+        if bits:
+            f.scq |= 1 << q
+        while bits:   # FR-1: the paid-shortcut routes the seat can afford now
+            j = ratai_ctz64(bits)
+            bits &= bits - 1
+            mask = k.route_mask[pos][j]
+            if not (aff_known >> mask) & 1ULL:
+                aff_known |= 1ULL << mask
+                if affordable(s, k, p, mask, c.sc_mult):
+                    aff_ok |= 1ULL << mask
+            if (aff_ok >> mask) & 1ULL:
+                f.paid[q] |= 1ULL << k.route_dest[pos][j]
 
 
-cdef void follow_for(const MoveCtx* c, FollowCtx* f, int r) noexcept nogil:
+cdef inline void open_set(const FRState* s, const FRConst* k, OpenSet* o) noexcept nogil:
+    """Count ``o.plain``'s path spaces per colour."""
+    cdef int t
+    cdef unsigned long long d = o.plain & ~(1ULL << k.L)
+    for t in range(8):
+        o.plain_cnt[t] = 0
+    while d:
+        o.plain_cnt[colour_of(s, k, ratai_ctz64(d))] += 1
+        d &= d - 1
+
+
+cdef void follow_for(const FRState* s, const FRConst* k, const MoveCtx* c, FollowCtx* f,
+                     int r) noexcept nogil:
     """The per-first-rat part of ``f`` for rat ``r`` (once per rat and generation)."""
     cdef int q, t
     cdef unsigned long long o
     if f.r == r:
         return
     f.r = r
-    f.cham = 0
-    f.plain = 0
+    f.free.cham = f.free.plain = f.afford.cham = f.afford.plain = 0
     f.sc = f.scq & f.ok & ~(1 << r)
     for q in range(FR_RATS):
         if q == r or not (f.ok >> q) & 1:
@@ -890,9 +977,37 @@ cdef void follow_for(const MoveCtx* c, FollowCtx* f, int r) noexcept nogil:
                     o |= f.block[t]
         f.others[q] = o
         if c.cham[q]:
-            f.cham |= f.dests[q] & ~o
+            f.free.cham |= f.dests[q] & ~o
+            f.afford.cham |= f.paid[q] & ~o
         else:
-            f.plain |= f.dests[q] & ~o
+            f.free.plain |= f.dests[q] & ~o
+            f.afford.plain |= f.paid[q] & ~o
+    open_set(s, k, &f.free)
+    open_set(s, k, &f.afford)
+
+
+cdef inline bint b_open(const FRState* s, const FRConst* k, int dest, int bc, bint lu,
+                        const OpenSet* o) noexcept nogil:
+    """Can a second rat end on a destination of ``o`` once the first rat ended on ``dest``
+    (option B's colour ``bc``, -1 free; ``lu``: the Launchpad is used)? A colour-free
+    follower (``cham``) needs any space but ``dest``; the others a space of ``bc``
+    (``plain_cnt``) or the Launchpad."""
+    cdef int L = k.L, own = 0
+    cdef unsigned long long gone = ~(1ULL << dest), lbit = 1ULL << L, d
+    d = o.cham & gone
+    if d & ~lbit or (d and not lu):
+        return True
+    d = o.plain & gone
+    if d & lbit and launch_ok(k, 1, False, lu, bc):
+        return True
+    d &= ~lbit
+    if not d:
+        return False
+    if bc < 0:
+        return True
+    if dest != L and (o.plain >> dest) & 1ULL and colour_of(s, k, dest) == bc:
+        own = 1   # ``dest`` itself, counted in ``plain_cnt``, is taken
+    return o.plain_cnt[bc] > own
 
 
 cdef bint b_follows(const FRState* s, const FRConst* k, int p, int r, int dest, int mask,
@@ -901,31 +1016,26 @@ cdef bint b_follows(const FRState* s, const FRConst* k, int p, int r, int dest, 
     shortcuts of ``mask``; Launchpad colour index ``ci``), can a second rat complete option B?
     That is ``bool(_rat_moves(p, 1))`` in the moved position, from the tables of
     :c:func:`follow_prepare` / :c:func:`follow_for`: the first rat's end blocks ``dest`` and
-    may fix the colour, so the open destinations are ``cham`` / ``plain`` minus ``dest``, the
-    latter tested against the colour; if none works, the candidates' routes with a paid
-    shortcut one by one against the materials the first move left."""
+    may fix the colour (:c:func:`b_open`) on the destinations without a paid shortcut, then
+    on those the seat can afford; when the first rat paid shortcuts itself, the candidates'
+    paid routes are checked one by one against the materials it left."""
     cdef int L = k.L, q, m, j, pos, dest2, mask2, bc = s.b_colour, cand
     cdef int sc_mult = c.sc_mult
     cdef bint lu = f.launch_used or dest == L, cham, ok
-    cdef unsigned long long gone = ~(1ULL << dest), lbit = 1ULL << L, d, bits, others
+    cdef unsigned long long bits, others
     cdef int mats[4]
     if bc < 0 and not c.cham[r]:   # the colour the first rat fixes
         bc = k.lp_colour[ci] if dest == L else colour_of(s, k, dest)
-    follow_for(c, f, r)
-    d = f.cham & gone
-    if d & ~lbit or (d and not lu):
-        return True
-    d = f.plain & gone
-    if d & lbit and launch_ok(k, 1, False, lu, bc):
-        return True
-    d &= ~lbit
-    if d and (bc < 0 or any_of_colour(s, k, d, bc)):
+    follow_for(s, k, c, f, r)
+    if b_open(s, k, dest, bc, lu, &f.free):
         return True
     cand = f.sc
     if not cand:
         return False
+    if not mask or not sc_mult:   # the materials are the seat's: ``afford`` holds the answer
+        return b_open(s, k, dest, bc, lu, &f.afford)
     for m in range(4):   # FR-1: what the first rat's shortcuts left
-        mats[m] = s.mats[p][m] - (k.mask_cost[mask][m] * sc_mult if mask else 0)
+        mats[m] = s.mats[p][m] - k.mask_cost[mask][m] * sc_mult
     for q in range(FR_RATS):
         if not (cand >> q) & 1:
             continue
@@ -1465,36 +1575,34 @@ cdef void run(FRState* s, const FRConst* k) noexcept nogil:
 
 # ====================================================================== setup (chance)
 cdef int setup_candidates(const FRState* s, const FRConst* k, int* out) noexcept nogil:
+    """The setup entry's candidates (a tile of its group, a value set, an item of its kind)
+    that are not placed yet, as CH_* ids, ascending."""
     cdef int e = s.setup_pos, kind = k.setup_kind[e], arg = k.setup_arg[e], n = 0, g, i, t
+    cdef int lo, hi, base
+    cdef unsigned long long used
     if kind == SU_TILE:
         g = k.slot_group[arg]
+        used = sc_bits(s.tiles, k.L)
         for i in range(k.ngroup[g]):
             t = k.group_slots[g][i]
-            if not sc_in(s.tiles, k.L, t):
+            if not (used >> t) & 1ULL:
                 out[n] = k.CH_TILE + t - 1
                 n += 1
         return n
     if kind == SU_SET:
-        for i in range(k.n_vsets):
-            if not sc_in(s.sets_used, s.nsets, i):
-                out[n] = k.CH_SET + i
-                n += 1
-        return n
-    if kind == SU_BP:
-        for i in range(k.n_bp):
-            if not sc_in(s.disp_bp, s.ndisp_bp, i):
-                out[n] = k.CH_ITEM + i
-                n += 1
+        used, lo, hi, base = sc_bits(s.sets_used, s.nsets), 0, k.n_vsets, k.CH_SET
+    elif kind == SU_BP:
+        used, lo, hi, base = sc_bits(s.disp_bp, s.ndisp_bp), 0, k.n_bp, k.CH_ITEM
     elif kind == SU_CAP:
-        for i in range(k.first_cap, k.first_cap + k.n_caps):
-            if not sc_in(s.disp_caps, s.ndisp_caps, i):
-                out[n] = k.CH_ITEM + i
-                n += 1
+        used, lo, hi = sc_bits(s.disp_caps, s.ndisp_caps), k.first_cap, k.first_cap + k.n_caps
+        base = k.CH_ITEM
     else:
-        for i in range(k.first_comic, k.first_comic + k.n_comics):
-            if not sc_in(s.library, s.nlib, i):
-                out[n] = k.CH_ITEM + i
-                n += 1
+        used, lo, hi = sc_bits(s.library, s.nlib), k.first_comic, k.first_comic + k.n_comics
+        base = k.CH_ITEM
+    for i in range(lo, hi):
+        if not (used >> i) & 1ULL:
+            out[n] = base + i
+            n += 1
     return n
 
 
