@@ -375,6 +375,25 @@ cdef class _Search:
         self.max_memory_mb = max_memory_mb
         self.threads = threads
 
+    def _share_nodes(self):
+        """One root-parallel worker's share of ``max_nodes`` (``None``: no cap)."""
+        return None if self.max_nodes >= (1L << 62) else max(1, self.max_nodes // self.threads)
+
+    def _share_mb(self):
+        """One worker's share of ``max_memory_mb`` (``None``: no cap)."""
+        return None if self.max_memory_mb is None else self.max_memory_mb / self.threads
+
+    def _set_limits(self, max_nodes, max_memory_mb):
+        self.max_nodes = (1L << 62) if max_nodes is None else int(max_nodes)
+        self.max_memory_mb = max_memory_mb
+
+    def _drop_tree(self):
+        """Detach the tree (its ``_TreeMem``, returned: freed where the caller drops it)."""
+        m, self.mem = self.mem, None
+        self.tr = NULL
+        self.work = None
+        return m
+
     cdef void setup(self, CyState state, unsigned long long seed, allowed) except *:
         cdef long slots = MAX_SLOTS
         self.n = state.c_num_players()
@@ -707,12 +726,6 @@ cdef class CyUCT(_Search):
         self.c = exploration
         self._limits(max_nodes, max_memory_mb, threads)
 
-    def _drop_tree(self):
-        m, self.mem = self.mem, None
-        self.tr = NULL
-        self.work = None
-        return m
-
     def _prepare(self, state, unsigned long long seed, allowed):
         cdef CyState cs = <CyState?>state
         self.setup(cs, seed, allowed)
@@ -757,16 +770,6 @@ cdef class CyUCT(_Search):
         if not (keep and k == 1):
             _release(workers)
         return out
-
-    def _share_nodes(self):
-        return None if self.max_nodes >= (1L << 62) else max(1, self.max_nodes // self.threads)
-
-    def _share_mb(self):
-        return None if self.max_memory_mb is None else self.max_memory_mb / self.threads
-
-    def _set_limits(self, max_nodes, max_memory_mb):
-        self.max_nodes = (1L << 62) if max_nodes is None else int(max_nodes)
-        self.max_memory_mb = max_memory_mb
 
     def reanalyze(self, state, path, budget, srng, on_progress=None, int every=100,
                   seed=None, str kind="mcts"):
@@ -1027,22 +1030,6 @@ cdef class CyISMCTS(_Search):
         self.c = exploration
         self.by_info = chance_key == "infostate"
         self._limits(max_nodes, max_memory_mb, threads)
-
-    def _drop_tree(self):
-        m, self.mem = self.mem, None
-        self.tr = NULL
-        self.work = None
-        return m
-
-    def _share_nodes(self):
-        return None if self.max_nodes >= (1L << 62) else max(1, self.max_nodes // self.threads)
-
-    def _share_mb(self):
-        return None if self.max_memory_mb is None else self.max_memory_mb / self.threads
-
-    def _set_limits(self, max_nodes, max_memory_mb):
-        self.max_nodes = (1L << 62) if max_nodes is None else int(max_nodes)
-        self.max_memory_mb = max_memory_mb
 
     def _prepare(self, state, unsigned long long seed, allowed, label_state, np_rng):
         cdef CyState cs = <CyState?>state
