@@ -29,6 +29,11 @@ cdef class CyState:
     # Python-level apply paths; a twin's own C digest covers the compiled search's c_apply.
     cdef list _views
     cdef bint _views_shared
+    # The compiled determinization's state (``c_resample``): its reused output, the numpy
+    # Generator that seeded its splitmix64 stream, and the stream.
+    cdef CyState _scratch
+    cdef object _rs_rng
+    cdef unsigned long long _rs_state
 
     # Seat to act (0..n-1), or CHANCE (-1) / TERMINAL (-4) as in engines/api.py.
     cdef int c_current_player(self) noexcept nogil
@@ -58,6 +63,15 @@ cdef class CyState:
     # search then calls ``c_resample`` with the GIL). Lets a nogil / threaded search
     # determinize without Python objects.
     cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil
+    # A new state of this game with its constants attached and nothing else set (the output
+    # of a determinization); the base raises NotImplementedError (twins without a compiled
+    # sampler).
+    cdef CyState c_blank(self)
+    # ``c_resample_into`` into ``out`` (None: a new ``c_blank``) drawing from ``stream``
+    # (NULL: a stream seeded from ``rng``, ``cy_seed_of``), the seat's views log kept; the
+    # reference ``_state_from_observation`` where the compiled sampler declines.
+    cdef CyState _determinized(self, int player, object rng, CyState out,
+                               unsigned long long* stream)
     # A 64-bit digest of ``information_state_string(player)``: equal information states give
     # equal digests (IS-MCTS keys chance children by it, see search.pyx). The base class
     # hashes the string (exact, slow); a twin may digest its struct directly.

@@ -8,6 +8,8 @@ is the engine's own speed (the benchmark's "inside Cython" number).
 import hashlib
 
 cimport cython
+from cpython.object cimport PyObject
+from cpython.ref cimport _Py_REFCNT
 from libc.limits cimport INT_MAX
 from libc.stdlib cimport malloc, free
 
@@ -68,10 +70,46 @@ cdef class CyState:
         raise NotImplementedError
 
     cdef CyState c_resample(self, int player, object rng):
-        raise NotImplementedError
+        # A twin with a compiled sampler (``c_resample_into``, ``c_blank``). A scratch state
+        # held by this root is reused when nobody else holds it (the search drops each
+        # iteration's determinization before drawing the next one). The C stream is seeded
+        # by one draw from a numpy Generator ``rng``; later calls with the same Generator
+        # continue that stream (a seeded search stays reproducible, and the ~1 us draw is not
+        # paid per iteration). An int ``rng`` is the seed itself.
+        cdef CyState out = None
+        if self._scratch is not None and _Py_REFCNT(<PyObject*>self._scratch) == 1:
+            out = self._scratch
+        if rng is None or rng is not self._rs_rng:
+            self._rs_state = cy_seed_of(rng)
+            self._rs_rng = rng if isinstance(rng, np.random.Generator) else None
+        out = self._determinized(player, rng, out, &self._rs_state)
+        self._scratch = out
+        return out
 
     cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil:
         return -1
+
+    cdef CyState c_blank(self):
+        raise NotImplementedError
+
+    cdef CyState _determinized(self, int player, object rng, CyState out,
+                               unsigned long long* stream):
+        cdef unsigned long long x
+        if stream == NULL:
+            x = cy_seed_of(rng)
+            stream = &x
+        if out is None:
+            out = self.c_blank()
+            cy_fresh_history(self, out)
+        elif out._hist:
+            out._hist = []
+        out._hist_shared = False
+        if self.c_resample_into(player, out, stream) == 0:
+            out._views = None
+            return keep_views(self, out, player)
+        gen = np.random.default_rng(stream[0]) if isinstance(rng, int) else rng
+        return keep_views(self, self._game._state_from_observation(
+            player, self.observation(player), gen), player)
 
     cdef int c_info_hash_into(self, int player, unsigned long long* out) noexcept nogil:
         return -1

@@ -130,11 +130,6 @@ ctypedef struct RTState:
 cdef class RatTrapState(CyState):
     cdef RTState s
     cdef const RTConst* k
-    cdef RatTrapState _scratch   # c_resample's reused output (see rt_determinize)
-    cdef object _rs_rng                  # the Generator that seeded _rs_state
-    cdef unsigned long long _rs_state    # c_resample's splitmix64 stream
-    cdef RatTrapState _determinized(self, int player, object rng, RatTrapState out,
-                                    unsigned long long* stream)
     cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *
     cdef int _view_codes(self, int a, int* out) except -1

@@ -23,8 +23,6 @@ distribution from the seat's view only, another random stream; ~0.5 us instead o
 ``tests/speedups/test_cy_resample.py`` checks it against the reference.
 """
 
-from cpython.object cimport PyObject
-from cpython.ref cimport _Py_REFCNT
 from libc.string cimport memcpy, memset
 
 import numpy as np
@@ -36,7 +34,7 @@ from ratai.engines.rat_trap import view as _V
 from ratai.engines.rat_trap.data import CARD_CHEESE, CARD_TYPES, ROLES
 
 from .core cimport (CyObsNum, CyState, cy_fresh_history, cy_obs_num, cy_obs_num_at,
-                    cy_seed_of, cy_share_history, ratai_splitmix64, ratai_uniform)
+                    cy_share_history, ratai_splitmix64, ratai_uniform)
 from .core import CyGame, check_bounds
 from .tensor_write cimport OList, OSet, tw_list, tw_set, w_counts, w_elems, w_len, w_list
 
@@ -2298,44 +2296,9 @@ cdef class RatTrapState(CyState):
     #: reference's posterior, see rt_determinize and tests/engines/test_exact_posterior.py).
     fast_c_resample = True
 
-    cdef RatTrapState _determinized(self, int player, object rng, RatTrapState out,
-                                    unsigned long long* stream):
-        """``rt_determinize`` into ``out`` (None: a new state) drawing from ``stream`` (NULL:
-        a stream seeded from ``rng``); the reference ``_rebuild`` when the C path declines
-        (it raises for an impossible view)."""
-        cdef unsigned long long x
-        if stream == NULL:
-            x = cy_seed_of(rng)
-            stream = &x
-        if out is None:
-            out = RatTrapState.__new__(RatTrapState)
-            out.k = self.k
-            cy_fresh_history(self, out)
-        elif out._hist:
-            out._hist = []
-        out._hist_shared = False
-        if rt_determinize(&out.s, &self.s, self.k, player, stream) == 0:
-            out._views = None
-            keep_views(self, out, player)
-            return out
-        gen = np.random.default_rng(stream[0]) if isinstance(rng, int) else rng
-        return keep_views(self, self._game._state_from_observation(
-            player, self.observation(player), gen), player)
-
-    cdef CyState c_resample(self, int player, object rng):
-        # A scratch state held by this root is reused when nobody else holds it (the
-        # search drops each iteration's determinization before drawing the next one).
-        # The C stream is seeded by one draw from a numpy Generator ``rng``; later calls with
-        # the same Generator continue that stream (a seeded search stays reproducible, and
-        # the ~1 us draw is not paid per iteration). An int ``rng`` is the seed itself.
-        cdef RatTrapState out = None
-        if self._scratch is not None and _Py_REFCNT(<PyObject*>self._scratch) == 1:
-            out = self._scratch
-        if rng is None or rng is not self._rs_rng:
-            self._rs_state = cy_seed_of(rng)
-            self._rs_rng = rng if isinstance(rng, np.random.Generator) else None
-        out = self._determinized(player, rng, out, &self._rs_state)
-        self._scratch = out
+    cdef CyState c_blank(self):
+        cdef RatTrapState out = RatTrapState.__new__(RatTrapState)
+        out.k = self.k
         return out
 
     cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil:

@@ -93,11 +93,6 @@ ctypedef struct RPState:
 cdef class RatapolisState(CyState):
     cdef RPState s
     cdef const RPConst* k
-    cdef RatapolisState _scratch   # c_resample's reused output (see rp_determinize)
-    cdef object _rs_rng            # the Generator that seeded _rs_state
-    cdef unsigned long long _rs_state  # c_resample's splitmix64 stream
-    cdef RatapolisState _determinized(self, int player, object rng, RatapolisState out,
-                                      unsigned long long* stream)
     cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *
     cdef int _view_codes(self, int a, int* out) except -1
