@@ -129,27 +129,8 @@ cdef class CyNet:
             raise ValueError(f"legal actions {la.tolist()} outside 0..{self.na - 1}")
         return x, la
 
-    def evaluate(self, tensor, int player, legal, bint softmax=True):
-        """``(values (n,), priors (len(legal),))`` as ``Model.evaluate`` (float64);
-        ``softmax=False`` gives the legal actions' logits instead of priors."""
-        x, la = self._check(tensor, player, legal)
-        cdef float[::1] xv = x
-        cdef int[::1] lv = la
-        values = np.zeros(self.n, np.float64)
-        priors = np.zeros(max(1, la.size), np.float64)
-        scratch = np.zeros(self.h1 + self.h2, np.float32)
-        cdef double[::1] vv = values
-        cdef double[::1] pv = priors
-        cdef float[::1] sv = scratch
-        cdef int k = la.size
-        with nogil:
-            self.c_eval(&xv[0], player, &lv[0] if k else NULL, k, &vv[0], &pv[0], &sv[0],
-                        softmax)
-        return values, priors[:k]
-
-    def time_eval(self, tensor, int player, legal, long reps):
-        """Seconds of CPU-bound wall time for ``reps`` evaluations of one position (nogil):
-        the network's cost alone, tensor excluded (``bench/az.py``)."""
+    def _run(self, tensor, int player, legal, bint softmax, long reps):
+        """``reps`` evaluations of one position (nogil): ``(values, priors, seconds)``."""
         import time
         x, la = self._check(tensor, player, legal)
         cdef float[::1] xv = x
@@ -166,8 +147,19 @@ cdef class CyNet:
         with nogil:
             for r in range(reps):
                 self.c_eval(&xv[0], player, &lv[0] if k else NULL, k, &vv[0], &pv[0],
-                            &sv[0], True)
-        return time.perf_counter() - t0
+                            &sv[0], softmax)
+        return values, priors[:k], time.perf_counter() - t0
+
+    def evaluate(self, tensor, int player, legal, bint softmax=True):
+        """``(values (n,), priors (len(legal),))`` as ``Model.evaluate`` (float64);
+        ``softmax=False`` gives the legal actions' logits instead of priors."""
+        values, priors, _ = self._run(tensor, player, legal, softmax, 1)
+        return values, priors
+
+    def time_eval(self, tensor, int player, legal, long reps):
+        """Seconds of CPU-bound wall time for ``reps`` evaluations of one position (nogil):
+        the network's cost alone, tensor excluded (``bench/az.py``)."""
+        return self._run(tensor, player, legal, True, reps)[2]
 
     def nonzero_fraction(self, tensor) -> float:
         """Share of nonzero inputs of ``tensor`` (what the sparse first layer pays for)."""
