@@ -169,6 +169,32 @@ ctypedef struct CyObsNum:
     double scale
 
 
+# Information digests (each twin's ``info_digest``): a 64-bit mix of one value into ``h``
+# (boost's hash_combine, then splitmix64's finaliser), and of a counted array.
+cdef inline unsigned long long cy_mix(unsigned long long h, long long v) noexcept nogil:
+    h ^= <unsigned long long>v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2)
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
+    return h ^ (h >> 31)
+
+
+cdef inline unsigned long long cy_mix_sc(unsigned long long h, const signed char* a,
+                                         int n) noexcept nogil:
+    cdef int i
+    h = cy_mix(h, 1000 + n)
+    for i in range(n):
+        h = cy_mix(h, a[i])
+    return h
+
+
+cdef inline unsigned long long cy_mix_int(unsigned long long h, const int* a,
+                                          int n) noexcept nogil:
+    cdef int i
+    h = cy_mix(h, 2000 + n)
+    for i in range(n):
+        h = cy_mix(h, a[i])
+    return h
+
+
 cdef inline void cy_obs_num(float* out, const CyObsNum* f, double x) noexcept nogil:
     out[f.off] = <float>((x - f.lo) * f.scale)
 

@@ -54,8 +54,8 @@ from ratai.engines.first_rat.data import (
     YIELD_KINDS,
 )
 
-from .core cimport (CyState, cy_fresh_history, cy_obs_add, cy_obs_hot, cy_obs_len, cy_obs_num,
-                    cy_obs_num_at, cy_share_history)
+from .core cimport (cy_fresh_history, cy_mix, cy_mix_int, cy_mix_sc, cy_obs_add, cy_obs_hot,
+                    cy_obs_len, cy_obs_num, cy_obs_num_at, cy_share_history, CyState)
 from .core import CyGame, ObsLayout, check_bounds
 
 # ------------------------------------------------------------------------------ constants
@@ -2137,90 +2137,66 @@ cdef int returns(const FRState* s, const FRConst* k, double* out) noexcept nogil
 
 
 # ====================================================================== information digest
-cdef inline unsigned long long mix(unsigned long long h, long long v) noexcept nogil:
-    h ^= <unsigned long long>v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2)
-    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
-    return h ^ (h >> 31)
-
-
-cdef inline unsigned long long mix_sc(unsigned long long h, const signed char* a,
-                                      int n) noexcept nogil:
-    cdef int i
-    h = mix(h, 1000 + n)
-    for i in range(n):
-        h = mix(h, a[i])
-    return h
-
-
-cdef inline unsigned long long mix_int(unsigned long long h, const int* a,
-                                       int n) noexcept nogil:
-    cdef int i
-    h = mix(h, 2000 + n)
-    for i in range(n):
-        h = mix(h, a[i])
-    return h
-
-
 cdef unsigned long long info_digest(const FRState* s, const FRConst* k) noexcept nogil:
     """A digest of every field in use: First Rat hides nothing (``observation`` is the whole
     state), so equal digests for equal observations of any seat."""
     cdef unsigned long long h = 0xF1257
     cdef int p, t
-    h = mix(h, s.phase)
-    h = mix(h, s.step)
-    h = mix(h, s.round)
-    h = mix(h, s.seat)
-    h = mix(h, s.end_round)
-    h = mix_sc(h, s.tiles, k.L)
+    h = cy_mix(h, s.phase)
+    h = cy_mix(h, s.step)
+    h = cy_mix(h, s.round)
+    h = cy_mix(h, s.seat)
+    h = cy_mix(h, s.end_round)
+    h = cy_mix_sc(h, s.tiles, k.L)
     for t in range(FR_NT):
-        h = mix_int(h, s.track_values[t], FR_NV)
-        h = mix_sc(h, s.slots[t], FR_NV - 1)
-        h = mix_sc(h, s.last[t], s.nlast[t])
-    h = mix_sc(h, s.sets_used, s.nsets)
-    h = mix_sc(h, s.library, s.nlib)
-    h = mix(h, s.setup_pos)
-    h = mix_sc(h, s.disp_bp, s.ndisp_bp)
-    h = mix_sc(h, s.disp_caps, s.ndisp_caps)
-    h = mix(h, s.disp_drinks)
-    h = mix(h, s.cheese_issued)
-    h = mix_int(h, s.markers, k.n_owners)
+        h = cy_mix_int(h, s.track_values[t], FR_NV)
+        h = cy_mix_sc(h, s.slots[t], FR_NV - 1)
+        h = cy_mix_sc(h, s.last[t], s.nlast[t])
+    h = cy_mix_sc(h, s.sets_used, s.nsets)
+    h = cy_mix_sc(h, s.library, s.nlib)
+    h = cy_mix(h, s.setup_pos)
+    h = cy_mix_sc(h, s.disp_bp, s.ndisp_bp)
+    h = cy_mix_sc(h, s.disp_caps, s.ndisp_caps)
+    h = cy_mix(h, s.disp_drinks)
+    h = cy_mix(h, s.cheese_issued)
+    h = cy_mix_int(h, s.markers, k.n_owners)
     for p in range(k.n):
-        h = mix_sc(h, s.rats[p], FR_RATS)
-        h = mix(h, s.cheese[p])
-        h = mix(h, s.moldy[p])
-        h = mix(h, s.awards[p])
-        h = mix(h, s.drinks[p])
-        h = mix(h, s.light[p])
-        h = mix(h, s.lights_scored[p])
-        h = mix(h, s.raised[p])
-        h = mix(h, s.burrow[p])
-        h = mix_int(h, s.mats[p], 4)
-        h = mix_int(h, s.built[p], 3)
-        h = mix(h, s.rocket_sets[p])
-        h = mix_sc(h, s.bp[p], s.nbp[p])
-        h = mix_sc(h, s.caps[p], s.ncaps[p])
-        h = mix_sc(h, s.comics[p], s.ncomics[p])
-        h = mix_sc(h, s.sup_c[p], s.nsup[p])
-        h = mix_sc(h, s.sup_r[p], s.nsup[p])
-    h = mix_int(h, s.supply, 6)
-    h = mix_sc(h, s.moved, s.nmoved)
-    h = mix(h, s.option)
-    h = mix(h, s.b_colour)
-    h = mix(h, s.launch_pending)
-    h = mix(h, s.drink_used)
-    h = mix(h, s.burrow_steps)
-    h = mix_sc(h, s.pending, s.npend)
-    h = mix_sc(h, s.shops, s.nshops)
+        h = cy_mix_sc(h, s.rats[p], FR_RATS)
+        h = cy_mix(h, s.cheese[p])
+        h = cy_mix(h, s.moldy[p])
+        h = cy_mix(h, s.awards[p])
+        h = cy_mix(h, s.drinks[p])
+        h = cy_mix(h, s.light[p])
+        h = cy_mix(h, s.lights_scored[p])
+        h = cy_mix(h, s.raised[p])
+        h = cy_mix(h, s.burrow[p])
+        h = cy_mix_int(h, s.mats[p], 4)
+        h = cy_mix_int(h, s.built[p], 3)
+        h = cy_mix(h, s.rocket_sets[p])
+        h = cy_mix_sc(h, s.bp[p], s.nbp[p])
+        h = cy_mix_sc(h, s.caps[p], s.ncaps[p])
+        h = cy_mix_sc(h, s.comics[p], s.ncomics[p])
+        h = cy_mix_sc(h, s.sup_c[p], s.nsup[p])
+        h = cy_mix_sc(h, s.sup_r[p], s.nsup[p])
+    h = cy_mix_int(h, s.supply, 6)
+    h = cy_mix_sc(h, s.moved, s.nmoved)
+    h = cy_mix(h, s.option)
+    h = cy_mix(h, s.b_colour)
+    h = cy_mix(h, s.launch_pending)
+    h = cy_mix(h, s.drink_used)
+    h = cy_mix(h, s.burrow_steps)
+    h = cy_mix_sc(h, s.pending, s.npend)
+    h = cy_mix_sc(h, s.shops, s.nshops)
     if k.solo:
-        h = mix_sc(h, s.greg_rats, FR_RATS)
-        h = mix_int(h, s.greg_unknown, 2)
-        h = mix_sc(h, s.greg_known, s.nknown)
-        h = mix_sc(h, s.greg_seen, s.nseen)
-        h = mix_sc(h, s.greg_discard, s.ndiscard)
-        h = mix_sc(h, s.greg_prepared, s.nprep)
-        h = mix(h, s.greg_card)
-        h = mix_sc(h, s.greg_booths, s.nbooths)
-        h = mix(h, s.greg_step)
+        h = cy_mix_sc(h, s.greg_rats, FR_RATS)
+        h = cy_mix_int(h, s.greg_unknown, 2)
+        h = cy_mix_sc(h, s.greg_known, s.nknown)
+        h = cy_mix_sc(h, s.greg_seen, s.nseen)
+        h = cy_mix_sc(h, s.greg_discard, s.ndiscard)
+        h = cy_mix_sc(h, s.greg_prepared, s.nprep)
+        h = cy_mix(h, s.greg_card)
+        h = cy_mix_sc(h, s.greg_booths, s.nbooths)
+        h = cy_mix(h, s.greg_step)
     return h if h != 0 else 1
 
 

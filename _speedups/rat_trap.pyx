@@ -33,8 +33,8 @@ from ratai.engines.rat_trap import rules as _R
 from ratai.engines.rat_trap import view as _V
 from ratai.engines.rat_trap.data import CARD_CHEESE, CARD_TYPES, ROLES
 
-from .core cimport (CyObsNum, CyState, cy_fresh_history, cy_obs_num, cy_obs_num_at,
-                    cy_share_history, ratai_splitmix64, ratai_uniform)
+from .core cimport (cy_fresh_history, cy_mix, cy_mix_sc, cy_obs_num, cy_obs_num_at,
+                    cy_share_history, CyObsNum, CyState, ratai_splitmix64, ratai_uniform)
 from .core import CyGame, check_bounds
 from .tensor_write cimport OList, OSet, tw_list, tw_set, w_counts, w_elems, w_len, w_list
 
@@ -586,7 +586,7 @@ cdef void log_auto_draw(RTState* s, const RTConst* k, int actor, int card) noexc
     cdef int q, code
     for q in range(k.n):
         code = auto_code(s, k, q, actor, card)
-        s.vhash[q] = vmix(s.vhash[q], code)
+        s.vhash[q] = cy_mix(s.vhash[q], code)
         if s.nauto < RT_MAXAUTO:
             s.auto_ev[s.nauto][q] = code
     s.nauto += 1
@@ -625,12 +625,6 @@ cdef int view_code(const RTState* s, const RTConst* k, int q, int a) noexcept no
 cdef enum:
     VH_SEED = 0x5EC0
     VH_UNKNOWN = -1000003   # a ``None`` entry: the past before a rebuild is unknown
-
-
-cdef inline unsigned long long vmix(unsigned long long h, long long v) noexcept nogil:
-    h ^= <unsigned long long>v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2)
-    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
-    return h ^ (h >> 31)
 
 
 cdef void store(RTState* s, int who, int card) noexcept nogil:
@@ -1214,21 +1208,6 @@ def _init_ctx_bits() -> None:
 _init_ctx_bits()
 
 
-cdef inline unsigned long long mix(unsigned long long h, long long v) noexcept nogil:
-    h ^= <unsigned long long>v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2)
-    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
-    return h ^ (h >> 31)
-
-
-cdef inline unsigned long long mix_arr(unsigned long long h, const signed char* a,
-                                       int n) noexcept nogil:
-    cdef int i
-    h = mix(h, 1000 + n)
-    for i in range(n):
-        h = mix(h, a[i])
-    return h
-
-
 cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) noexcept nogil:
     """A digest of ``view.observation(state, p)`` read from the struct: every public field,
     the derived counts and ``p``'s private fields, nothing else (the IS-MCTS chance key)."""
@@ -1237,108 +1216,108 @@ cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) n
     cdef const RTResult* res
     cdef bint manip = s.roles[p] == R_MANIPULATOR
     # public fields
-    h = mix(h, s.round)
-    h = mix(h, s.turn)
-    h = mix(h, s.active)
+    h = cy_mix(h, s.round)
+    h = cy_mix(h, s.turn)
+    h = cy_mix(h, s.active)
     for q in range(P):
-        h = mix(h, s.points[q])
-        h = mix(h, s.scratches[q])
-        h = mix(h, s.elim[q])
-        h = mix(h, csum(s.stored[q]))   # stored_counts
-        h = mix(h, csum(s.lost[q]))     # lost_counts
-        h = mix_arr(h, s.known[p][q], RT_NT)
-    h = mix(h, s.nres)
+        h = cy_mix(h, s.points[q])
+        h = cy_mix(h, s.scratches[q])
+        h = cy_mix(h, s.elim[q])
+        h = cy_mix(h, csum(s.stored[q]))   # stored_counts
+        h = cy_mix(h, csum(s.lost[q]))     # lost_counts
+        h = cy_mix_sc(h, s.known[p][q], RT_NT)
+    h = cy_mix(h, s.nres)
     for i in range(s.nres):
         res = &s.res[i]
-        h = mix(h, res.round)
+        h = cy_mix(h, res.round)
         for q in range(P):
-            h = mix(h, res.eliminated[q])
+            h = cy_mix(h, res.eliminated[q])
             if not res.eliminated[q]:
-                h = mix_arr(h, res.revealed[q], RT_NT)
-            h = mix(h, res.gained[q])
-            h = mix(h, res.stored_counts[q])
-        h = mix_arr(h, res.roles, n)
+                h = cy_mix_sc(h, res.revealed[q], RT_NT)
+            h = cy_mix(h, res.gained[q])
+            h = cy_mix(h, res.stored_counts[q])
+        h = cy_mix_sc(h, res.roles, n)
     if s.phase == P_OVER:
-        h = mix_arr(h, s.winners, P)
-    h = mix(h, s.tiebreak)
-    h = mix(h, s.phase)
-    h = mix(h, s.ntodo)
+        h = cy_mix_sc(h, s.winners, P)
+    h = cy_mix(h, s.tiebreak)
+    h = cy_mix(h, s.phase)
+    h = cy_mix(h, s.ntodo)
     for i in range(s.ntodo):
-        h = mix_arr(h, s.todo[i], 1 + TASK_NARGS_C[s.todo[i][0]])
+        h = cy_mix_sc(h, s.todo[i], 1 + TASK_NARGS_C[s.todo[i][0]])
     if s.phase != P_OVER:
-        h = mix(h, s.ctx_who)
+        h = cy_mix(h, s.ctx_who)
         bits = CTX_BITS[s.phase]
         if bits & K_OPTIONS:
-            h = mix_arr(h, s.opts, s.nopt)
+            h = cy_mix_sc(h, s.opts, s.nopt)
         if bits & K_COLOUR:
-            h = mix(h, s.ctx_colour)
+            h = cy_mix(h, s.ctx_colour)
         if bits & K_ACTOR:
-            h = mix(h, s.ctx_actor)
+            h = cy_mix(h, s.ctx_actor)
         if bits & K_DRAWS:
-            h = mix(h, s.ctx_draws)
+            h = cy_mix(h, s.ctx_draws)
         if bits & K_PILE:
-            h = mix(h, s.ctx_pile)
+            h = cy_mix(h, s.ctx_pile)
         if bits & K_VICTIM:
-            h = mix(h, s.ctx_victim)
+            h = cy_mix(h, s.ctx_victim)
         if bits & K_SEAT:
-            h = mix(h, s.ctx_seat)
+            h = cy_mix(h, s.ctx_seat)
     for i in range(k.npiles):
-        h = mix(h, s.trap_out[i])
+        h = cy_mix(h, s.trap_out[i])
         for q in range(n):
-            h = mix(h, s.quiet[q][i])
-        h = mix(h, pile_size(s, i))
-        h = mix(h, (s.otail[i] - s.ohead[i]) if s.has_order[i] else -1)   # pile_placed
-    h = mix(h, s.used_clovers)
+            h = cy_mix(h, s.quiet[q][i])
+        h = cy_mix(h, pile_size(s, i))
+        h = cy_mix(h, (s.otail[i] - s.ohead[i]) if s.has_order[i] else -1)   # pile_placed
+    h = cy_mix(h, s.used_clovers)
     size = 0
     for q in range(n):
-        h = mix(h, s.role_public[q])
-        h = mix(h, s.role_gone[q])
-        h = mix(h, s.roles[q] if s.role_public[q] else -1)   # public_roles
+        h = cy_mix(h, s.role_public[q])
+        h = cy_mix(h, s.role_gone[q])
+        h = cy_mix(h, s.roles[q] if s.role_public[q] else -1)   # public_roles
         size += s.roles[q] >= 0
-    h = mix(h, size)                                        # roles_dealt
-    h = mix_arr(h, s.not_fool, s.nnot_fool)
-    h = mix_arr(h, s.manip_piles, s.nmanip)
-    h = mix(h, s.ordering)
-    h = mix_arr(h, s.tr_used, s.ntr_used)
-    h = mix(h, s.round_over)
-    h = mix_arr(h, s.dice[BLACK], s.ndice[BLACK])
-    h = mix_arr(h, s.dice[WHITE], s.ndice[WHITE])
-    h = mix(h, s.rerolled)
-    h = mix_arr(h, s.alr_queue, s.nalr)
-    h = mix(h, s.acc)
-    h = mix(h, s.acc_white)
-    h = mix(h, s.acc_black)
-    h = mix_arr(h, s.returned, s.nreturned)
-    h = mix_arr(h, s.cat_targets, s.ncat)
+    h = cy_mix(h, size)                                        # roles_dealt
+    h = cy_mix_sc(h, s.not_fool, s.nnot_fool)
+    h = cy_mix_sc(h, s.manip_piles, s.nmanip)
+    h = cy_mix(h, s.ordering)
+    h = cy_mix_sc(h, s.tr_used, s.ntr_used)
+    h = cy_mix(h, s.round_over)
+    h = cy_mix_sc(h, s.dice[BLACK], s.ndice[BLACK])
+    h = cy_mix_sc(h, s.dice[WHITE], s.ndice[WHITE])
+    h = cy_mix(h, s.rerolled)
+    h = cy_mix_sc(h, s.alr_queue, s.nalr)
+    h = cy_mix(h, s.acc)
+    h = cy_mix(h, s.acc_white)
+    h = cy_mix(h, s.acc_black)
+    h = cy_mix_sc(h, s.returned, s.nreturned)
+    h = cy_mix_sc(h, s.cat_targets, s.ncat)
     t = 0   # "kept" is a dict: its digest must not depend on the insertion order
     for i in range(s.nkept):
-        t += <int>(mix(0, s.kept_who[i] * 16 + s.kept_face[i]) & 0xFFFFFF)
-    h = mix(h, s.nkept)
-    h = mix(h, t)
-    h = mix(h, s.tr_card)
+        t += <int>(cy_mix(0, s.kept_who[i] * 16 + s.kept_face[i]) & 0xFFFFFF)
+    h = cy_mix(h, s.nkept)
+    h = cy_mix(h, t)
+    h = cy_mix(h, s.tr_card)
     if k.third_rat >= 0:                                   # its cards lie face up
-        h = mix_arr(h, s.stored[k.third_rat], RT_NT)
-        h = mix_arr(h, s.lost[k.third_rat], RT_NT)
+        h = cy_mix_sc(h, s.stored[k.third_rat], RT_NT)
+        h = cy_mix_sc(h, s.lost[k.third_rat], RT_NT)
     # private to p
-    h = mix(h, 7000 + p)
-    h = mix_arr(h, s.stored[p], RT_NT)
-    h = mix_arr(h, s.lost[p], RT_NT)
+    h = cy_mix(h, 7000 + p)
+    h = cy_mix_sc(h, s.stored[p], RT_NT)
+    h = cy_mix_sc(h, s.lost[p], RT_NT)
     for q in range(n):
-        h = mix_arr(h, s.known[q][p], RT_NT)                 # known_by
-    h = mix(h, s.roles[p])
+        h = cy_mix_sc(h, s.known[q][p], RT_NT)                 # known_by
+    h = cy_mix(h, s.roles[p])
     if manip:
         for i in range(k.npiles):
             if contains(s.manip_piles, s.nmanip, i):
-                h = mix(h, 1)
+                h = cy_mix(h, 1)
                 if s.has_order[i]:
-                    h = mix_arr(h, &s.order[i][s.ohead[i]], s.otail[i] - s.ohead[i])
+                    h = cy_mix_sc(h, &s.order[i][s.ohead[i]], s.otail[i] - s.ohead[i])
                 else:   # no order yet: an empty list, as the observation shows it
-                    h = mix_arr(h, s.order[i], 0)
+                    h = cy_mix_sc(h, s.order[i], 0)
             else:
-                h = mix(h, -1)
-        h = mix_arr(h, s.manip_hand, RT_NT)
+                h = cy_mix(h, -1)
+        h = cy_mix_sc(h, s.manip_hand, RT_NT)
     if s.roles[p] == R_FOOL:
-        h = mix_arr(h, s.fool_piles, s.nfool)
+        h = cy_mix_sc(h, s.fool_piles, s.nfool)
     return h if h != 0 else 1
 
 
@@ -1384,7 +1363,7 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
     if rt_sample(d, src, k, p, rng) != 0:
         return -1
     for q in range(k.n):
-        d.vhash[q] = src.vhash[p] if q == p else vmix(VH_SEED, VH_UNKNOWN)
+        d.vhash[q] = src.vhash[p] if q == p else cy_mix(VH_SEED, VH_UNKNOWN)
     d.nauto = 0
     return 0
 
@@ -2257,7 +2236,7 @@ cdef class RatTrapState(CyState):
     cdef void c_apply(self, int action) noexcept nogil:
         cdef int q
         for q in range(self.k.n):  # perfect recall: each seat's view, before the action
-            self.s.vhash[q] = vmix(self.s.vhash[q], view_code(&self.s, self.k, q, action))
+            self.s.vhash[q] = cy_mix(self.s.vhash[q], view_code(&self.s, self.k, q, action))
         self.s.nauto = 0
         apply_phase(&self.s, self.k, action)
         if self.s.phase == P_DONE:
@@ -2308,11 +2287,11 @@ cdef class RatTrapState(CyState):
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         # equal for equal information_state_string(player): the observation's digest and the
         # seat's views digest (tests/speedups/test_cy_search.py checks it)
-        return vmix(info_digest(&self.s, self.k, player), <long long>self.s.vhash[player])
+        return cy_mix(info_digest(&self.s, self.k, player), <long long>self.s.vhash[player])
 
     cdef int c_info_hash_into(self, int player, unsigned long long* out) noexcept nogil:
         # c_info_hash without the GIL (the IS-MCTS chance key, threads included)
-        out[0] = vmix(info_digest(&self.s, self.k, player), <long long>self.s.vhash[player])
+        out[0] = cy_mix(info_digest(&self.s, self.k, player), <long long>self.s.vhash[player])
         return 0
 
     # ------------------------------------------------------------------ perfect recall
@@ -2338,7 +2317,7 @@ cdef class RatTrapState(CyState):
             h = VH_SEED
             if self._views is not None:
                 for code in self._views[q]:
-                    h = vmix(h, VH_UNKNOWN if code is None else <long long>code)
+                    h = cy_mix(h, VH_UNKNOWN if code is None else <long long>code)
             self.s.vhash[q] = h
         return 0
 

@@ -34,8 +34,8 @@ from ratai.engines.api import keep_views
 from ratai.engines.ratapolis import rules as _R
 from ratai.engines.ratapolis import view as _V
 
-from .core cimport (CyObsNum, CyState, cy_fresh_history, cy_obs_add, cy_obs_hot, cy_obs_num,
-                    cy_obs_num_at, cy_share_history, ratai_splitmix64)
+from .core cimport (cy_fresh_history, cy_mix, cy_obs_add, cy_obs_hot, cy_obs_num, cy_obs_num_at,
+                    cy_share_history, CyObsNum, CyState, ratai_splitmix64)
 from .core import CyGame, check_bounds
 from .tensor_write cimport OSet, tw_set, w_elems, w_len
 
@@ -809,12 +809,6 @@ cdef void scores_of(const RPState* s, const RPConst* k, int* score, int* rats) n
 
 
 # ====================================================================== information digest
-cdef inline unsigned long long mix(unsigned long long h, long long v) noexcept nogil:
-    h ^= <unsigned long long>v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2)
-    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
-    return h ^ (h >> 31)
-
-
 cdef unsigned long long info_digest(const RPState* s, const RPConst* k, int p) noexcept nogil:
     """A digest of ``observation(p)`` read from the struct: every field the observation
     shows (public facts, ``p``'s own cards, Archive looks by ``p``, its own unrevealed
@@ -822,76 +816,76 @@ cdef unsigned long long info_digest(const RPState* s, const RPConst* k, int p) n
     cdef unsigned long long h = 0xAA7A
     cdef int n = k.n, q, i, x, r, v, t
     cdef rp_mask live = k.city & ~s.gone
-    h = mix(h, p)
-    h = mix(h, s.round)
-    h = mix(h, s.phase)
-    h = mix(h, current_player(s, k))
-    h = mix(h, <long long>live)
+    h = cy_mix(h, p)
+    h = cy_mix(h, s.round)
+    h = cy_mix(h, s.phase)
+    h = cy_mix(h, current_player(s, k))
+    h = cy_mix(h, <long long>live)
     while live:
         x = rp_ctz(live)
         live &= live - 1
         for q in range(n):
-            h = mix(h, s.board[x][q])
-    h = mix(h, s.nremoved)
+            h = cy_mix(h, s.board[x][q])
+    h = cy_mix(h, s.nremoved)
     for i in range(s.nremoved):
-        h = mix(h, s.removed[i])
+        h = cy_mix(h, s.removed[i])
     for q in range(n):
-        h = mix(h, s.supply[q])
-        h = mix(h, s.cheese[q])
-        h = mix(h, s.nplans[q])
-    h = mix(h, s.cheese_bank)
+        h = cy_mix(h, s.supply[q])
+        h = cy_mix(h, s.cheese[q])
+        h = cy_mix(h, s.nplans[q])
+    h = cy_mix(h, s.cheese_bank)
     for x in range(k.nb):
-        h = mix(h, s.tok[x])
-    h = mix(h, 100 + s.ntg)
+        h = cy_mix(h, s.tok[x])
+    h = cy_mix(h, 100 + s.ntg)
     for i in range(s.ntg):
-        h = mix(h, s.tg[i])
-    h = mix(h, 200 + s.ntp)
+        h = cy_mix(h, s.tg[i])
+    h = cy_mix(h, 200 + s.ntp)
     for i in range(s.ntp):
-        h = mix(h, s.tp[i])
-    h = mix(h, s.tokens_left)
-    h = mix(h, rp_popcount(s.stack))
-    h = mix(h, rp_popcount(s.discard))
+        h = cy_mix(h, s.tp[i])
+    h = cy_mix(h, s.tokens_left)
+    h = cy_mix(h, rp_popcount(s.stack))
+    h = cy_mix(h, rp_popcount(s.discard))
     for i in range(s.round):
-        h = mix(h, 300 + s.nfu[i])
+        h = cy_mix(h, 300 + s.nfu[i])
         for q in range(s.nfu[i]):
-            h = mix(h, s.fu[i][q])
+            h = cy_mix(h, s.fu[i][q])
         for q in range(n):
-            h = mix(h, s.hands[i][q] != NO)
-        h = mix(h, s.hands[i][p])
-        h = mix(h, s.hunted[i])
-        h = mix(h, s.radio_disc[i])
+            h = cy_mix(h, s.hands[i][q] != NO)
+        h = cy_mix(h, s.hands[i][p])
+        h = cy_mix(h, s.hunted[i])
+        h = cy_mix(h, s.radio_disc[i])
         if i < s.nplog:
             for q in range(n):
-                h = mix(h, s.plog[i][q][0])
-                h = mix(h, s.plog[i][q][1])
+                h = cy_mix(h, s.plog[i][q][0])
+                h = cy_mix(h, s.plog[i][q][1])
         else:
-            h = mix(h, -7)
-    h = mix(h, 400 + s.nlooks)
+            h = cy_mix(h, -7)
+    h = cy_mix(h, 400 + s.nlooks)
     for i in range(s.nlooks):
         r = s.looks[i][0]
         v = s.looks[i][1]
         t = s.looks[i][2]
-        h = mix(h, r)
-        h = mix(h, v)
-        h = mix(h, t)
+        h = cy_mix(h, r)
+        h = cy_mix(h, v)
+        h = cy_mix(h, t)
         if v == p:
-            h = mix(h, s.hands[r - 1][t])
+            h = cy_mix(h, s.hands[r - 1][t])
     for i in range(s.nplans[p]):
-        h = mix(h, s.plans[p][i])
-    h = mix(h, s.has_hotel)
+        h = cy_mix(h, s.plans[p][i])
+    h = cy_mix(h, s.has_hotel)
     if s.has_hotel:
-        h = mix(h, s.hotel[0])
-        h = mix(h, s.hotel[1])
-        h = mix(h, s.hotel[2])
-    h = mix(h, s.drawn)
-    h = mix(h, s.radio_used)
-    h = mix(h, 500 + s.nev)  # RP-9: events are public
+        h = cy_mix(h, s.hotel[0])
+        h = cy_mix(h, s.hotel[1])
+        h = cy_mix(h, s.hotel[2])
+    h = cy_mix(h, s.drawn)
+    h = cy_mix(h, s.radio_used)
+    h = cy_mix(h, 500 + s.nev)  # RP-9: events are public
     for i in range(s.nev):
-        h = mix(h, s.events[i])
-        h = mix(h, s.ev_card[i])
-        h = mix(h, s.ev_side[i])
-    h = mix(h, rp_popcount(s.ev_deck))
-    h = mix(h, s.reshuf)
+        h = cy_mix(h, s.events[i])
+        h = cy_mix(h, s.ev_card[i])
+        h = cy_mix(h, s.ev_side[i])
+    h = cy_mix(h, rp_popcount(s.ev_deck))
+    h = cy_mix(h, s.reshuf)
     return h if h != 0 else 1
 
 

@@ -37,8 +37,8 @@ from ratai.engines.rats_to_riches import program as _P
 from ratai.engines.rats_to_riches import rules as _R
 from ratai.engines.rats_to_riches import view as _V
 
-from .core cimport (CyState, cy_fresh_history, cy_obs_hot, cy_obs_len, cy_obs_num, cy_obs_num_at,
-                    cy_share_history)
+from .core cimport (cy_fresh_history, cy_mix, cy_obs_hot, cy_obs_len, cy_obs_num, cy_obs_num_at,
+                    cy_share_history, CyState)
 from .core import CyGame, ObsLayout, check_bounds
 
 # ------------------------------------------------------------------------------ constants
@@ -984,67 +984,61 @@ cdef void init_state(RRState* s, const RRConst* k) noexcept nogil:
 
 
 # ====================================================================== information digest
-cdef inline unsigned long long mix(unsigned long long h, long long v) noexcept nogil:
-    h ^= <unsigned long long>v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2)
-    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
-    return h ^ (h >> 31)
-
-
 cdef unsigned long long info_digest(const RRState* s, const RRConst* k, int p) noexcept nogil:
     """A digest of ``observation(p)`` read from the struct. Every observation is the whole
     state (perfect information) plus ``player``, so this digests every live field."""
     cdef unsigned long long h = 0x5EED
     cdef int q, t, i, T1 = k.T + 1
     cdef const RRFrame* f
-    h = mix(h, p)
-    h = mix(h, s.phase)
-    h = mix(h, s.active)
-    h = mix(h, s.round)
-    h = mix(h, s.golden)
-    h = mix(h, s.box)
-    h = mix(h, s.reshuffled)
-    h = mix(h, s.top_back)  # RR-9
-    h = mix(h, s.turn_actions)
+    h = cy_mix(h, p)
+    h = cy_mix(h, s.phase)
+    h = cy_mix(h, s.active)
+    h = cy_mix(h, s.round)
+    h = cy_mix(h, s.golden)
+    h = cy_mix(h, s.box)
+    h = cy_mix(h, s.reshuffled)
+    h = cy_mix(h, s.top_back)  # RR-9
+    h = cy_mix(h, s.turn_actions)
     for q in range(k.n):
-        h = mix(h, s.cash[q])
-        h = mix(h, s.cheese[q][0] | (s.cheese[q][1] << 16) | (<long long>s.cheese[q][2] << 32))
-        h = mix(h, s.flush[q])
+        h = cy_mix(h, s.cash[q])
+        h = cy_mix(h, s.cheese[q][0] | (s.cheese[q][1] << 16) | (<long long>s.cheese[q][2] << 32))
+        h = cy_mix(h, s.flush[q])
         for t in range(k.T):
             if s.tableau[q][t]:
-                h = mix(h, (t << 16) | s.tableau[q][t])
-        h = mix(h, -2)
+                h = cy_mix(h, (t << 16) | s.tableau[q][t])
+        h = cy_mix(h, -2)
     for i in range(k.S):
-        h = mix(h, s.sewer[i])
-    h = mix(h, 1000 + s.nseg)
+        h = cy_mix(h, s.sewer[i])
+    h = cy_mix(h, 1000 + s.nseg)
     for i in range(s.nseg):
-        h = mix(h, s.deck[i])
+        h = cy_mix(h, s.deck[i])
         for t in range(T1):
             if s.pack[i][t]:
-                h = mix(h, (t << 16) | s.pack[i][t])
-    h = mix(h, -3)
+                h = cy_mix(h, (t << 16) | s.pack[i][t])
+    h = cy_mix(h, -3)
     for t in range(T1):
         if s.cesspit[t]:
-            h = mix(h, (t << 16) | s.cesspit[t])
-    h = mix(h, 2000 + s.nrefill)
+            h = cy_mix(h, (t << 16) | s.cesspit[t])
+    h = cy_mix(h, 2000 + s.nrefill)
     for i in range(s.nrefill):
-        h = mix(h, s.refill[i])
-    h = mix(h, 3000 + s.npend)
+        h = cy_mix(h, s.refill[i])
+    h = cy_mix(h, 3000 + s.npend)
     for i in range(s.npend):
         f = &s.pending[i]
-        h = mix(h, f.kind)
-        h = mix(h, f.player)
-        h = mix(h, f.last)
-        h = mix(h, f.amount)
+        h = cy_mix(h, f.kind)
+        h = cy_mix(h, f.player)
+        h = cy_mix(h, f.last)
+        h = cy_mix(h, f.amount)
         if f.kind != F_SELL:
-            h = mix(h, f.colour | (f.cost << 8) | (<long long>f.card << 16))
-            h = mix(h, f.has_then)
+            h = cy_mix(h, f.colour | (f.cost << 8) | (<long long>f.card << 16))
+            h = cy_mix(h, f.has_then)
             if f.has_then:
-                h = mix(h, f.then_step | (<long long>f.then_end << 20))
-                h = mix(h, f.then_user | (f.then_target << 8) | (<long long>f.then_card << 16))
-                h = mix(h, f.then_choice)
-    h = mix(h, 4000 + s.nwinners)
+                h = cy_mix(h, f.then_step | (<long long>f.then_end << 20))
+                h = cy_mix(h, f.then_user | (f.then_target << 8) | (<long long>f.then_card << 16))
+                h = cy_mix(h, f.then_choice)
+    h = cy_mix(h, 4000 + s.nwinners)
     for i in range(s.nwinners):
-        h = mix(h, s.winners[i])
+        h = cy_mix(h, s.winners[i])
     return h if h != 0 else 1
 
 
