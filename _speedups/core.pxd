@@ -169,6 +169,22 @@ ctypedef struct CyObsNum:
     double scale
 
 
+# ``a COMPARISONS[cmp] b`` for the fixed comparisons of the effects vocabulary
+# (``engines.effects.COMPARISONS[:6]``: >, >=, ==, !=, <=, <).
+cdef inline bint cy_compare(int cmp, int a, int b) noexcept nogil:
+    if cmp == 0:
+        return a > b
+    if cmp == 1:
+        return a >= b
+    if cmp == 2:
+        return a == b
+    if cmp == 3:
+        return a != b
+    if cmp == 4:
+        return a <= b
+    return a < b
+
+
 # Information digests (each twin's ``info_digest``): a 64-bit mix of one value into ``h``
 # (boost's hash_combine, then splitmix64's finaliser), and of a counted array.
 cdef inline unsigned long long cy_mix(unsigned long long h, long long v) noexcept nogil:

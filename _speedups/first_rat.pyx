@@ -54,8 +54,9 @@ from ratai.engines.first_rat.data import (
     YIELD_KINDS,
 )
 
-from .core cimport (cy_fresh_history, cy_mix, cy_mix_int, cy_mix_sc, cy_obs_add, cy_obs_hot,
-                    cy_obs_len, cy_obs_num, cy_obs_num_at, cy_share_history, CyState)
+from .core cimport (cy_compare, cy_fresh_history, cy_mix, cy_mix_int, cy_mix_sc, cy_obs_add,
+                    cy_obs_hot, cy_obs_len, cy_obs_num, cy_obs_num_at, cy_share_history,
+                    CyState)
 from .core import CyGame, ObsLayout, check_bounds
 
 # ------------------------------------------------------------------------------ constants
@@ -482,17 +483,7 @@ cdef bint cond_holds(const FRState* s, const FRConst* k, int p, int item, int e,
             if (cmp == 6 and other[c] > best) or (cmp == 7 and other[c] < best):
                 best = other[c]
         return m == best
-    if cmp == 0:
-        return m > v
-    if cmp == 1:
-        return m >= v
-    if cmp == 2:
-        return m == v
-    if cmp == 3:
-        return m != v
-    if cmp == 4:
-        return m <= v
-    return m < v
+    return cy_compare(cmp, m, v)
 
 
 cdef int item_points(const FRState* s, const FRConst* k, int p, int item,

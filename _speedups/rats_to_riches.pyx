@@ -37,8 +37,8 @@ from ratai.engines.rats_to_riches import program as _P
 from ratai.engines.rats_to_riches import rules as _R
 from ratai.engines.rats_to_riches import view as _V
 
-from .core cimport (cy_fresh_history, cy_mix, cy_obs_hot, cy_obs_len, cy_obs_num, cy_obs_num_at,
-                    cy_share_history, CyState)
+from .core cimport (cy_compare, cy_fresh_history, cy_mix, cy_obs_hot, cy_obs_len, cy_obs_num,
+                    cy_obs_num_at, cy_share_history, CyState)
 from .core import CyGame, ObsLayout, check_bounds
 
 # ------------------------------------------------------------------------------ constants
@@ -121,21 +121,6 @@ cdef inline int imax(int a, int b) noexcept nogil:
     return a if a > b else b
 
 
-cdef inline bint compare(int cmp, int a, int b) noexcept nogil:
-    """``a CMPS[cmp] b`` for the fixed comparisons (rules._compare)."""
-    if cmp == 0:
-        return a > b
-    if cmp == 1:
-        return a >= b
-    if cmp == 2:
-        return a == b
-    if cmp == 3:
-        return a != b
-    if cmp == 4:
-        return a <= b
-    return a < b
-
-
 cdef inline int redirects(const RRState* s, const RRConst* k, int p) noexcept nogil:
     """Bit set of the cheese colours whose payments rat ``p`` receives (its careers)."""
     cdef int t, m = 0
@@ -204,7 +189,7 @@ cdef bint holds(const RRState* s, const RRConst* k, const RRStep* st, int subjec
             if (st.cmp == 6 and c > best) or (st.cmp == 7 and c < best):
                 best = c
         return mine == best
-    return compare(st.cmp, mine, st.value)
+    return cy_compare(st.cmp, mine, st.value)
 
 
 cdef int rat_income(const RRState* s, const RRConst* k, int p) noexcept nogil:
@@ -672,7 +657,7 @@ cdef int sale_pipes(const RRState* s, const RRConst* k, int p, int pipes) noexce
     cdef int t, total = pipes
     for t in range(k.T):
         if s.tableau[p][t] and k.pipes_add[t] and (
-                k.pipes_cmp[t] < 0 or compare(k.pipes_cmp[t], pipes, k.pipes_value[t])):
+                k.pipes_cmp[t] < 0 or cy_compare(k.pipes_cmp[t], pipes, k.pipes_value[t])):
             total += s.tableau[p][t] * k.pipes_add[t]
     return total
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..effects import Count, Effect, canonical
+from ..effects import COMPARISONS, Count, Effect, canonical
 from .data import CARD_COLOURS, COLOURS, RatsToRichesData
 
 # op codes of a compiled step
@@ -43,8 +43,8 @@ SEL_SELF, SEL_TARGET, SEL_ALL, SEL_OTHERS = range(4)
 CNT_CASH, CNT_CHEESE, CNT_CARDS, CNT_PIPES, CNT_PIPES_SOLD = 3, 4, 5, 6, 7
 # whose count: the concerned player, the user, the chosen rat
 CW_SUBJECT, CW_SELF, CW_TARGET = range(3)
-#: comparison codes (engines.effects.COMPARISONS order)
-CMPS = (">", ">=", "==", "!=", "<=", "<", "most", "least")
+#: comparison codes: the effects vocabulary's (``engines.effects.COMPARISONS``)
+CMPS = COMPARISONS
 ZONE_CESSPIT, ZONE_TABLEAU = range(2)
 SHAPE_PLAIN, SHAPE_TARGET, SHAPE_TARGET_CHEESE, SHAPE_CHEESE, SHAPE_TARGET_CARD = range(5)
 #: block shapes in layout order (``PLAIN`` programs use ``USE + t``)
