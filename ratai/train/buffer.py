@@ -249,5 +249,6 @@ class Positions:
         if field in ("obs", "seat", "z"):
             return getattr(self, field)
         if field in ("mask", "pi"):
-            return self.dense_rows(np.arange(len(self)))[field == "pi"]
+            mask, pi = self.dense_rows(np.arange(len(self)))
+            return pi if field == "pi" else mask
         raise KeyError(field)
