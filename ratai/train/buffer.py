@@ -230,12 +230,14 @@ class Positions:
         idx = np.asarray(idx, np.int64)
         starts, lengths = self.offsets[idx], self.offsets[idx + 1] - self.offsets[idx]
         rows = np.repeat(np.arange(len(idx)), lengths)
-        flat = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(
-            int(lengths.sum()))
+        # entry k of the gathered run: starts[row] + (k - where the row's run begins)
+        begins = np.cumsum(lengths) - lengths
+        flat = np.repeat(starts - begins, lengths) + np.arange(int(lengths.sum()))
+        cols = self.cols[flat]
         mask = np.zeros((len(idx), self.num_actions), bool)
         pi = np.zeros((len(idx), self.num_actions), np.float32)
-        mask[rows, self.cols[flat]] = True
-        pi[rows, self.cols[flat]] = self.vals[flat]
+        mask[rows, cols] = True
+        pi[rows, cols] = self.vals[flat]
         return mask, pi
 
     def batch(self, idx: np.ndarray, n: int) -> dict[str, np.ndarray]:
