@@ -193,19 +193,16 @@ cdef inline unsigned long long cy_mix(unsigned long long h, long long v) noexcep
     return h ^ (h >> 31)
 
 
-cdef inline unsigned long long cy_mix_sc(unsigned long long h, const signed char* a,
-                                         int n) noexcept nogil:
-    cdef int i
-    h = cy_mix(h, 1000 + n)
-    for i in range(n):
-        h = cy_mix(h, a[i])
-    return h
+ctypedef fused cy_elem:
+    signed char
+    int
 
 
-cdef inline unsigned long long cy_mix_int(unsigned long long h, const int* a,
+# ``n`` elements of ``a`` (a length tag first: 1000 + n for signed char, 2000 + n for int)
+cdef inline unsigned long long cy_mix_arr(unsigned long long h, const cy_elem* a,
                                           int n) noexcept nogil:
     cdef int i
-    h = cy_mix(h, 2000 + n)
+    h = cy_mix(h, (1000 if sizeof(cy_elem) == 1 else 2000) + n)
     for i in range(n):
         h = cy_mix(h, a[i])
     return h

@@ -73,10 +73,9 @@ ctypedef struct FRConst:
     signed char route_dest[FR_MAXL][FR_MAXR]   # sorted by (mask, dest): ids come out sorted
     signed char route_mask[FR_MAXL][FR_MAXR]
     signed char route_steps[FR_MAXL][FR_MAXR]
-    # per origin and step budget (0..max_steps), as bits: the route indices of at most that
-    # many steps (ascending index = the (mask, dest) order), those of them using a shortcut
-    # (mask != 0), and the destinations of all of them / of those without a shortcut
-    unsigned long long route_bits[FR_MAXL][FR_MAXSTEPS + 1]
+    # per origin and step budget (0..max_steps), as bits: the indices of the routes of at
+    # most that many steps using a shortcut (mask != 0; ascending index = the (mask, dest)
+    # order), and the destinations of all those routes / of those without a shortcut
     unsigned long long sc_route_bits[FR_MAXL][FR_MAXSTEPS + 1]
     unsigned long long all_dests[FR_MAXL][FR_MAXSTEPS + 1]
     unsigned long long free_dests[FR_MAXL][FR_MAXSTEPS + 1]

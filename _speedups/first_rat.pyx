@@ -54,7 +54,7 @@ from ratai.engines.first_rat.data import (
     YIELD_KINDS,
 )
 
-from .core cimport (cy_compare, cy_fresh_history, cy_mix, cy_mix_int, cy_mix_sc, cy_obs_add,
+from .core cimport (cy_compare, cy_fresh_history, cy_mix, cy_mix_arr, cy_obs_add,
                     cy_obs_hot, cy_obs_len, cy_obs_num, cy_obs_num_at, cy_share_history,
                     CyState)
 from .core import CyGame, ObsLayout, check_bounds
@@ -2138,21 +2138,21 @@ cdef unsigned long long info_digest(const FRState* s, const FRConst* k) noexcept
     h = cy_mix(h, s.round)
     h = cy_mix(h, s.seat)
     h = cy_mix(h, s.end_round)
-    h = cy_mix_sc(h, s.tiles, k.L)
+    h = cy_mix_arr(h, s.tiles, k.L)
     for t in range(FR_NT):
-        h = cy_mix_int(h, s.track_values[t], FR_NV)
-        h = cy_mix_sc(h, s.slots[t], FR_NV - 1)
-        h = cy_mix_sc(h, s.last[t], s.nlast[t])
-    h = cy_mix_sc(h, s.sets_used, s.nsets)
-    h = cy_mix_sc(h, s.library, s.nlib)
+        h = cy_mix_arr(h, s.track_values[t], FR_NV)
+        h = cy_mix_arr(h, s.slots[t], FR_NV - 1)
+        h = cy_mix_arr(h, s.last[t], s.nlast[t])
+    h = cy_mix_arr(h, s.sets_used, s.nsets)
+    h = cy_mix_arr(h, s.library, s.nlib)
     h = cy_mix(h, s.setup_pos)
-    h = cy_mix_sc(h, s.disp_bp, s.ndisp_bp)
-    h = cy_mix_sc(h, s.disp_caps, s.ndisp_caps)
+    h = cy_mix_arr(h, s.disp_bp, s.ndisp_bp)
+    h = cy_mix_arr(h, s.disp_caps, s.ndisp_caps)
     h = cy_mix(h, s.disp_drinks)
     h = cy_mix(h, s.cheese_issued)
-    h = cy_mix_int(h, s.markers, k.n_owners)
+    h = cy_mix_arr(h, s.markers, k.n_owners)
     for p in range(k.n):
-        h = cy_mix_sc(h, s.rats[p], FR_RATS)
+        h = cy_mix_arr(h, s.rats[p], FR_RATS)
         h = cy_mix(h, s.cheese[p])
         h = cy_mix(h, s.moldy[p])
         h = cy_mix(h, s.awards[p])
@@ -2161,32 +2161,32 @@ cdef unsigned long long info_digest(const FRState* s, const FRConst* k) noexcept
         h = cy_mix(h, s.lights_scored[p])
         h = cy_mix(h, s.raised[p])
         h = cy_mix(h, s.burrow[p])
-        h = cy_mix_int(h, s.mats[p], 4)
-        h = cy_mix_int(h, s.built[p], 3)
+        h = cy_mix_arr(h, s.mats[p], 4)
+        h = cy_mix_arr(h, s.built[p], 3)
         h = cy_mix(h, s.rocket_sets[p])
-        h = cy_mix_sc(h, s.bp[p], s.nbp[p])
-        h = cy_mix_sc(h, s.caps[p], s.ncaps[p])
-        h = cy_mix_sc(h, s.comics[p], s.ncomics[p])
-        h = cy_mix_sc(h, s.sup_c[p], s.nsup[p])
-        h = cy_mix_sc(h, s.sup_r[p], s.nsup[p])
-    h = cy_mix_int(h, s.supply, 6)
-    h = cy_mix_sc(h, s.moved, s.nmoved)
+        h = cy_mix_arr(h, s.bp[p], s.nbp[p])
+        h = cy_mix_arr(h, s.caps[p], s.ncaps[p])
+        h = cy_mix_arr(h, s.comics[p], s.ncomics[p])
+        h = cy_mix_arr(h, s.sup_c[p], s.nsup[p])
+        h = cy_mix_arr(h, s.sup_r[p], s.nsup[p])
+    h = cy_mix_arr(h, s.supply, 6)
+    h = cy_mix_arr(h, s.moved, s.nmoved)
     h = cy_mix(h, s.option)
     h = cy_mix(h, s.b_colour)
     h = cy_mix(h, s.launch_pending)
     h = cy_mix(h, s.drink_used)
     h = cy_mix(h, s.burrow_steps)
-    h = cy_mix_sc(h, s.pending, s.npend)
-    h = cy_mix_sc(h, s.shops, s.nshops)
+    h = cy_mix_arr(h, s.pending, s.npend)
+    h = cy_mix_arr(h, s.shops, s.nshops)
     if k.solo:
-        h = cy_mix_sc(h, s.greg_rats, FR_RATS)
-        h = cy_mix_int(h, s.greg_unknown, 2)
-        h = cy_mix_sc(h, s.greg_known, s.nknown)
-        h = cy_mix_sc(h, s.greg_seen, s.nseen)
-        h = cy_mix_sc(h, s.greg_discard, s.ndiscard)
-        h = cy_mix_sc(h, s.greg_prepared, s.nprep)
+        h = cy_mix_arr(h, s.greg_rats, FR_RATS)
+        h = cy_mix_arr(h, s.greg_unknown, 2)
+        h = cy_mix_arr(h, s.greg_known, s.nknown)
+        h = cy_mix_arr(h, s.greg_seen, s.nseen)
+        h = cy_mix_arr(h, s.greg_discard, s.ndiscard)
+        h = cy_mix_arr(h, s.greg_prepared, s.nprep)
         h = cy_mix(h, s.greg_card)
-        h = cy_mix_sc(h, s.greg_booths, s.nbooths)
+        h = cy_mix_arr(h, s.greg_booths, s.nbooths)
         h = cy_mix(h, s.greg_step)
     return h if h != 0 else 1
 
@@ -2530,7 +2530,7 @@ def _make_consts(game, params) -> _Consts:
     cdef _Consts obj = _Consts()
     cdef FRConst* c = &obj.c
     cdef int i, j, o, t, m
-    cdef unsigned long long bits, sc, alld, free, one = 1
+    cdef unsigned long long sc, alld, free, one = 1
     g = game
     d = g.data
     L = g.L
@@ -2617,16 +2617,14 @@ def _make_consts(game, params) -> _Consts:
     _limit(g.max_steps <= FR_MAXSTEPS, "the steps of one move")
     for o in range(L):
         for t in range(g.max_steps + 1):
-            bits = sc = alld = free = 0
+            sc = alld = free = 0
             for j in range(c.nroutes[o]):
                 if c.route_steps[o][j] <= t:
-                    bits |= one << j
                     alld |= one << c.route_dest[o][j]
                     if c.route_mask[o][j]:
                         sc |= one << j
                     else:
                         free |= one << c.route_dest[o][j]
-            c.route_bits[o][t] = bits
             c.sc_route_bits[o][t] = sc
             c.all_dests[o][t] = alld
             c.free_dests[o][t] = free

@@ -33,7 +33,7 @@ from ratai.engines.rat_trap import rules as _R
 from ratai.engines.rat_trap import view as _V
 from ratai.engines.rat_trap.data import CARD_CHEESE, CARD_TYPES, ROLES
 
-from .core cimport (cy_fresh_history, cy_mix, cy_mix_sc, cy_obs_num, cy_obs_num_at,
+from .core cimport (cy_fresh_history, cy_mix, cy_mix_arr, cy_obs_num, cy_obs_num_at,
                     cy_share_history, CyObsNum, CyState, ratai_splitmix64, ratai_uniform)
 from .core import CyGame, check_bounds
 from .tensor_write cimport OList, OSet, tw_list, tw_set, w_counts, w_elems, w_len, w_list
@@ -1225,7 +1225,7 @@ cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) n
         h = cy_mix(h, s.elim[q])
         h = cy_mix(h, csum(s.stored[q]))   # stored_counts
         h = cy_mix(h, csum(s.lost[q]))     # lost_counts
-        h = cy_mix_sc(h, s.known[p][q], RT_NT)
+        h = cy_mix_arr(h, s.known[p][q], RT_NT)
     h = cy_mix(h, s.nres)
     for i in range(s.nres):
         res = &s.res[i]
@@ -1233,22 +1233,22 @@ cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) n
         for q in range(P):
             h = cy_mix(h, res.eliminated[q])
             if not res.eliminated[q]:
-                h = cy_mix_sc(h, res.revealed[q], RT_NT)
+                h = cy_mix_arr(h, res.revealed[q], RT_NT)
             h = cy_mix(h, res.gained[q])
             h = cy_mix(h, res.stored_counts[q])
-        h = cy_mix_sc(h, res.roles, n)
+        h = cy_mix_arr(h, res.roles, n)
     if s.phase == P_OVER:
-        h = cy_mix_sc(h, s.winners, P)
+        h = cy_mix_arr(h, s.winners, P)
     h = cy_mix(h, s.tiebreak)
     h = cy_mix(h, s.phase)
     h = cy_mix(h, s.ntodo)
     for i in range(s.ntodo):
-        h = cy_mix_sc(h, s.todo[i], 1 + TASK_NARGS_C[s.todo[i][0]])
+        h = cy_mix_arr(h, s.todo[i], 1 + TASK_NARGS_C[s.todo[i][0]])
     if s.phase != P_OVER:
         h = cy_mix(h, s.ctx_who)
         bits = CTX_BITS[s.phase]
         if bits & K_OPTIONS:
-            h = cy_mix_sc(h, s.opts, s.nopt)
+            h = cy_mix_arr(h, s.opts, s.nopt)
         if bits & K_COLOUR:
             h = cy_mix(h, s.ctx_colour)
         if bits & K_ACTOR:
@@ -1275,20 +1275,20 @@ cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) n
         h = cy_mix(h, s.roles[q] if s.role_public[q] else -1)   # public_roles
         size += s.roles[q] >= 0
     h = cy_mix(h, size)                                        # roles_dealt
-    h = cy_mix_sc(h, s.not_fool, s.nnot_fool)
-    h = cy_mix_sc(h, s.manip_piles, s.nmanip)
+    h = cy_mix_arr(h, s.not_fool, s.nnot_fool)
+    h = cy_mix_arr(h, s.manip_piles, s.nmanip)
     h = cy_mix(h, s.ordering)
-    h = cy_mix_sc(h, s.tr_used, s.ntr_used)
+    h = cy_mix_arr(h, s.tr_used, s.ntr_used)
     h = cy_mix(h, s.round_over)
-    h = cy_mix_sc(h, s.dice[BLACK], s.ndice[BLACK])
-    h = cy_mix_sc(h, s.dice[WHITE], s.ndice[WHITE])
+    h = cy_mix_arr(h, s.dice[BLACK], s.ndice[BLACK])
+    h = cy_mix_arr(h, s.dice[WHITE], s.ndice[WHITE])
     h = cy_mix(h, s.rerolled)
-    h = cy_mix_sc(h, s.alr_queue, s.nalr)
+    h = cy_mix_arr(h, s.alr_queue, s.nalr)
     h = cy_mix(h, s.acc)
     h = cy_mix(h, s.acc_white)
     h = cy_mix(h, s.acc_black)
-    h = cy_mix_sc(h, s.returned, s.nreturned)
-    h = cy_mix_sc(h, s.cat_targets, s.ncat)
+    h = cy_mix_arr(h, s.returned, s.nreturned)
+    h = cy_mix_arr(h, s.cat_targets, s.ncat)
     t = 0   # "kept" is a dict: its digest must not depend on the insertion order
     for i in range(s.nkept):
         t += <int>(cy_mix(0, s.kept_who[i] * 16 + s.kept_face[i]) & 0xFFFFFF)
@@ -1296,28 +1296,28 @@ cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) n
     h = cy_mix(h, t)
     h = cy_mix(h, s.tr_card)
     if k.third_rat >= 0:                                   # its cards lie face up
-        h = cy_mix_sc(h, s.stored[k.third_rat], RT_NT)
-        h = cy_mix_sc(h, s.lost[k.third_rat], RT_NT)
+        h = cy_mix_arr(h, s.stored[k.third_rat], RT_NT)
+        h = cy_mix_arr(h, s.lost[k.third_rat], RT_NT)
     # private to p
     h = cy_mix(h, 7000 + p)
-    h = cy_mix_sc(h, s.stored[p], RT_NT)
-    h = cy_mix_sc(h, s.lost[p], RT_NT)
+    h = cy_mix_arr(h, s.stored[p], RT_NT)
+    h = cy_mix_arr(h, s.lost[p], RT_NT)
     for q in range(n):
-        h = cy_mix_sc(h, s.known[q][p], RT_NT)                 # known_by
+        h = cy_mix_arr(h, s.known[q][p], RT_NT)                 # known_by
     h = cy_mix(h, s.roles[p])
     if manip:
         for i in range(k.npiles):
             if contains(s.manip_piles, s.nmanip, i):
                 h = cy_mix(h, 1)
                 if s.has_order[i]:
-                    h = cy_mix_sc(h, &s.order[i][s.ohead[i]], s.otail[i] - s.ohead[i])
+                    h = cy_mix_arr(h, &s.order[i][s.ohead[i]], s.otail[i] - s.ohead[i])
                 else:   # no order yet: an empty list, as the observation shows it
-                    h = cy_mix_sc(h, s.order[i], 0)
+                    h = cy_mix_arr(h, s.order[i], 0)
             else:
                 h = cy_mix(h, -1)
-        h = cy_mix_sc(h, s.manip_hand, RT_NT)
+        h = cy_mix_arr(h, s.manip_hand, RT_NT)
     if s.roles[p] == R_FOOL:
-        h = cy_mix_sc(h, s.fool_piles, s.nfool)
+        h = cy_mix_arr(h, s.fool_piles, s.nfool)
     return h if h != 0 else 1
 
 
