@@ -1034,11 +1034,14 @@ def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") 
               help="score the new network needs to become the best")
 @click.option("--eval-games", type=click.IntRange(min=0), default=10,
               help="games per player count against random seats per generation")
+@click.option("--init", "init", type=click.Path(dir_okay=False), default=None,
+              help="warm start: a model file (e.g. a shipped one) as generation 0; same "
+                   "game, players and hidden sizes")
 @click.pass_context
 def train(ctx, game, players, param, run_dir, generations, games_per_gen, iterations, workers,
           backend, seed, buffer_positions, hidden, train_steps, batch_size, lr, l2,
           temperature_moves, dirichlet_alpha, noise_fraction, c_puct, gate_games,
-          gate_threshold, eval_games):
+          gate_threshold, eval_games, init):
     out = _out(ctx)
     params = _parse_params(param)
     if "num_players" in params:
@@ -1058,7 +1061,8 @@ def train(ctx, game, players, param, run_dir, generations, games_per_gen, iterat
                           buffer_positions=buffer_positions, hidden=hidden,
                           batch_size=batch_size, train_steps=train_steps, lr=lr, l2=l2,
                           gate_games=gate_games, gate_threshold=gate_threshold,
-                          eval_games=eval_games, seed=seed, workers=workers, backend=backend)
+                          eval_games=eval_games, seed=seed, workers=workers, backend=backend,
+                          init=init)
         run = TrainingRun(run_dir, cfg)
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -72,7 +72,10 @@ class TrainConfig:
     """Everything that defines a training run (``config.json``).
 
     Sizes: ``hidden`` = (H1, H2) units; ``buffer_positions`` positions (all player counts);
-    ``batch_size`` positions; budgets in search iterations per move.
+    ``batch_size`` positions; budgets in search iterations per move. ``init``: a model file
+    (``.npz``) whose weights are generation 0 instead of a random network (a warm start,
+    e.g. from a shipped model); it must be of the same game, parameters, player counts,
+    hidden sizes, component data and tensor layout.
     """
 
     game: str
@@ -98,6 +101,7 @@ class TrainConfig:
     eval_iterations: int | None = None
     seed: int = 0
     model_dtype: str = "float16"
+    init: str | None = None
     workers: int = 1
     backend: str = "local"
 
@@ -131,7 +135,34 @@ class TrainConfig:
             raise ValueError(f"bad backend {self.backend!r}: allowed 'local' or 'ray'")
         if self.model_dtype not in ("float16", "float32"):
             raise ValueError(f"bad model_dtype {self.model_dtype!r}: float16 or float32")
+        if self.init is not None:
+            self.init_model()
         return self
+
+    def init_model(self):
+        """The ``init`` model, checked against this configuration (``None`` without one).
+
+        Raises:
+            ModelError: (a ``ValueError``) the file is unreadable, corrupt, or made for
+                another game, parameter, player count, data file or tensor layout; or its
+                hidden sizes differ from ``hidden``. One line, naming the file.
+        """
+        from ratai.engines import load_game
+        from ratai.nn.model import Model, ModelError
+
+        if self.init is None:
+            return None
+        model = Model.load(self.init)
+        if model.players != self.players:
+            raise ModelError(f"--init {self.init}: the model plays "
+                             f"{','.join(map(str, model.players))} players, the run "
+                             f"{','.join(map(str, self.players))}")
+        if list(model.hidden) != list(self.hidden):
+            raise ModelError(f"--init {self.init}: hidden {model.hidden[0]},{model.hidden[1]}"
+                             f" in the model, {self.hidden[0]},{self.hidden[1]} asked")
+        for n in self.players:
+            model.check_game(load_game(self.game, num_players=n, **self.params))
+        return model
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -338,9 +369,12 @@ class TrainingRun:
             "config": cfg.to_json(), "ratai": __version__, "torch": self.torch.__version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "command": "ratai train " + " ".join(cli_args(cfg))})
+        start = cfg.init_model()
         model = Model.init(cfg.game, cfg.players, hidden=cfg.hidden,
                            seed=derived_seed(cfg.seed, 0, _PHASE_SEEDS["init"]),
                            params=cfg.params, notes=f"ratai train --seed {cfg.seed}")
+        if start is not None:   # warm start: the init model's weights, this run's metadata
+            model = model.with_arrays(start.arrays(), init=_lineage(cfg.init, start))
         model.meta.update(generation=0, games_trained=0)
         model.save(self.model_path(0), dtype=cfg.model_dtype)
         shutil.copyfile(self.model_path(0), self._p("best.npz"))
@@ -609,6 +643,21 @@ class TrainingRun:
         write_report(self.root, self.cfg, self.state)
         self._commit()
         shutil.rmtree(self._p("work", f"gen-{g:05d}"), ignore_errors=True)
+
+
+def _lineage(path: str, model) -> dict:
+    """What a warm-started run records of its ``init`` model (file, digest, generation,
+    self-play games and minutes behind it, and that model's own lineage)."""
+    import hashlib
+
+    out = {"file": os.path.basename(path),
+           "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+           "generation": model.generation,
+           "games_trained": int(model.meta.get("games_trained", 0))}
+    for key in ("minutes", "init"):
+        if key in model.meta:
+            out[key] = model.meta[key]
+    return out
 
 
 def _write_game(path: Path, res: dict) -> None:

@@ -28,6 +28,18 @@ def _fmt_strength(strength: dict | None) -> str:
     return "; ".join(parts)
 
 
+def _init_lines(root: Path) -> list[str]:
+    """A warm-started run's lineage (``meta["init"]`` of generation 0), or nothing."""
+    from ratai.nn.model import Model
+
+    init = Model.load(root / "models" / "gen-00000.npz").meta.get("init")
+    if not init:
+        return []
+    return [f"Warm start: generation 0 is `{init['file']}` (sha256 {init['sha256'][:12]}..., "
+            f"its generation {init['generation']}, {init['games_trained']} self-play games "
+            "behind it); the games and minutes above are this run's only.", ""]
+
+
 def report_markdown(root: Path, cfg, state: dict) -> str:
     """The Markdown report: configuration, seed, games, time and strength per generation."""
     from ratai.train.loop import cli_args
@@ -43,7 +55,7 @@ def report_markdown(root: Path, cfg, state: dict) -> str:
              f"hidden {cfg.hidden[0]}x{cfg.hidden[1]}; {state['games_trained']} self-play games "
              f"({state['positions_seen']} positions) over {max(0, state['generation'])} "
              f"generations in {state.get('seconds', 0.0) / 60:.1f} min; best generation "
-             f"{state['best']}.", "",
+             f"{state['best']}.", "", *_init_lines(root),
              "Strength: the generation's network (az, "
              f"{cfg.eval_iterations or cfg.iterations} iterations, no noise) in one seat "
              "against random seats, seat-rotated: mean return per seat with its 95% interval "

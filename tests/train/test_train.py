@@ -380,3 +380,37 @@ def test_ray_backend_without_ray_is_one_line(tmp_path):
                   expect=2)
     assert err.count("\n") == 1 and "pip install 'ratai[ray]'" in err
     assert not (tmp_path / "r").exists()
+
+
+@needs_torch
+def test_warm_start_begins_at_the_init_models_weights_and_records_it(tiny_run, tmp_path):
+    """``--init``: generation 0 holds the given model's weights (here the tiny run's best),
+    its lineage is in the model metadata and the report; a mismatched file is refused in
+    one line before anything is written."""
+    from ratai.nn.model import Model
+
+    src = tiny_run[0] / "best.npz"
+    root = tmp_path / "warm"
+    args = list(TINY)
+    args[args.index("--generations") + 1] = "1"
+    _run(["train", *args, "--init", str(src), "--run", str(root)])
+    gen0 = Model.load(root / "models" / "gen-00000.npz")
+    want = Model.load(src).arrays()
+    assert all(np.array_equal(v, want[k]) for k, v in gen0.arrays().items())
+    init = gen0.meta["init"]
+    assert init["file"] == "best.npz" and init["sha256"] == hashlib.sha256(
+        src.read_bytes()).hexdigest()
+    assert Model.load(root / "models" / "gen-00001.npz").meta["init"] == init
+    assert "Warm start: generation 0 is `best.npz`" in (root / "report.md").read_text()
+    assert "--init" in json.loads((root / "config.json").read_text())["command"]
+    for change, message in ((["--hidden", "9,9"], "hidden"), (["--players", "2,3"], "players"),
+                            (["--param", "max_turns_per_round=150"], "max_turns_per_round")):
+        _, err = _run(["train", *args, *change, "--init", str(src), "--run",
+                       str(tmp_path / "refused")], expect=2)
+        assert err.count("\n") == 1 and message in err, err
+        assert not (tmp_path / "refused").exists()
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(src.read_bytes()[:50])
+    _, err = _run(["train", *args, "--init", str(bad), "--run", str(tmp_path / "r2")],
+                  expect=2)
+    assert err.count("\n") == 1 and "bad.npz" in err and not (tmp_path / "r2").exists()
