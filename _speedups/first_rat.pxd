@@ -138,6 +138,14 @@ ctypedef struct FRConst:
     int end_trigger_markers, leftover_per_point, drink_multiplier, rats_on_start
 
 
+ctypedef struct MoveCtx:
+    # the quantities of one seat's movement (they change only when items or Super Rats do,
+    # never during a movement): computed once per turn (``FRState.mctx``)
+    int sc_mult, sh, base_a, base_b
+    int steps[FR_RATS]
+    bint cham[FR_RATS]
+
+
 ctypedef struct FRState:
     int round
     int seat
@@ -208,6 +216,10 @@ ctypedef struct FRState:
     signed char slots[FR_NT][FR_NV - 1]
     unsigned char nlast[FR_NT]
     signed char last[FR_NT][FR_MAXLAST]
+    # a cache, not a field of the game: the seat's MoveCtx of this turn's movement, valid
+    # when ``mctx_ok`` (set by ``start_turn``; a state loaded from fields starts without it)
+    signed char mctx_ok
+    MoveCtx mctx
 
 
 # Where each struct field goes in ``observation_tensor(player)`` (first_rat.pyx's

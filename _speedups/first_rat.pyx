@@ -556,14 +556,6 @@ cdef int movable(const FRState* s, const FRConst* k, int p, int* out) noexcept n
     return n
 
 
-ctypedef struct MoveCtx:
-    # the quantities of one seat's movement (they change only when items or Super Rats do,
-    # never during a movement): computed once per legal-move generation
-    int sc_mult, sh, base_a, base_b
-    int steps[FR_RATS]
-    bint cham[FR_RATS]
-
-
 cdef void move_ctx(const FRState* s, const FRConst* k, int p, MoveCtx* c) noexcept nogil:
     """Seat ``p``'s movement quantities (``_rat_moves``' ``_q`` / ``_sq`` reads)."""
     cdef int r
@@ -610,6 +602,15 @@ cdef void move_ctx(const FRState* s, const FRConst* k, int p, MoveCtx* c) noexce
         if (has >> r) & 1 and q_value(k.q_base[Q_SUP_BLOCKS], add[r][2], lo[r][2],
                                       hi[r][2]) <= 0:
             c.sh |= 1 << r
+
+
+cdef inline const MoveCtx* seat_ctx(FRState* s, const FRConst* k) noexcept nogil:
+    """The mover's :c:func:`move_ctx` of this turn, computed on first use and kept in the
+    state (its items and Super Rats do not change while it moves; ``start_turn`` drops it)."""
+    if not s.mctx_ok:
+        move_ctx(s, k, s.seat, &s.mctx)
+        s.mctx_ok = 1
+    return &s.mctx
 
 
 cdef inline bint any_of_colour(const FRState* s, const FRConst* k, unsigned long long d,
@@ -845,8 +846,10 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
 
 cdef void move_rat(FRState* s, const FRConst* k, int p, int r, int dest, int mask, int ci,
                    int opt, bint commit) noexcept nogil:
-    """``_move_rat``: pay the shortcuts (FR-1), move, fix option B's colour, launch."""
+    """``_move_rat``: pay the shortcuts (FR-1), move, fix option B's colour, launch. Drops
+    the cached :c:func:`seat_ctx`: its quantities may count materials or Rattronauts."""
     cdef int m, sc_mult = seat_q(s, k, p, Q_SHORTCUT) if mask else 0
+    s.mctx_ok = 0
     if sc_mult:   # FR-1: pay each shortcut used
         for m in range(4):
             s.mats[p][m] -= k.mask_cost[mask][m] * sc_mult
@@ -1435,7 +1438,6 @@ cdef void take_comic(FRState* s, const FRConst* k, int comic) noexcept nogil:
 # ====================================================================== the turn cursor
 cdef int start_turn(FRState* s, const FRConst* k, int seat) noexcept nogil:
     """``_start_turn``; returns 1 when the turn has no movement and must be run now."""
-    cdef MoveCtx c
     s.seat = seat
     s.nmoved = 0
     s.option = -1
@@ -1447,8 +1449,8 @@ cdef int start_turn(FRState* s, const FRConst* k, int seat) noexcept nogil:
     s.nshops = 0
     s.phase = PH_MOVE
     s.step = ST_MOVE
-    move_ctx(s, k, seat, &c)
-    if not any_move(s, k, seat, 0, &c):  # only with no rat on the path
+    s.mctx_ok = 0
+    if not any_move(s, k, seat, 0, seat_ctx(s, k)):  # only with no rat on the path
         s.step = ST_SHOP
         return 1
     return 0
@@ -1896,13 +1898,11 @@ cdef void init_state(FRState* s, const FRConst* k) noexcept nogil:
 
 cdef void apply_move(FRState* s, const FRConst* k, int action) noexcept nogil:
     cdef int opt, r, mask, dest, ci, p = s.seat
-    cdef MoveCtx c
     decode_move(k, action, &opt, &r, &mask, &dest, &ci)
     s.option = opt
     move_rat(s, k, p, r, dest, mask, ci, opt, True)
-    if opt == 1 and s.nmoved < k.option_b_max_rats:
-        move_ctx(s, k, p, &c)
-    if opt == 0 or s.nmoved >= k.option_b_max_rats or not any_move(s, k, p, 1, &c):
+    if opt == 0 or s.nmoved >= k.option_b_max_rats or not any_move(s, k, p, 1,
+                                                                   seat_ctx(s, k)):
         s.step = ST_PAY
         run(s, k)
     else:
@@ -2001,14 +2001,14 @@ cdef void apply_action(FRState* s, const FRConst* k, int a) noexcept nogil:
 cdef int legal_actions(FRState* s, const FRConst* k, int* out) noexcept nogil:
     """``_legal_actions`` (sorted) into ``out``; 0 at chance and terminal nodes."""
     cdef int ph = s.phase, n = 0, i, node
-    cdef MoveCtx c
+    cdef const MoveCtx* c
     if ph == PH_MOVE:
-        move_ctx(s, k, s.seat, &c)
-        n = move_actions(s, k, 0, out, &c)
-        return n + move_actions(s, k, 1, out + n, &c)
+        c = seat_ctx(s, k)
+        n = move_actions(s, k, 0, out, c)
+        return n + move_actions(s, k, 1, out + n, c)
     if ph == PH_MOVE_B:
-        move_ctx(s, k, s.seat, &c)
-        n = move_actions(s, k, 1, out, &c)
+        c = seat_ctx(s, k)
+        n = move_actions(s, k, 1, out, c)
         if s.nmoved >= k.option_b_min_rats:
             out[n] = k.STOP_B
             n += 1
