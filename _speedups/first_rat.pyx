@@ -683,6 +683,34 @@ cdef inline bint launch_ok(const FRConst* k, int opt, bint cham, bint launch_use
     return k.n_colours > 0
 
 
+ctypedef struct Movers:
+    # what both options' generations share (seat ``p`` in one position): the movable rats
+    # (:c:func:`movable`), the path spaces its rats hold
+    # (:c:func:`path_rats`), and which shortcut masks the seat can pay, learnt on first ask
+    # (``aff_known`` / ``aff_ok``, bits per mask, :c:func:`can_pay`)
+    int nm
+    int rs[FR_RATS]
+    unsigned long long held, twice, aff_known, aff_ok
+
+
+cdef inline void movers(const FRState* s, const FRConst* k, int p, const MoveCtx* c,
+                        Movers* m) noexcept nogil:
+    m.nm = movable(s, k, p, m.rs)
+    path_rats(s, k, p, c.sh, &m.held, &m.twice)
+    m.aff_known = m.aff_ok = 0
+
+
+cdef inline bint can_pay(const FRState* s, const FRConst* k, int p, int mask, int sc_mult,
+                         Movers* m) noexcept nogil:
+    """FR-1: :c:func:`affordable`, computed once per mask and position."""
+    cdef unsigned long long b = 1ULL << mask
+    if not m.aff_known & b:
+        m.aff_known |= b
+        if affordable(s, k, p, mask, sc_mult):
+            m.aff_ok |= b
+    return (m.aff_ok & b) != 0
+
+
 cdef bint any_move(const FRState* s, const FRConst* k, int p, int opt,
                    const MoveCtx* c) noexcept nogil:
     """``bool(self._rat_moves(p, opt))`` without listing the moves: per rat, the destinations
@@ -760,23 +788,22 @@ cdef inline void emit_launch(const FRState* s, const FRConst* k, int p, int r, i
 
 
 cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
-                   const MoveCtx* c, bint follow) noexcept nogil:
+                   const MoveCtx* c, Movers* mv, bint follow) noexcept nogil:
     """``_rat_moves`` as encoded MOVE ids, sorted: a rat's routes are stored by (mask, dest),
     so its routes without a shortcut come first, in the order of their destinations (taken
     as bits from ``free_dests``, the Launchpad last), then those with a shortcut through
-    ``sc_route_bits``; ``c`` is seat ``p``'s :c:func:`move_ctx`. ``follow`` (option B's first
+    ``sc_route_bits``; ``c`` is seat ``p``'s :c:func:`move_ctx`, ``mv`` its
+    :c:func:`movers` in this position. ``follow`` (option B's first
     rat): keep only the moves after which a second rat can complete option B (FR-3,
     :c:func:`b_follows`)."""
     cdef int L = k.L, n = 0, nm, i, j, r, pos, dest, mask, maxs, base, x, code, bc
     cdef int sc_mult = c.sc_mult, sh = c.sh, rbase
-    cdef int rs[FR_RATS]
     cdef bint cham, launch_used = False, colour_fixed
-    cdef unsigned long long ends = 0, others, bits, d, aff_known = 0, aff_ok = 0
-    cdef unsigned long long lbit = 1ULL << L, held, twice
+    cdef unsigned long long ends = 0, others, bits, d
+    cdef unsigned long long lbit = 1ULL << L, held = mv.held, twice = mv.twice
     cdef FollowCtx f
-    path_rats(s, k, p, sh, &held, &twice)
     if follow:
-        follow_prepare(s, k, p, c, &f)
+        follow_prepare(s, k, p, c, mv, &f)
     if opt == 1:
         for i in range(s.nmoved):
             x = s.rats[p][s.moved[i]]
@@ -786,9 +813,9 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
                 ends |= 1ULL << x
     base = c.base_a if opt == 0 else c.base_b
     bc = s.b_colour
-    nm = movable(s, k, p, rs)
+    nm = mv.nm
     for i in range(nm):
-        r = rs[i]
+        r = mv.rs[i]
         pos = s.rats[p][r]
         cham = opt == 1 and c.cham[r]
         colour_fixed = opt == 1 and not cham and bc >= 0
@@ -824,13 +851,8 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
             if (others >> dest) & 1ULL:
                 continue
             mask = k.route_mask[pos][j]
-            if sc_mult:   # FR-1: can the seat pay these shortcuts? (once per mask)
-                if not (aff_known >> mask) & 1ULL:
-                    aff_known |= 1ULL << mask
-                    if affordable(s, k, p, mask, sc_mult):
-                        aff_ok |= 1ULL << mask
-                if not (aff_ok >> mask) & 1ULL:
-                    continue
+            if sc_mult and not can_pay(s, k, p, mask, sc_mult, mv):   # FR-1
+                continue
             code = rbase + k.route_code[pos][j]
             if dest == L:
                 if not launch_used:
@@ -896,10 +918,10 @@ ctypedef struct FollowCtx:
 
 
 cdef void follow_prepare(const FRState* s, const FRConst* k, int p, const MoveCtx* c,
-                         FollowCtx* f) noexcept nogil:
+                         Movers* mv, FollowCtx* f) noexcept nogil:
     """Fill ``f`` for seat ``p``'s option-B moves (:c:func:`b_follows`)."""
-    cdef int L = k.L, q, pos, maxs, i, j, x, mask, moved = moved_bits(s)
-    cdef unsigned long long bits, aff_known = 0, aff_ok = 0
+    cdef int L = k.L, q, pos, maxs, i, j, x, moved = moved_bits(s)
+    cdef unsigned long long bits
     f.ok = 0
     f.scq = 0
     f.r = -1
@@ -931,12 +953,7 @@ cdef void follow_prepare(const FRState* s, const FRConst* k, int p, const MoveCt
         while bits:   # FR-1: the paid-shortcut routes the seat can afford now
             j = ratai_ctz64(bits)
             bits &= bits - 1
-            mask = k.route_mask[pos][j]
-            if not (aff_known >> mask) & 1ULL:
-                aff_known |= 1ULL << mask
-                if affordable(s, k, p, mask, c.sc_mult):
-                    aff_ok |= 1ULL << mask
-            if (aff_ok >> mask) & 1ULL:
+            if can_pay(s, k, p, k.route_mask[pos][j], c.sc_mult, mv):
                 f.paid[q] |= 1ULL << k.route_dest[pos][j]
 
 
@@ -1061,12 +1078,12 @@ cdef bint b_follows(const FRState* s, const FRConst* k, int p, int r, int dest, 
 
 
 cdef int move_actions(const FRState* s, const FRConst* k, int opt, int* out,
-                      const MoveCtx* c) noexcept nogil:
+                      const MoveCtx* c, Movers* mv) noexcept nogil:
     """``_move_actions``: legal MOVE ids of option ``opt`` (FR-1, FR-3), sorted; ``c`` is the
-    seat's :c:func:`move_ctx`."""
+    seat's :c:func:`move_ctx`, ``mv`` its :c:func:`movers`."""
     if opt == 0 and s.nmoved:
         return 0
-    return rat_moves(s, k, s.seat, opt, out, c, opt == 1 and s.nmoved == 0)
+    return rat_moves(s, k, s.seat, opt, out, c, mv, opt == 1 and s.nmoved == 0)
 
 # ====================================================================== items
 cdef int booth_items(const FRState* s, const FRConst* k, int slot, int* out) noexcept nogil:
@@ -2002,13 +2019,16 @@ cdef int legal_actions(FRState* s, const FRConst* k, int* out) noexcept nogil:
     """``_legal_actions`` (sorted) into ``out``; 0 at chance and terminal nodes."""
     cdef int ph = s.phase, n = 0, i, node
     cdef const MoveCtx* c
+    cdef Movers mv
     if ph == PH_MOVE:
         c = seat_ctx(s, k)
-        n = move_actions(s, k, 0, out, c)
-        return n + move_actions(s, k, 1, out + n, c)
+        movers(s, k, s.seat, c, &mv)
+        n = move_actions(s, k, 0, out, c, &mv)
+        return n + move_actions(s, k, 1, out + n, c, &mv)
     if ph == PH_MOVE_B:
         c = seat_ctx(s, k)
-        n = move_actions(s, k, 1, out, c)
+        movers(s, k, s.seat, c, &mv)
+        n = move_actions(s, k, 1, out, c, &mv)
         if s.nmoved >= k.option_b_min_rats:
             out[n] = k.STOP_B
             n += 1

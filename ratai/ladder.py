@@ -431,7 +431,9 @@ def calibrate_levels(result: LadderResult, path: str | Path,
     level below, in which case it is dropped (listed under ``dropped``); the heuristic,
     which has no budget, goes just below the first search level rated above it.
     So the levels are monotone in budget and never measurably decrease in strength.
-    Entrants outside the candidates rated above the last level (``az``) come next. Level 10
+    Entrants outside the candidates rated above the last level (``az``) come next, in
+    budget order under the same rule (dropped when significantly weaker than the level
+    below). Level 10
     is the strongest entrant kept; levels left over repeat the strongest one, with a note
     (they become ``az`` once a packaged model plays the game). Each level keeps its
     measured rating, win rate with 95% Wilson interval, games and seconds per move;
@@ -480,8 +482,18 @@ def calibrate_levels(result: LadderResult, path: str | Path,
             continue
         pos = next((i for i in range(1, len(kept)) if kept[i].mu > s.mu), len(kept))
         kept.insert(pos, s)
-    kept += sorted((r for r in result.rows if r.bot not in cands and r.mu > kept[-1].mu),
-                   key=lambda r: r.mu)
+    def budget(r: Standing) -> tuple[float, float, float]:
+        spec = BotSpec.parse(r.bot)
+        return (spec.iterations or math.inf, spec.time_limit or 0.0, r.mu)
+
+    # the other entrants rated above the last level (az), weakest budget first, each kept
+    # unless significantly weaker than the level below, as the rollout searches
+    for s in sorted((r for r in result.rows if r.bot not in cands and r.mu > kept[-1].mu),
+                    key=budget):
+        if significantly_weaker(s, kept[-1]):
+            drop(s, kept[-1])
+        else:
+            kept.append(s)
     if len(kept) > MAX_LEVEL:
         kept = kept[:MAX_LEVEL - 1] + [kept[-1]]
 
@@ -497,8 +509,9 @@ def calibrate_levels(result: LadderResult, path: str | Path,
     levels = [row(s, i + 1) for i, s in enumerate(kept)]
     top = len(kept)
     for lv in range(top + 1, MAX_LEVEL + 1):
-        levels.append(row(kept[-1], lv, note=f"no stronger bot measured: same as level {top} "
-                          f"(to become az once a packaged az model plays this game)"))
+        levels.append(row(kept[-1], lv, note=f"no stronger bot measured: same as level {top}"
+                          + ("" if any(BotSpec.parse(x.bot).kind == "az" for x in kept) else
+                             " (to become az once a packaged az model plays this game)")))
     inversions = [[a["level"], b["level"]] for a, b in zip(levels, levels[1:], strict=False)
                   if b["mu"] < a["mu"]]
     entry = {"players": result.num_players, "params": result.params,

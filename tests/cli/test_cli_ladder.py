@@ -190,6 +190,28 @@ def test_calibrate_levels_keeps_levels_monotone(tmp_path):
     assert list(table["games"]) == ["rat_trap"]
 
 
+def test_calibrate_levels_puts_az_above_in_budget_order(tmp_path):
+    """Entrants outside the candidates (az) rated above the last level follow it in budget
+    order, under the same rule: within the noise kept (an inversion), significantly weaker
+    dropped; level 10 is the largest budget kept."""
+    from ratai.arena import Standing
+    from ratai.ladder import LadderResult, calibrate_levels
+
+    specs = ["random", "heuristic", "mcts:10", "mcts:30", "mcts:100", "mcts:300", "mcts:1000",
+             "az:3000", "az:300", "az:1000", "az:10000"]
+    mus = [5, 13, 14, 16, 24, 35, 36, 47, 40, 48, 30]
+    rows = [Standing(s, games=32, wins=16, returns=[0.5] * 32, mu=m, sigma=2.0)
+            for s, m in zip(specs, mus, strict=True)]
+    res = LadderResult("first_rat", {"num_players": 2}, 2, 2, 0, specs, [], [{"moves": 1}],
+                       rows, 1.0)
+    entry = calibrate_levels(res, tmp_path / "levels.json")
+    assert [r["spec"] for r in entry["levels"]] == [
+        "random", "heuristic", "mcts:10", "mcts:30", "mcts:100", "mcts:300", "mcts:1000",
+        "az:300", "az:1000", "az:3000"]
+    assert entry["inversions"] == [[9, 10]]   # 48 -> 47, within the noise
+    assert entry["dropped"] == []             # az:10000 (30) is not above mcts:1000 (36)
+
+
 def test_from_run_re_rates_a_saved_ladder(tmp_path, capsys):
     d = tmp_path / "run"
     assert main(["ladder", "rat_trap", "--players", "2", "--quick", "--no-plot",
