@@ -33,9 +33,9 @@ MIN_LEVEL = 1
 MAX_LEVEL = 10
 
 #: The specs calibrated as levels 1..9, weakest first; ``{rollout}`` is ``mcts`` on
-#: perfect-information games and ``ismcts`` otherwise. Level 10 is the strongest bot the
-#: ladder measured (today the largest rollout budget: the calibration in levels.json ran
-#: before the packaged ``az`` models, and ``az`` takes the top levels once it is re-run).
+#: perfect-information games and ``ismcts`` otherwise. Entrants rated above them (``az``)
+#: take the top levels; level 10 is the strongest bot the ladder kept (``az:3000`` in First
+#: Rat and Rats to Riches, ``ismcts:10000`` in Rat Trap and Ratapolis, levels.json).
 LEVEL_CANDIDATES: tuple[str, ...] = (
     "random", "heuristic", "{rollout}:10", "{rollout}:30", "{rollout}:100",
     "{rollout}:300", "{rollout}:1000", "{rollout}:3000", "{rollout}:10000",
