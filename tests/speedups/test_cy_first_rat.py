@@ -173,3 +173,24 @@ def test_twin_moves_like_the_reference_under_movement_effects(layout):
             cy.apply_action(a)
         assert cy.serialize() == ref.serialize() and cy.returns() == ref.returns()
     assert moves > 100
+
+
+def test_a_twin_rebuilt_mid_movement_lists_the_same_moves():
+    """The twin keeps the mover's movement quantities (``MoveCtx``) for the turn, computed
+    at the turn's start and dropped when a rat moves (they may count materials or
+    Rattronauts). A twin rebuilt from the fields in the middle of a movement (option B's
+    second rat included) has no such cache: it must compute the same moves, as must its
+    clones."""
+    game = load_game("first_rat", backend="cython", num_players=3)
+    checked = 0
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        s = game.new_initial_state()
+        while not s.is_terminal():
+            if s.current_player() >= 0 and s.to_reference().phase in ("move", "move_b"):
+                rebuilt = game.from_reference(s.to_reference())
+                assert rebuilt.legal_actions() == s.legal_actions()
+                assert rebuilt.clone().legal_actions() == s.legal_actions()
+                checked += 1
+            s.apply_action(sample_action(s, rng))
+    assert checked > 100
