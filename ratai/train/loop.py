@@ -75,7 +75,8 @@ class TrainConfig:
     ``batch_size`` positions; budgets in search iterations per move. ``init``: a model file
     (``.npz``) whose weights are generation 0 instead of a random network (a warm start,
     e.g. from a shipped model); it must be of the same game, parameters, player counts,
-    hidden sizes, component data and tensor layout.
+    hidden sizes, component data and tensor layout (checked when the run is created; a
+    resumed run no longer reads it).
     """
 
     game: str
@@ -135,8 +136,6 @@ class TrainConfig:
             raise ValueError(f"bad backend {self.backend!r}: allowed 'local' or 'ray'")
         if self.model_dtype not in ("float16", "float32"):
             raise ValueError(f"bad model_dtype {self.model_dtype!r}: float16 or float32")
-        if self.init is not None:
-            self.init_model()
         return self
 
     def init_model(self):
@@ -280,6 +279,8 @@ class TrainingRun:
         elif self.root.is_dir() and any(self.root.iterdir()):
             raise RunError(f"run directory {self.root} is not empty and holds no ratai "
                            f"training run (no config.json); pick another --run")
+        else:   # a new run: check the warm start's model before anything is written
+            self.cfg.init_model()
 
     # -- files ---------------------------------------------------------------------------
     def _p(self, *parts: str) -> Path:
@@ -647,16 +648,15 @@ class TrainingRun:
 
 def _lineage(path: str, model) -> dict:
     """What a warm-started run records of its ``init`` model (file, digest, generation,
-    self-play games and minutes behind it, and that model's own lineage)."""
+    self-play games behind it, and that model's own lineage)."""
     import hashlib
 
     out = {"file": os.path.basename(path),
            "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
            "generation": model.generation,
            "games_trained": int(model.meta.get("games_trained", 0))}
-    for key in ("minutes", "init"):
-        if key in model.meta:
-            out[key] = model.meta[key]
+    if "init" in model.meta:
+        out["init"] = model.meta["init"]
     return out
 
 

@@ -409,6 +409,13 @@ def test_warm_start_begins_at_the_init_models_weights_and_records_it(tiny_run, t
                        str(tmp_path / "refused")], expect=2)
         assert err.count("\n") == 1 and message in err, err
         assert not (tmp_path / "refused").exists()
+    moved = tmp_path / "moved.npz"   # a created run no longer needs its init file
+    shutil.copyfile(src, moved)
+    longer = list(args)
+    longer[longer.index("--generations") + 1] = "2"
+    _run(["train", *args, "--init", str(moved), "--run", str(tmp_path / "w2")])
+    moved.unlink()
+    _run(["train", *longer, "--init", str(moved), "--run", str(tmp_path / "w2")])
     bad = tmp_path / "bad.npz"
     bad.write_bytes(src.read_bytes()[:50])
     _, err = _run(["train", *args, "--init", str(bad), "--run", str(tmp_path / "r2")],
