@@ -156,7 +156,7 @@ class ReplayBuffer:
         for name in drop:   # only after the index no longer lists them
             (self.root / name).unlink(missing_ok=True)
 
-    def load(self) -> dict[int, "Positions"]:
+    def load(self) -> dict[int, Positions]:
         """Every held position, grouped by player count: ``{n: Positions}``.
 
         The ``mask`` and ``pi`` rows are held sparse (the legal actions and their visit
@@ -194,7 +194,7 @@ class Positions:
         self.num_actions = int(num_actions)
 
     @classmethod
-    def from_dense(cls, data: Mapping[str, np.ndarray]) -> "Positions":
+    def from_dense(cls, data: Mapping[str, np.ndarray]) -> Positions:
         """From a shard's arrays (:data:`FIELDS`). Raises ``ValueError`` when ``pi`` has
         mass outside ``mask``."""
         mask, pi = np.asarray(data["mask"], bool), np.asarray(data["pi"], np.float32)
@@ -210,7 +210,7 @@ class Positions:
                    pi[rows, cols], mask.shape[1])
 
     @classmethod
-    def concatenate(cls, parts: list["Positions"]) -> "Positions":
+    def concatenate(cls, parts: list[Positions]) -> Positions:
         if len({p.num_actions for p in parts}) != 1:
             raise ValueError("replay shards of one player count differ in action space")
         offsets = [parts[0].offsets]
