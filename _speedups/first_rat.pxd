@@ -216,8 +216,9 @@ ctypedef struct FRState:
     signed char slots[FR_NT][FR_NV - 1]
     unsigned char nlast[FR_NT]
     signed char last[FR_NT][FR_MAXLAST]
-    # a cache, not a field of the game: the seat's MoveCtx of this turn's movement, valid
-    # when ``mctx_ok`` (set by ``start_turn``; a state loaded from fields starts without it)
+    # a cache, not a field of the game: the mover's MoveCtx, valid when ``mctx_ok`` (set by
+    # ``seat_ctx``, cleared by ``start_turn`` and ``move_rat``; a state loaded from fields
+    # starts without it)
     signed char mctx_ok
     MoveCtx mctx
 

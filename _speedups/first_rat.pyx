@@ -606,7 +606,8 @@ cdef void move_ctx(const FRState* s, const FRConst* k, int p, MoveCtx* c) noexce
 
 cdef inline const MoveCtx* seat_ctx(FRState* s, const FRConst* k) noexcept nogil:
     """The mover's :c:func:`move_ctx` of this turn, computed on first use and kept in the
-    state (its items and Super Rats do not change while it moves; ``start_turn`` drops it)."""
+    state (its items and Super Rats do not change while it moves); ``start_turn`` and
+    :c:func:`move_rat` drop it."""
     if not s.mctx_ok:
         move_ctx(s, k, s.seat, &s.mctx)
         s.mctx_ok = 1

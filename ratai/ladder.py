@@ -467,14 +467,18 @@ def calibrate_levels(result: LadderResult, path: str | Path,
         dropped.append({"spec": s.bot, "mu": round(s.mu, 2), "sigma": round(s.sigma, 2),
                         "reason": f"measured significantly weaker than {below.bot}"})
 
+    def climb(rows) -> None:
+        """Each of ``rows`` (weakest budget first) becomes the next level unless it measured
+        significantly weaker than the level below."""
+        for s in rows:
+            if significantly_weaker(s, kept[-1]):
+                drop(s, kept[-1])
+            else:
+                kept.append(s)
+
     budgeted = [c for c in cands[1:] if BotSpec.parse(c).iterations or
                 BotSpec.parse(c).time_limit]
-    for spec in budgeted:  # the searches, weakest budget first
-        s = result.row(spec)
-        if significantly_weaker(s, kept[-1]):
-            drop(s, kept[-1])
-        else:
-            kept.append(s)
+    climb(result.row(spec) for spec in budgeted)  # the searches, weakest budget first
     for spec in (c for c in cands[1:] if c not in budgeted):  # heuristic: placed by rating
         s = result.row(spec)
         if significantly_weaker(s, kept[0]):
@@ -482,18 +486,14 @@ def calibrate_levels(result: LadderResult, path: str | Path,
             continue
         pos = next((i for i in range(1, len(kept)) if kept[i].mu > s.mu), len(kept))
         kept.insert(pos, s)
+
     def budget(r: Standing) -> tuple[float, float, float]:
         spec = BotSpec.parse(r.bot)
         return (spec.iterations or math.inf, spec.time_limit or 0.0, r.mu)
 
-    # the other entrants rated above the last level (az), weakest budget first, each kept
-    # unless significantly weaker than the level below, as the rollout searches
-    for s in sorted((r for r in result.rows if r.bot not in cands and r.mu > kept[-1].mu),
-                    key=budget):
-        if significantly_weaker(s, kept[-1]):
-            drop(s, kept[-1])
-        else:
-            kept.append(s)
+    # the other entrants rated above the last level (az), as the rollout searches
+    climb(sorted((r for r in result.rows if r.bot not in cands and r.mu > kept[-1].mu),
+                 key=budget))
     if len(kept) > MAX_LEVEL:
         kept = kept[:MAX_LEVEL - 1] + [kept[-1]]
 

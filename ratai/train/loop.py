@@ -258,6 +258,7 @@ class TrainingRun:
         self.dispatcher = Dispatcher(config.workers, config.backend)
         self.state: dict[str, Any] | None = None
         self._ckpt: dict | None = None
+        self._init = None   # the checked --init model of a new run
         if self.root.exists() and not self.root.is_dir():
             raise RunError(f"run directory {self.root} is a file")
         cfg_path = self.root / "config.json"
@@ -279,8 +280,8 @@ class TrainingRun:
         elif self.root.is_dir() and any(self.root.iterdir()):
             raise RunError(f"run directory {self.root} is not empty and holds no ratai "
                            f"training run (no config.json); pick another --run")
-        else:   # a new run: check the warm start's model before anything is written
-            self.cfg.init_model()
+        if self.state is None:   # a run to create (new, or killed while it was created):
+            self._init = self.cfg.init_model()   # check the warm start before any write
 
     # -- files ---------------------------------------------------------------------------
     def _p(self, *parts: str) -> Path:
@@ -370,7 +371,7 @@ class TrainingRun:
             "config": cfg.to_json(), "ratai": __version__, "torch": self.torch.__version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "command": "ratai train " + " ".join(cli_args(cfg))})
-        start = cfg.init_model()
+        start = self._init
         model = Model.init(cfg.game, cfg.players, hidden=cfg.hidden,
                            seed=derived_seed(cfg.seed, 0, _PHASE_SEEDS["init"]),
                            params=cfg.params, notes=f"ratai train --seed {cfg.seed}")
