@@ -36,6 +36,14 @@ cdef enum:
     FR_QOPEN = 1073741824  # an open modifier bound (+-)
 
 
+ctypedef struct MatCost:
+    # a cost in materials as a sparse list: the ``nz`` materials it costs (``data.MATERIALS``
+    # indices) and their amounts
+    int nz
+    int mat[4]
+    int amt[4]
+
+
 ctypedef struct FRConst:
     int n, solo, greg, n_owners, table_n, L, n_colours, n_masks, n_dest, move_size
     int STOP_B, AWARD, RAISE, DRINK_USE, DRINK_SKIP, NURSERY_RAISE, NURSERY_DECLINE
@@ -67,6 +75,7 @@ ctypedef struct FRConst:
     signed char sc_cmp[FR_MAXITEMS][FR_MAXEFF]     # effects.COMPARISONS index
     int sc_cvalue[FR_MAXITEMS][FR_MAXEFF]
     int mask_cost[FR_MAXMASK][4]
+    MatCost mask_sparse[FR_MAXMASK]   # the same costs as sparse lists (``affordable``)
     signed char mask_any[FR_MAXMASK]
     int max_steps
     int nroutes[FR_MAXL]
@@ -107,6 +116,7 @@ ctypedef struct FRConst:
     int n_vsets
     int vsets[FR_MAXSETS][FR_NV]
     int part_cost[3][4]
+    MatCost part_sparse[3]
     int provisions_cost
     int price[3]
     int start_cheese[FR_MAXP]
@@ -139,11 +149,14 @@ ctypedef struct FRConst:
 
 
 ctypedef struct MoveCtx:
-    # the quantities of one seat's movement (they change only when items or Super Rats do,
-    # never during a movement): computed once per turn (``FRState.mctx``)
-    int sc_mult, sh, base_a, base_b
+    # the quantities of one seat's movement (they change only when its comics, bottle caps
+    # or Super Rats do, never during a movement): kept per seat (``FRState.mctx``)
+    int sc_mult, sh, base_a, base_b, fee
     int steps[FR_RATS]
     bint cham[FR_RATS]
+    # the path spaces its blocking rats hold, and those two of them hold (``path_rats``;
+    # they change when a rat moves: ``move_rat`` recomputes them)
+    unsigned long long held, twice
 
 
 ctypedef struct FRState:
@@ -216,11 +229,15 @@ ctypedef struct FRState:
     signed char slots[FR_NT][FR_NV - 1]
     unsigned char nlast[FR_NT]
     signed char last[FR_NT][FR_MAXLAST]
-    # a cache, not a field of the game: the mover's MoveCtx, valid when ``mctx_ok`` (set by
-    # ``seat_ctx``, cleared by ``start_turn`` and ``move_rat``; a state loaded from fields
-    # starts without it)
-    signed char mctx_ok
-    MoveCtx mctx
+    # a cache, not a field of the game: each seat's MoveCtx, valid for seat p while bit p of
+    # ``mctx_ok`` is set (set by ``seat_ctx``; cleared by ``items_changed`` when the seat's
+    # comics, bottle caps or Super Rats change; its held spaces refreshed by ``rats_moved``
+    # and ``start_turn``); a state loaded from fields starts without any
+    unsigned char mctx_ok
+    MoveCtx mctx[FR_MAXP]
+    # derived from ``tiles`` (fixed once the setup has dealt them): the path spaces 1..L-1 of
+    # each colour, as bits (``set_colour_bits``, called wherever ``tiles`` is written)
+    unsigned long long cbits[8]
 
 
 # Where each struct field goes in ``observation_tensor(player)`` (first_rat.pyx's

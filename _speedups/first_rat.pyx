@@ -363,6 +363,14 @@ cdef inline int colour_of(const FRState* s, const FRConst* k, int pos) noexcept 
     return k.tile_colour[s.tiles[pos]]
 
 
+cdef inline void set_colour_bits(FRState* s, const FRConst* k) noexcept nogil:
+    """``cbits`` from ``tiles``: the path spaces 1..L-1 of each colour, as bits."""
+    cdef int pos
+    memset(s.cbits, 0, sizeof(s.cbits))
+    for pos in range(1, k.L):
+        s.cbits[colour_of(s, k, pos)] |= 1ULL << pos
+
+
 cdef inline int rattronauts(const FRState* s, const FRConst* k, int p) noexcept nogil:
     cdef int i, c = 0
     for i in range(FR_RATS):
@@ -563,6 +571,7 @@ cdef void move_ctx(const FRState* s, const FRConst* k, int p, MoveCtx* c) noexce
     c.sc_mult = seat_q(s, k, p, Q_SHORTCUT) if (om >> Q_SHORTCUT) & 1U else k.q_base[Q_SHORTCUT]
     c.base_a = seat_q(s, k, p, Q_A_STEPS) if (om >> Q_A_STEPS) & 1U else k.q_base[Q_A_STEPS]
     c.base_b = seat_q(s, k, p, Q_B_STEPS) if (om >> Q_B_STEPS) & 1U else k.q_base[Q_B_STEPS]
+    c.fee = seat_q(s, k, p, Q_FEE) if (om >> Q_FEE) & 1U else k.q_base[Q_FEE]
     if s.nsup[p] == 0:   # no Super Rat: every rat has the base values
         c.sh = 0
         for r in range(FR_RATS):
@@ -604,24 +613,29 @@ cdef void move_ctx(const FRState* s, const FRConst* k, int p, MoveCtx* c) noexce
             c.sh |= 1 << r
 
 
-cdef inline const MoveCtx* seat_ctx(FRState* s, const FRConst* k) noexcept nogil:
+cdef inline const MoveCtx* seat_ctx(FRState* s, const FRConst* k, int p) noexcept nogil:
     """The mover's :c:func:`move_ctx` of this turn, computed on first use and kept in the
-    state (its items and Super Rats do not change while it moves); ``start_turn`` and
-    :c:func:`move_rat` drop it."""
-    if not s.mctx_ok:
-        move_ctx(s, k, s.seat, &s.mctx)
-        s.mctx_ok = 1
-    return &s.mctx
+    state per seat (its quantities come from the seat's comics, bottle caps and Super Rats
+    only: :c:func:`items_changed` drops it when they change; :c:func:`rats_moved` refreshes
+    its held spaces when the seat's rats move)."""
+    cdef MoveCtx* c = &s.mctx[p]
+    if not (s.mctx_ok >> p) & 1:
+        move_ctx(s, k, p, c)
+        path_rats(s, k, p, c.sh, &c.held, &c.twice)
+        s.mctx_ok |= 1 << p
+    return c
 
 
-cdef inline bint any_of_colour(const FRState* s, const FRConst* k, unsigned long long d,
-                               int colour) noexcept nogil:
-    """Is one of the path spaces ``d`` (bits) of ``colour``?"""
-    while d:
-        if colour_of(s, k, ratai_ctz64(d)) == colour:
-            return True
-        d &= d - 1
-    return False
+cdef inline void rats_moved(FRState* s, const FRConst* k, int p) noexcept nogil:
+    """Seat ``p``'s rats moved: refresh the held spaces of its cached :c:func:`seat_ctx`."""
+    cdef MoveCtx* c = &s.mctx[p]
+    if (s.mctx_ok >> p) & 1:
+        path_rats(s, k, p, c.sh, &c.held, &c.twice)
+
+
+cdef inline void items_changed(FRState* s, int p) noexcept nogil:
+    """Seat ``p``'s comics, bottle caps or Super Rats changed: drop its cached context."""
+    s.mctx_ok &= ~(1 << p)
 
 
 cdef inline int step_budget(const FRConst* k, int base, const MoveCtx* c, int r) noexcept nogil:
@@ -661,14 +675,21 @@ cdef inline unsigned long long blockers(const FRConst* k, int r, int pos, int sh
     return held
 
 
-cdef inline bint affordable(const FRState* s, const FRConst* k, int p, int mask,
-                            int sc_mult) noexcept nogil:
-    """FR-1: seat ``p`` can pay the shortcuts of ``mask`` (``sc_mult`` times their cost)."""
-    cdef int m
-    for m in range(4):
-        if s.mats[p][m] < k.mask_cost[mask][m] * sc_mult:
+cdef inline bint pays(const int* mats, const MatCost* cost, int times) noexcept nogil:
+    """Do materials ``mats`` cover ``times`` the ``cost`` (only the materials it names are
+    compared)?"""
+    cdef int j
+    for j in range(cost.nz):
+        if mats[cost.mat[j]] < cost.amt[j] * times:
             return False
     return True
+
+
+cdef inline bint affordable(const int* mats, const FRConst* k, int mask,
+                            int sc_mult) noexcept nogil:
+    """FR-1: can materials ``mats`` pay the shortcuts of ``mask``, ``sc_mult`` times their
+    cost?"""
+    return pays(mats, &k.mask_sparse[mask], sc_mult)
 
 
 cdef inline bint launch_ok(const FRConst* k, int opt, bint cham, bint launch_used,
@@ -686,18 +707,16 @@ cdef inline bint launch_ok(const FRConst* k, int opt, bint cham, bint launch_use
 
 ctypedef struct Movers:
     # what both options' generations share (seat ``p`` in one position): the movable rats
-    # (:c:func:`movable`), the path spaces its rats hold
-    # (:c:func:`path_rats`), and which shortcut masks the seat can pay, learnt on first ask
+    # (:c:func:`movable`) and which shortcut masks the seat can pay, learnt on first ask
     # (``aff_known`` / ``aff_ok``, bits per mask, :c:func:`can_pay`)
     int nm
     int rs[FR_RATS]
-    unsigned long long held, twice, aff_known, aff_ok
+    unsigned long long aff_known, aff_ok
 
 
 cdef inline void movers(const FRState* s, const FRConst* k, int p, const MoveCtx* c,
                         Movers* m) noexcept nogil:
     m.nm = movable(s, k, p, m.rs)
-    path_rats(s, k, p, c.sh, &m.held, &m.twice)
     m.aff_known = m.aff_ok = 0
 
 
@@ -707,7 +726,7 @@ cdef inline bint can_pay(const FRState* s, const FRConst* k, int p, int mask, in
     cdef unsigned long long b = 1ULL << mask
     if not m.aff_known & b:
         m.aff_known |= b
-        if affordable(s, k, p, mask, sc_mult):
+        if affordable(s.mats[p], k, mask, sc_mult):
             m.aff_ok |= b
     return (m.aff_ok & b) != 0
 
@@ -723,8 +742,8 @@ cdef bint any_move(const FRState* s, const FRConst* k, int p, int opt,
     cdef int L = k.L, i, j, r, pos, maxs, dest, x, base, moved = 0, bc = s.b_colour
     cdef int sc_mult = c.sc_mult, sh = c.sh
     cdef bint launch_used = False, cham
-    cdef unsigned long long ends = 0, others, d, bits, lbit = 1ULL << L, held, twice
-    path_rats(s, k, p, sh, &held, &twice)
+    cdef unsigned long long ends = 0, others, d, bits, lbit = 1ULL << L
+    cdef unsigned long long held = c.held, twice = c.twice
     for i in range(s.nmoved):
         r = s.moved[i]
         moved |= 1 << r
@@ -747,7 +766,7 @@ cdef bint any_move(const FRState* s, const FRConst* k, int p, int opt,
             if launch_ok(k, opt, cham, launch_used, bc):
                 return True
             d &= ~lbit
-        if d and (opt == 0 or cham or bc < 0 or any_of_colour(s, k, d, bc)):
+        if d and (opt == 0 or cham or bc < 0 or d & s.cbits[bc]):
             return True
         if not sc_mult:
             continue
@@ -756,13 +775,14 @@ cdef bint any_move(const FRState* s, const FRConst* k, int p, int opt,
             j = ratai_ctz64(bits)
             bits &= bits - 1
             dest = k.route_dest[pos][j]
-            if (others >> dest) & 1ULL or not affordable(s, k, p, k.route_mask[pos][j], sc_mult):
+            if (others >> dest) & 1ULL or not affordable(s.mats[p], k, k.route_mask[pos][j],
+                                                         sc_mult):
                 continue
             if dest == L:
                 if launch_ok(k, opt, cham, launch_used, bc):
                     return True
                 continue
-            if opt == 0 or cham or bc < 0 or colour_of(s, k, dest) == bc:
+            if opt == 0 or cham or bc < 0 or (s.cbits[bc] >> dest) & 1ULL:
                 return True
     return False
 
@@ -798,10 +818,10 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
     rat): keep only the moves after which a second rat can complete option B (FR-3,
     :c:func:`b_follows`)."""
     cdef int L = k.L, n = 0, nm, i, j, r, pos, dest, mask, maxs, base, x, code, bc
-    cdef int sc_mult = c.sc_mult, sh = c.sh, rbase
+    cdef int sc_mult = c.sc_mult, sh = c.sh, rbase, stride = k.n_masks * k.n_dest
     cdef bint cham, launch_used = False, colour_fixed
-    cdef unsigned long long ends = 0, others, bits, d
-    cdef unsigned long long lbit = 1ULL << L, held = mv.held, twice = mv.twice
+    cdef unsigned long long ends = 0, others, bits, d, open_
+    cdef unsigned long long lbit = 1ULL << L, held = c.held, twice = c.twice
     cdef FollowCtx f
     if follow:
         follow_prepare(s, k, p, c, mv, &f)
@@ -825,21 +845,22 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
         # ended
         others = blockers(k, r, pos, sh, held, twice) | ends
         # ((opt * FR_RATS + r) * n_masks + mask) * n_dest + the destination's code
-        rbase = (opt * FR_RATS + r) * k.n_masks * k.n_dest
+        rbase = (opt * FR_RATS + r) * stride
         if follow:
             follow_for(s, k, c, &f, r)
         d = k.free_dests[pos][maxs] & ~others
         bits = d & ~lbit
+        if colour_fixed:
+            bits &= s.cbits[bc]
+        if follow and bits:   # b_follows for the moves without a paid shortcut, as sets
+            x = bc if bc >= 0 or cham else -2
+            open_ = open_dests(s, k, bits, x, f.launch_used, &f.free)
+            if f.sc and open_ != bits:
+                open_ |= open_dests(s, k, bits & ~open_, x, f.launch_used, &f.afford)
+            bits = open_
         while bits:
             dest = ratai_ctz64(bits)
             bits &= bits - 1
-            if colour_fixed and colour_of(s, k, dest) != bc:
-                continue
-            if follow:   # b_follows for a move without a paid shortcut, inline
-                x = bc if bc >= 0 or cham else colour_of(s, k, dest)
-                if not b_open(s, k, dest, x, f.launch_used, &f.free) and not (
-                        f.sc and b_open(s, k, dest, x, f.launch_used, &f.afford)):
-                    continue
             out[n] = rbase + dest - 1
             n += 1
         if d & lbit and not launch_used:
@@ -859,7 +880,7 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
                 if not launch_used:
                     emit_launch(s, k, p, r, mask, code, opt, cham, follow, c, &f, out, &n)
                 continue
-            if colour_fixed and colour_of(s, k, dest) != bc:
+            if colour_fixed and not (s.cbits[bc] >> dest) & 1ULL:
                 continue
             if not follow or b_follows(s, k, p, r, dest, mask, 0, c, &f):
                 out[n] = code
@@ -869,10 +890,10 @@ cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
 
 cdef void move_rat(FRState* s, const FRConst* k, int p, int r, int dest, int mask, int ci,
                    int opt, bint commit) noexcept nogil:
-    """``_move_rat``: pay the shortcuts (FR-1), move, fix option B's colour, launch. Drops
-    the cached :c:func:`seat_ctx`: its quantities may count materials or Rattronauts."""
-    cdef int m, sc_mult = seat_q(s, k, p, Q_SHORTCUT) if mask else 0
-    s.mctx_ok = 0
+    """``_move_rat``: pay the shortcuts (FR-1), move, fix option B's colour, launch. The
+    cached :c:func:`seat_ctx` (seat ``p``'s, the mover's) keeps its quantities, which come
+    from the seat's items and Super Rats only; its held path spaces are recomputed."""
+    cdef int m, sc_mult = seat_ctx(s, k, p).sc_mult if mask else 0
     if sc_mult:   # FR-1: pay each shortcut used
         for m in range(4):
             s.mats[p][m] -= k.mask_cost[mask][m] * sc_mult
@@ -883,6 +904,7 @@ cdef void move_rat(FRState* s, const FRConst* k, int p, int r, int dest, int mas
     s.nmoved += 1
     if opt == 1 and s.b_colour < 0 and (s.nsup[p] == 0 or super_q(s, k, p, r, Q_SUP_COLOUR) > 0):
         s.b_colour = k.lp_colour[ci] if dest == k.L else colour_of(s, k, dest)
+    rats_moved(s, k, p)
     if commit and dest == k.L:
         to_rocket(s, k, p)
         s.launch_pending += 1
@@ -890,10 +912,8 @@ cdef void move_rat(FRState* s, const FRConst* k, int p, int r, int dest, int mas
 
 ctypedef struct OpenSet:
     # destinations a second rat can end on (bits): of the candidates that match any colour
-    # (Super Rat ``super_rat_matches_colour`` 0) and of the others, with the latter's path
-    # spaces counted per colour (the Launchpad is not counted)
+    # (Super Rat ``super_rat_matches_colour`` 0) and of the others
     unsigned long long cham, plain
-    signed char plain_cnt[8]
 
 
 ctypedef struct FollowCtx:
@@ -958,17 +978,6 @@ cdef void follow_prepare(const FRState* s, const FRConst* k, int p, const MoveCt
                 f.paid[q] |= 1ULL << k.route_dest[pos][j]
 
 
-cdef inline void open_set(const FRState* s, const FRConst* k, OpenSet* o) noexcept nogil:
-    """Count ``o.plain``'s path spaces per colour."""
-    cdef int t
-    cdef unsigned long long d = o.plain & ~(1ULL << k.L)
-    for t in range(8):
-        o.plain_cnt[t] = 0
-    while d:
-        o.plain_cnt[colour_of(s, k, ratai_ctz64(d))] += 1
-        d &= d - 1
-
-
 cdef void follow_for(const FRState* s, const FRConst* k, const MoveCtx* c, FollowCtx* f,
                      int r) noexcept nogil:
     """The per-first-rat part of ``f`` for rat ``r`` (once per rat and generation)."""
@@ -994,17 +1003,15 @@ cdef void follow_for(const FRState* s, const FRConst* k, const MoveCtx* c, Follo
         else:
             f.free.plain |= f.dests[q] & ~o
             f.afford.plain |= f.paid[q] & ~o
-    open_set(s, k, &f.free)
-    open_set(s, k, &f.afford)
 
 
 cdef inline bint b_open(const FRState* s, const FRConst* k, int dest, int bc, bint lu,
                         const OpenSet* o) noexcept nogil:
     """Can a second rat end on a destination of ``o`` once the first rat ended on ``dest``
     (option B's colour ``bc``, -1 free; ``lu``: the Launchpad is used)? A colour-free
-    follower (``cham``) needs any space but ``dest``; the others a space of ``bc``
-    (``plain_cnt``) or the Launchpad."""
-    cdef int L = k.L, own = 0
+    follower (``cham``) needs any space but ``dest``; the others a space of ``bc`` or the
+    Launchpad."""
+    cdef int L = k.L
     cdef unsigned long long gone = ~(1ULL << dest), lbit = 1ULL << L, d
     d = o.cham & gone
     if d & ~lbit or (d and not lu):
@@ -1015,11 +1022,44 @@ cdef inline bint b_open(const FRState* s, const FRConst* k, int dest, int bc, bi
     d &= ~lbit
     if not d:
         return False
-    if bc < 0:
-        return True
-    if dest != L and (o.plain >> dest) & 1ULL and colour_of(s, k, dest) == bc:
-        own = 1   # ``dest`` itself, counted in ``plain_cnt``, is taken
-    return o.plain_cnt[bc] > own
+    return bc < 0 or (d & s.cbits[bc]) != 0
+
+
+cdef inline unsigned long long but_one(unsigned long long S,
+                                       unsigned long long D) noexcept nogil:
+    """The spaces ``dest`` of ``D`` for which ``S`` minus ``dest`` is not empty."""
+    if S & (S - 1):   # two or more
+        return D
+    return D & ~S if S else 0
+
+
+cdef unsigned long long open_dests(const FRState* s, const FRConst* k, unsigned long long D,
+                                   int bc, bint lu, const OpenSet* o) noexcept nogil:
+    """:c:func:`b_open` on every path space of ``D`` at once: the ``dest`` of ``D`` (no
+    Launchpad) for which ``b_open(dest, x, lu, o)`` holds, where ``x`` is ``bc`` when
+    ``bc >= -1`` and the colour of ``dest`` when ``bc == -2`` (the first rat fixes it)."""
+    cdef int t
+    cdef unsigned long long lbit = 1ULL << k.L, C = o.cham & ~lbit, P = o.plain & ~lbit
+    cdef unsigned long long ok, Dt, rest
+    if o.cham & lbit and not lu:   # a colour-free follower takes the Launchpad
+        return D
+    ok = but_one(C, D)             # ... or a path space other than ``dest``
+    if ok == D:
+        return D
+    if bc >= -1:   # one colour (or none) for every destination
+        if o.plain & lbit and launch_ok(k, 1, False, lu, bc):
+            return D
+        return ok | but_one(P if bc < 0 else P & s.cbits[bc], D)
+    rest = D & ~ok
+    while rest:   # each destination fixes its own colour: the colours of ``rest`` in turn
+        t = colour_of(s, k, ratai_ctz64(rest))
+        Dt = rest & s.cbits[t]
+        rest &= ~Dt
+        if o.plain & lbit and launch_ok(k, 1, False, lu, t):
+            ok |= Dt
+        else:
+            ok |= but_one(P & s.cbits[t], Dt)
+    return ok
 
 
 cdef bint b_follows(const FRState* s, const FRConst* k, int p, int r, int dest, int mask,
@@ -1031,9 +1071,9 @@ cdef bint b_follows(const FRState* s, const FRConst* k, int p, int r, int dest, 
     may fix the colour (:c:func:`b_open`) on the destinations without a paid shortcut, then
     on those the seat can afford; when the first rat paid shortcuts itself, the candidates'
     paid routes are checked one by one against the materials it left."""
-    cdef int L = k.L, q, m, j, pos, dest2, mask2, bc = s.b_colour, cand
+    cdef int L = k.L, q, m, j, pos, dest2, bc = s.b_colour, cand
     cdef int sc_mult = c.sc_mult
-    cdef bint lu = f.launch_used or dest == L, cham, ok
+    cdef bint lu = f.launch_used or dest == L, cham
     cdef unsigned long long bits, others
     cdef int mats[4]
     if bc < 0 and not c.cham[r]:   # the colour the first rat fixes
@@ -1061,19 +1101,13 @@ cdef bint b_follows(const FRState* s, const FRConst* k, int p, int r, int dest, 
             dest2 = k.route_dest[pos][j]
             if (others >> dest2) & 1ULL:
                 continue
-            mask2 = k.route_mask[pos][j]
-            ok = True
-            for m in range(4):
-                if mats[m] < k.mask_cost[mask2][m] * sc_mult:
-                    ok = False
-                    break
-            if not ok:
+            if not affordable(mats, k, k.route_mask[pos][j], sc_mult):
                 continue
             if dest2 == L:
                 if launch_ok(k, 1, cham, lu, bc):
                     return True
                 continue
-            if cham or bc < 0 or colour_of(s, k, dest2) == bc:
+            if cham or bc < 0 or (s.cbits[bc] >> dest2) & 1ULL:
                 return True
     return False
 
@@ -1168,6 +1202,7 @@ cdef void do_shop(FRState* s, const FRConst* k, int r, int action) noexcept nogi
     item = action - (k.STEAL if steal else k.BUY)
     if steal:
         s.rats[p][r] = 0
+        rats_moved(s, k, p)
     else:
         pr = price(s, k, p, item)
         s.cheese[p] -= pr
@@ -1183,24 +1218,19 @@ cdef void do_shop(FRState* s, const FRConst* k, int r, int action) noexcept nogi
         if s.ncaps[p] < FR_MAXKIND:
             s.caps[p][s.ncaps[p]] = item
             s.ncaps[p] += 1
+            items_changed(s, p)
 
 
 # ====================================================================== build (Step 4)
 cdef int build_actions(const FRState* s, const FRConst* k, int* out) noexcept nogil:
-    cdef int p = s.seat, n = 0, i, m
-    cdef bint ok
+    cdef int p = s.seat, n = 0, i
     if s.cheese[p] >= k.provisions_cost:
         out[n] = k.DONATE
         n += 1
     out[n] = k.END_TURN
     n += 1
     for i in range(3):
-        ok = True
-        for m in range(4):
-            if s.mats[p][m] < k.part_cost[i][m]:
-                ok = False
-                break
-        if ok:
+        if pays(s.mats[p], &k.part_sparse[i], 1):
             out[n] = k.BUILD + i
             n += 1
     return n
@@ -1229,7 +1259,7 @@ cdef void pay_landing(FRState* s, const FRConst* k, int p) noexcept nogil:
     cdef int L = k.L, i, j, q, x, sp, total = 0, value, need, amount, ne = 0, fee
     cdef int debts[FR_MAXO]
     cdef int ends[FR_RATS]
-    fee = seat_q(s, k, p, Q_FEE)
+    fee = seat_ctx(s, k, p).fee
     if fee <= 0:
         return
     for i in range(s.nmoved):
@@ -1303,6 +1333,7 @@ cdef void raise_rat(FRState* s, int p) noexcept nogil:
     else:
         return
     s.rats[p][r] = 0
+    items_changed(s, p)   # its rats, maybe its Super Rats
     for i in range(s.nsup[p]):
         if s.sup_r[p][i] == -1:
             s.sup_r[p][i] = r
@@ -1435,6 +1466,7 @@ cdef void take_comic(FRState* s, const FRConst* k, int comic) noexcept nogil:
     cdef int p = s.seat, nc, i
     cdef int cands[FR_RATS]
     s.nlib = sc_remove(s.library, s.nlib, comic)
+    items_changed(s, p)
     if s.ncomics[p] < FR_MAXKIND:
         s.comics[p][s.ncomics[p]] = comic
         s.ncomics[p] += 1
@@ -1467,8 +1499,7 @@ cdef int start_turn(FRState* s, const FRConst* k, int seat) noexcept nogil:
     s.nshops = 0
     s.phase = PH_MOVE
     s.step = ST_MOVE
-    s.mctx_ok = 0
-    if not any_move(s, k, seat, 0, seat_ctx(s, k)):  # only with no rat on the path
+    if not any_move(s, k, seat, 0, seat_ctx(s, k, s.seat)):  # only with no rat on the path
         s.step = ST_SHOP
         return 1
     return 0
@@ -1622,6 +1653,7 @@ cdef void apply_setup(FRState* s, const FRConst* k, int a) noexcept nogil:
     s.setup_pos += 1
     if kind == SU_TILE:
         s.tiles[arg] = a - k.CH_TILE + 1
+        set_colour_bits(s, k)
     elif kind == SU_SET:
         i = a - k.CH_SET
         s.sets_used[s.nsets] = i
@@ -1874,6 +1906,7 @@ cdef void init_state(FRState* s, const FRConst* k) noexcept nogil:
     s.end_round = -1
     for i in range(k.L):
         s.tiles[i] = 0 if k.variable else i
+    set_colour_bits(s, k)
     for t in range(FR_NT):
         for v in range(FR_NV):
             s.track_values[t][v] = k.track_values0[t][v]
@@ -1920,7 +1953,7 @@ cdef void apply_move(FRState* s, const FRConst* k, int action) noexcept nogil:
     s.option = opt
     move_rat(s, k, p, r, dest, mask, ci, opt, True)
     if opt == 0 or s.nmoved >= k.option_b_max_rats or not any_move(s, k, p, 1,
-                                                                   seat_ctx(s, k)):
+                                                                   seat_ctx(s, k, s.seat)):
         s.step = ST_PAY
         run(s, k)
     else:
@@ -1987,6 +2020,7 @@ cdef void apply_action(FRState* s, const FRConst* k, int a) noexcept nogil:
     elif k.SUPER <= a < k.BUY:
         comic = s.pending[0]
         sc_pop0(s.pending, &s.npend)
+        items_changed(s, p)
         for i in range(s.nsup[p]):
             if s.sup_c[p][i] == comic:
                 s.sup_r[p][i] = a - k.SUPER
@@ -2022,12 +2056,12 @@ cdef int legal_actions(FRState* s, const FRConst* k, int* out) noexcept nogil:
     cdef const MoveCtx* c
     cdef Movers mv
     if ph == PH_MOVE:
-        c = seat_ctx(s, k)
+        c = seat_ctx(s, k, s.seat)
         movers(s, k, s.seat, c, &mv)
         n = move_actions(s, k, 0, out, c, &mv)
         return n + move_actions(s, k, 1, out + n, c, &mv)
     if ph == PH_MOVE_B:
-        c = seat_ctx(s, k)
+        c = seat_ctx(s, k, s.seat)
         movers(s, k, s.seat, c, &mv)
         n = move_actions(s, k, 1, out, c, &mv)
         if s.nmoved >= k.option_b_min_rats:
@@ -2488,6 +2522,17 @@ cdef void obs_write(const FRState* s, const FRConst* k, const FRObs* o,
     cy_obs_num(out, &o.greg_points, track_points(s, k, k.greg) if k.solo else 0)
 
 
+cdef void _sparse(MatCost* out, const int* cost):
+    """``out``: the materials ``cost`` (four amounts) names, as a sparse list."""
+    cdef int j
+    out.nz = 0
+    for j in range(4):
+        if cost[j]:
+            out.mat[out.nz] = j
+            out.amt[out.nz] = cost[j]
+            out.nz += 1
+
+
 def _limit(cond, what):
     if not cond:
         raise ValueError(f"first_rat data: {what} exceeds the Cython twin's fixed sizes; "
@@ -2625,6 +2670,7 @@ def _make_consts(game, params) -> _Consts:
         c.mask_any[m] = bool(cost)
         for j, mat in enumerate(MATERIALS):
             c.mask_cost[m][j] = cost.get(mat, 0)
+        _sparse(&c.mask_sparse[m], c.mask_cost[m])
     c.max_steps = g.max_steps
     for o in range(L):
         routes = sorted(g.route_table[o][g.max_steps], key=lambda x: (x[1], x[0]))
@@ -2707,6 +2753,7 @@ def _make_consts(game, params) -> _Consts:
     for i, part in enumerate(PARTS):
         for j, mat in enumerate(MATERIALS):
             c.part_cost[i][j] = d.part_costs[part].get(mat, 0)
+        _sparse(&c.part_sparse[i], c.part_cost[i])
     c.provisions_cost = d.provisions_cost
     c.price[0] = d.prices["backpack"]
     c.price[1] = d.prices["energy_drink"]
@@ -3049,6 +3096,7 @@ cdef class FirstRatState(CyState):
             if len(r.tiles) != k.L:
                 raise _bad(field)
             _set_sc(s.tiles, r.tiles, FR_MAXL, field)
+            set_colour_bits(s, k)
             field = "track_values"
             for t in range(FR_NT):
                 for i in range(FR_NV):

@@ -1,16 +1,20 @@
-"""Tree reuse and pondering: strength at equal per-move time, and the visits carried over.
+"""Tree reuse, pondering and threads: strength at equal per-move time, and the visits carried
+over.
 
 Usage (short runs on a shared machine; quote ``uptime`` with the figures)::
 
     python bench/ponder.py --game rat_trap --mode ponder --time-limit 0.05 --games 20
     python bench/ponder.py --game rat_trap --mode reuse --time-limit 0.05 --games 20
     python bench/ponder.py --game rats_to_riches --kind mcts --mode ponder --games 20
+    python bench/ponder.py --game rat_trap --mode threads --time-limit 0.2 --games 40
 
 Bot A (``--kind``, default ``ismcts`` on hidden information, ``mcts`` otherwise) with
 ``reuse_tree=True`` (``--mode reuse``) or ``ponder=True`` (``--mode ponder``, which implies
-reuse) takes one seat, the same kind without either every other seat, all with the same
-``--time-limit`` (or ``--iterations``) per move; A's seat rotates game by game, so the fair
-share is ``1/n``.
+reuse) or ``threads=--threads`` (``--mode threads``: root-parallel search on that many
+threads, default 2) takes one seat, the same kind without it every other seat, all with the
+same ``--time-limit`` (or ``--iterations``) per move; A's seat rotates game by game, so the
+fair share is ``1/n``. ``--mode threads`` measures what a second core buys at equal wall time
+(issue 13, item 5): only on an idle machine with as many cores as threads.
 A's pondering runs while the other seats think (their ``--time-limit`` per move, on the
 other core); on a machine whose cores are busy it only steals time, so the strength figure
 is meaningful on an idle machine only. The script prints A's mean score with its 95%
@@ -56,7 +60,8 @@ def main(argv=None) -> int:
     ap.add_argument("--game", required=True)
     ap.add_argument("--players", type=int, default=None)
     ap.add_argument("--kind", default="auto", choices=("auto", "mcts", "ismcts"))
-    ap.add_argument("--mode", default="ponder", choices=("ponder", "reuse", "none"))
+    ap.add_argument("--mode", default="ponder", choices=("ponder", "reuse", "threads", "none"))
+    ap.add_argument("--threads", type=int, default=2, help="A's threads in --mode threads")
     ap.add_argument("--time-limit", type=float, default=0.05)
     ap.add_argument("--iterations", type=int, default=None,
                     help="equal iterations per move instead of time (reuse's kept visits "
@@ -69,7 +74,8 @@ def main(argv=None) -> int:
     kind = a.kind if a.kind != "auto" else ("mcts" if game.perfect_information else "ismcts")
     n = game.num_players()
     rnd = random.Random(a.seed)
-    extra = {"ponder": {"ponder": True}, "reuse": {"reuse_tree": True}, "none": {}}[a.mode]
+    extra = {"ponder": {"ponder": True}, "reuse": {"reuse_tree": True},
+             "threads": {"threads": a.threads}, "none": {}}[a.mode]
     scores, moves = [], []
     t0 = time.perf_counter()
     for g in range(a.games):
@@ -92,7 +98,8 @@ def main(argv=None) -> int:
     carried = statistics.mean(m[1] for m in moves) if moves else 0.0
     hit = sum(1 for m in moves if m[1] > 0) / len(moves) if moves else 0.0
     per = f"{a.iterations} iterations" if a.iterations else f"{a.time_limit} s"
-    print(f"{a.game} ({n} players): {kind}({a.mode}) vs {kind}, {per} per move, "
+    mode = f"threads={a.threads}" if a.mode == "threads" else a.mode
+    print(f"{a.game} ({n} players): {kind}({mode}) vs {kind}, {per} per move, "
           f"fair share {1 / n:.2f}: {res}")
     print(f"  per A move ({len(moves)} searches): iterations {its:,.0f}, carried visits "
           f"{carried:,.0f}, kept node found in {hit:.0%}")
