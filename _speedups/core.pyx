@@ -271,6 +271,12 @@ cdef class CyState:
         kept)."""
         self._apply_logged(action)
 
+    def _apply_bare(self, int action) -> None:
+        """Apply an action known to be legal in C only: no history and no ``views`` logs, so
+        the state's information states are no longer kept (for a clone that only labels
+        moves, such as a principal variation's: ``ratai.search.common.apply_for_labels``)."""
+        self.c_apply(action)
+
     def apply_action_unchecked(self, int action) -> None:
         """Apply an action known to be legal and record it (no legality check)."""
         self._apply_logged(action)

@@ -38,6 +38,7 @@ __all__ = [
     "check_number",
     "SearchRng",
     "ProgressFn",
+    "apply_for_labels",
     "apply_unchecked",
     "apply_joint",
     "joint_legal",
@@ -475,6 +476,19 @@ def apply_unchecked(state: State, action: int) -> None:
     """
     state._apply_action(action)
     state._history.append(action)
+
+
+def apply_for_labels(state: State, action: int) -> None:
+    """Apply ``action`` (legal here) to a clone that only labels moves (a principal
+    variation): a twin's compiled apply, without history or ``views`` logs (``_apply_bare``),
+    else :func:`apply_unchecked`. The clone's history and information states are not kept;
+    its position, current player, legal moves and labels are. Labelling every root move's
+    PV is the report's cost, paid after the search's deadline."""
+    bare = getattr(state, "_apply_bare", None)
+    if bare is not None:
+        bare(action)
+    else:
+        apply_unchecked(state, action)
 
 
 def joint_legal(state: State, n: int) -> list[list[int]]:

@@ -34,6 +34,7 @@ from .common import (
     Analysis,
     PVStep,
     Rollout,
+    apply_for_labels,
     apply_unchecked,
     begin_determinized_root,
     determinized_loop,
@@ -265,6 +266,6 @@ def _pv(root: ISNode, label_state: State, first: int, limit: int = 64) -> tuple[
         else:
             a = max(cands, key=lambda kv: (kv[1].visits, -kv[0]))[0]
         pv.append(PVStep(int(p), int(a), s.action_to_string(p, a)))
-        apply_unchecked(s, a)
+        apply_for_labels(s, a)
         node = node.children[a]
     return tuple(pv)

@@ -36,6 +36,7 @@ from .common import (
     MoveStat,
     PVStep,
     Rollout,
+    apply_for_labels,
     apply_joint,
     apply_unchecked,
     free_later,
@@ -365,7 +366,7 @@ def tree_pv(root: Node, state: State, first: int | None, player: int, limit: int
         if node.children[a].visits == 0:
             break
         pv.append(PVStep(int(p), int(a), s.action_to_string(p, a)))
-        apply_unchecked(s, a)
+        apply_for_labels(s, a)
         node = node.children[a]
     return tuple(pv)
 

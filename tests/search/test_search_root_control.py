@@ -255,3 +255,39 @@ def test_free_later_frees_off_the_callers_path():
             break
         time.sleep(0.01)
     assert ref() is None
+
+
+@pytest.mark.parametrize("name", ["first_rat", "rat_trap", "ratapolis", "rats_to_riches"])
+def test_pv_labels_from_the_bare_apply_match_the_logged_apply(name):
+    """Issue 13, item 8: a PV is labelled on a clone played with ``apply_for_labels`` (a
+    twin's compiled apply, without history or views, so the report after the deadline is
+    cheap). Along random games it must reach the same positions, legal moves and labels as
+    the logged ``apply_action``, for every twin; a reference state takes the logged path."""
+    import numpy as np
+
+    from ratai.engines import load_game
+    from ratai.search.common import apply_for_labels
+    from tests.conftest import sample_action
+
+    for backend in ("cython", "python"):
+        game = load_game(name, backend=backend)
+        rng = np.random.default_rng(3)
+        logged = game.new_initial_state()
+        bare = logged.clone()
+        steps = 0
+        while not logged.is_terminal() and steps < 150:
+            assert bare.current_player() == logged.current_player()
+            p = logged.current_player()
+            if p >= 0:
+                legal = logged.legal_actions()
+                assert bare.legal_actions() == legal
+                assert [bare.action_to_string(p, a) for a in legal] == \
+                    [logged.action_to_string(p, a) for a in legal]
+            elif p != CHANCE:   # a joint view: keep the sequential checks only
+                break
+            a = int(sample_action(logged, rng))
+            logged.apply_action(a)
+            apply_for_labels(bare, a)
+            steps += 1
+        assert steps > 20
+        assert hasattr(bare, "_apply_bare") == (backend == "cython")

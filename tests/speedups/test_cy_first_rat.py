@@ -175,22 +175,31 @@ def test_twin_moves_like_the_reference_under_movement_effects(layout):
     assert moves > 100
 
 
-def test_a_twin_rebuilt_mid_movement_lists_the_same_moves():
-    """The twin keeps the mover's movement quantities (``MoveCtx``) for the turn, computed
-    at the turn's start and dropped when a rat moves (they may count materials or
-    Rattronauts). A twin rebuilt from the fields in the middle of a movement (option B's
-    second rat included) has no such cache: it must compute the same moves, as must its
+def test_a_twin_rebuilt_mid_game_lists_the_same_moves():
+    """The twin keeps each seat's movement quantities (``MoveCtx``) in the state until the
+    seat's comics, bottle caps or Super Rats change (``items_changed``), and refreshes the
+    path spaces its rats hold when they move (``rats_moved``). A twin rebuilt from the
+    fields has no such cache: at every decision (option B's second rat included, and the
+    movements after a seat gained an item) it must compute the same moves, as must its
     clones."""
-    game = load_game("first_rat", backend="cython", num_players=3)
-    checked = 0
-    for seed in range(4):
-        rng = np.random.default_rng(seed)
-        s = game.new_initial_state()
-        while not s.is_terminal():
-            if s.current_player() >= 0 and s.to_reference().phase in ("move", "move_b"):
-                rebuilt = game.from_reference(s.to_reference())
-                assert rebuilt.legal_actions() == s.legal_actions()
-                assert rebuilt.clone().legal_actions() == s.legal_actions()
-                checked += 1
-            s.apply_action(sample_action(s, rng))
-    assert checked > 100
+    checked = after_items = 0
+    for players in (2, 3):
+        game = load_game("first_rat", backend="cython", num_players=players)
+        for seed in range(3):
+            rng = np.random.default_rng(seed)
+            s = game.new_initial_state()
+            items = [0] * players
+            while not s.is_terminal():
+                if s.current_player() >= 0:
+                    ref = s.to_reference()
+                    rebuilt = game.from_reference(ref)
+                    assert rebuilt.legal_actions() == s.legal_actions()
+                    assert rebuilt.clone().legal_actions() == s.legal_actions()
+                    checked += 1
+                    p = ref.seat
+                    held = len(ref.comics[p]) + len(ref.caps[p]) + len(ref.super_rats[p])
+                    if ref.phase in ("move", "move_b") and held > items[p]:
+                        items[p] = held
+                        after_items += 1
+                s.apply_action(sample_action(s, rng))
+    assert checked > 500 and after_items > 10, (checked, after_items)
