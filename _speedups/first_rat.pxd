@@ -155,7 +155,7 @@ ctypedef struct MoveCtx:
     int steps[FR_RATS]
     bint cham[FR_RATS]
     # the path spaces its blocking rats hold, and those two of them hold (``path_rats``;
-    # they change when a rat moves: ``move_rat`` recomputes them)
+    # they change when its rats move: ``rats_moved`` recomputes them)
     unsigned long long held, twice
 
 
@@ -231,8 +231,9 @@ ctypedef struct FRState:
     signed char last[FR_NT][FR_MAXLAST]
     # a cache, not a field of the game: each seat's MoveCtx, valid for seat p while bit p of
     # ``mctx_ok`` is set (set by ``seat_ctx``; cleared by ``items_changed`` when the seat's
-    # comics, bottle caps or Super Rats change; its held spaces refreshed by ``rats_moved``
-    # and ``start_turn``); a state loaded from fields starts without any
+    # comics, bottle caps or Super Rats change, or a rat leaves its Nursery; its held spaces
+    # refreshed by ``rats_moved`` when its rats move); a state loaded from fields starts
+    # without any
     unsigned char mctx_ok
     MoveCtx mctx[FR_MAXP]
     # derived from ``tiles`` (fixed once the setup has dealt them): the path spaces 1..L-1 of

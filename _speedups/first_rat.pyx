@@ -614,8 +614,8 @@ cdef void move_ctx(const FRState* s, const FRConst* k, int p, MoveCtx* c) noexce
 
 
 cdef inline const MoveCtx* seat_ctx(FRState* s, const FRConst* k, int p) noexcept nogil:
-    """The mover's :c:func:`move_ctx` of this turn, computed on first use and kept in the
-    state per seat (its quantities come from the seat's comics, bottle caps and Super Rats
+    """Seat ``p``'s :c:func:`move_ctx`, computed on first use and kept in the state per
+    seat (its quantities come from the seat's comics, bottle caps and Super Rats
     only: :c:func:`items_changed` drops it when they change; :c:func:`rats_moved` refreshes
     its held spaces when the seat's rats move)."""
     cdef MoveCtx* c = &s.mctx[p]

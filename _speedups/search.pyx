@@ -105,6 +105,7 @@ from ratai.search.common import (
     Analysis,
     MoveStat,
     PVStep,
+    apply_for_labels,
     free_later,
     root_labels,
     sort_moves,
@@ -997,19 +998,9 @@ cdef class CyUCT(_Search):
                 break
             a = t.nodes[best].action
             pv.append(PVStep(int(p), int(a), s.action_to_string(p, a)))
-            _pv_apply(s, a)
+            apply_for_labels(s, a)
             node = best
         return tuple(pv)
-
-
-cdef inline void _pv_apply(s, int a):
-    """Play a PV move on the labelling clone: a twin's compiled ``c_apply`` (a tree move, so
-    legal; no history or views log, which a label does not read), else ``apply_action``.
-    Labelling the PVs of every root move is the report's cost, paid after the deadline."""
-    if isinstance(s, CyState):
-        (<CyState>s).c_apply(a)
-    else:
-        s.apply_action(a)
 
 
 cdef class CyISMCTS(_Search):
@@ -1360,7 +1351,7 @@ cdef class CyISMCTS(_Search):
                 break
             a = t.nodes[best].action
             pv.append(PVStep(int(p), int(a), s.action_to_string(p, a)))
-            _pv_apply(s, a)
+            apply_for_labels(s, a)
             node = best
         return tuple(pv)
 
