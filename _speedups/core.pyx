@@ -104,12 +104,40 @@ cdef class CyState:
         elif out._hist:
             out._hist = []
         out._hist_shared = False
+        self._prepare_resample(player)
         if self.c_resample_into(player, out, stream) == 0:
             out._views = None
             return keep_views(self, out, player)
         gen = np.random.default_rng(stream[0]) if isinstance(rng, int) else rng
-        return keep_views(self, self._game._state_from_observation(
-            player, self.observation(player), gen), player)
+        return keep_views(self, self._game._sample_infostate(
+            player, self.observation(player), self._own_log(player), gen), player)
+
+    def _prepare_resample(self, int player):
+        """Build what ``c_resample_into`` needs for seat ``player`` from its information
+        state (with the GIL, before a search's nogil loop); a no-op by default. A twin whose
+        compiled sampler declines until prepared (Rat Trap's exact belief) overrides it."""
+
+    def _view_code(self, int action, int player):
+        """Seat ``player``'s view of ``action`` (not yet applied; ``engines/api.py``)."""
+        cdef int codes[CY_MAXP]
+        cdef int n = self._view_codes(action, codes)
+        return codes[player] if n else action
+
+    def _apply_seen(self, int action, int player):
+        """Apply a legal ``action`` and return seat ``player``'s views entries of the step;
+        the logs keep only this step (the exact filter's step, ``engines/belief.py``)."""
+        self._views = [[] for _ in range(self.c_num_players())]
+        self._views_shared = False
+        self._apply_logged(action)
+        return self._views[player]
+
+    def _hidden_weight(self, int action):
+        """The prior of a choice the seat cannot see (``engines/api.py``): 1 by default."""
+        return 1.0
+
+    def _own_log(self, int player):
+        """Seat ``player``'s ``views`` log (its perfect recall), or None where not kept."""
+        return None if self._views is None else self._views[player]
 
     cdef int c_info_hash_into(self, int player, unsigned long long* out) noexcept nogil:
         return -1
@@ -382,7 +410,8 @@ cdef class CyState:
         return State.legal_actions_mask(self, player)
 
     def resample_from_infostate(self, player, rng=None):
-        sample = self._game._state_from_observation(player, self.observation(player), rng)
+        obs = self.observation(player)  # checks the seat
+        sample = self._game._sample_infostate(player, obs, self._own_log(player), rng)
         return keep_views(self, sample, player)
 
     def apply_actions(self, actions):

@@ -75,6 +75,7 @@ ctypedef struct RTState:
     signed char trap_out[RT_MAXPILE]
     signed char quiet[RT_MAXP][RT_MAXPILE]   # cards drawn not revealed as a Trap (public)
     signed char used_clovers
+    int round_steps           # views entries since the round began (public)
     signed char pool[RT_NT]
     signed char roles[RT_MAXP]
     signed char role_public[RT_MAXP]
@@ -130,6 +131,15 @@ ctypedef struct RTState:
 cdef class RatTrapState(CyState):
     cdef RTState s
     cdef const RTConst* k
+    # The seat's exact belief for the compiled sampler (``_prepare_resample``): 0 not built,
+    # 1 a table of ``_bn`` worlds with cumulative weights (owned by ``_bowner``), 2 the
+    # closed form; for seat ``_bplayer``; reset by every apply.
+    cdef signed char _bstate
+    cdef int _bplayer
+    cdef int _bn
+    cdef const RTState* _bw
+    cdef const double* _bcum
+    cdef object _bowner
     cdef int _attach(self, game) except -1
     cdef void _load(self, r) except *
     cdef int _view_codes(self, int a, int* out) except -1

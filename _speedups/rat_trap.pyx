@@ -23,7 +23,8 @@ distribution from the seat's view only, another random stream; ~0.5 us instead o
 ``tests/speedups/test_cy_resample.py`` checks it against the reference.
 """
 
-from libc.string cimport memcpy, memset
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memmove, memset
 
 import numpy as np
 
@@ -305,6 +306,7 @@ cdef void reset_round(RTState* s, const RTConst* k) noexcept nogil:
         s.otail[i] = 0
         s.trap_out[i] = 0
     s.used_clovers = 0
+    s.round_steps = 0
     for i in range(4):
         s.pool[i] = k.deck[i]
     s.pool[C_TRAP] -= k.npiles  # set aside one Trap per pile
@@ -590,6 +592,7 @@ cdef void log_auto_draw(RTState* s, const RTConst* k, int actor, int card) noexc
         if s.nauto < RT_MAXAUTO:
             s.auto_ev[s.nauto][q] = code
     s.nauto += 1
+    s.round_steps += 1
 
 
 cdef int auto_code(const RTState* s, const RTConst* k, int q, int actor, int card) noexcept nogil:
@@ -2238,6 +2241,8 @@ cdef class RatTrapState(CyState):
         for q in range(self.k.n):  # perfect recall: each seat's view, before the action
             self.s.vhash[q] = cy_mix(self.s.vhash[q], view_code(&self.s, self.k, q, action))
         self.s.nauto = 0
+        self.s.round_steps += 1
+        self._bstate = 0
         apply_phase(&self.s, self.k, action)
         if self.s.phase == P_DONE:
             self.s.phase = P_NONE
@@ -2281,8 +2286,80 @@ cdef class RatTrapState(CyState):
         return out
 
     cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil:
-        # rt_determinize declines (non-zero) where only the reference sampler applies.
+        # The exact belief's worlds where ``_prepare_resample`` built them for this seat,
+        # the closed form (rt_determinize) where it found the filter beyond its caps; until
+        # prepared, -1 (the caller runs the exact reference path). rt_determinize also
+        # declines (non-zero) where only the reference sampler applies.
+        if player != self._bplayer or self._bstate == 0:
+            return -1
+        if self._bstate == 1:
+            return rt_pick_world(&(<RatTrapState>out).s, self._bw, self._bcum, self._bn,
+                                 &self.s, self.k, player, rng)
         return 0 if rt_determinize(&(<RatTrapState>out).s, &self.s, self.k, player, rng) == 0 else -1
+
+    def _world_key(self):
+        """The exact filter's merge key (``engines/belief.py``): the struct's bytes with
+        what is not the state's cleared (the views digests and automatic entries, task and
+        option slots no longer in use) and each ordered pile shifted to its head, so equal
+        states give equal keys (the reference's field equality)."""
+        cdef RTState c
+        cdef int i, m
+        memset(&c, 0, sizeof(RTState))
+        rt_copy(&c, &self.s)
+        for i in range(RT_MAXPILE):
+            m = c.otail[i] - c.ohead[i] if c.has_order[i] else 0
+            if m > 0 and c.ohead[i] > 0:
+                memmove(&c.order[i][0], &c.order[i][c.ohead[i]], m)
+            memset(&c.order[i][m], 0, RT_MAXORDER - m)
+            c.ohead[i] = 0
+            c.otail[i] = m
+        memset(&c.todo[c.ntodo], 0, sizeof(c.todo[0]) * (RT_MAXTODO - c.ntodo))
+        memset(&c.opts[c.nopt], 0, RT_MAXOPT - c.nopt)
+        memset(c.vhash, 0, sizeof(c.vhash))
+        memset(c.auto_ev, 0, sizeof(c.auto_ev))
+        c.nauto = 0
+        return (<char*>&c)[:sizeof(RTState)]
+
+    def _obs_digest(self, int player):
+        """A 64-bit digest of ``observation(player)`` (equal observations, equal digests)."""
+        return info_digest(&self.s, self.k, player)
+
+    def _hidden_weight(self, int action):
+        """``view.order_prior``: the Manipulator's order is a uniform shuffle."""
+        cdef int t, total = 0
+        if self.s.phase != P_MANIP_ORDER:
+            return 1.0
+        for t in range(RT_NT):
+            total += self.s.manip_hand[t]
+        return self.s.manip_hand[action - A_ORDER] / <double>total
+
+    def _prepare_resample(self, int player):
+        """Build the compiled sampler's view of seat ``player``'s belief: the worlds of the
+        exact filter (``view.exact_belief``, cached per round) as C structs, or the closed
+        form where the filter is beyond its caps or the seat's log is not kept."""
+        cdef _Worlds table
+        cdef int i
+        if self._bstate != 0 and self._bplayer == player:
+            return
+        self._bowner = None
+        self._bstate, self._bplayer = 2, player
+        if self._views is None:
+            return
+        belief = _V.exact_belief(self._game.reference_game(), player,
+                                 self.observation(player), self._views[player], self._game,
+                                 self._obs_digest(player))
+        if belief is None:
+            return
+        table = getattr(belief, "table", None)
+        if table is None:
+            table = _Worlds(len(belief.worlds))
+            for i, world in enumerate(belief.worlds):
+                rt_copy(&table.w[i], &(<RatTrapState?>world).s)
+                table.cum[i] = belief.cum[i]
+            belief.table = table
+        self._bowner = table
+        self._bw, self._bcum, self._bn = table.w, table.cum, table.n
+        self._bstate = 1
 
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         # equal for equal information_state_string(player): the observation's digest and the
@@ -2313,6 +2390,7 @@ cdef class RatTrapState(CyState):
     cdef int _on_views(self) except -1:
         cdef int q
         cdef unsigned long long h
+        self._bstate = 0  # a new log: the belief is rebuilt on demand
         for q in range(self.k.n):
             h = VH_SEED
             if self._views is not None:
@@ -2404,6 +2482,7 @@ cdef class RatTrapState(CyState):
         d["ordering"] = s.ordering
         d["tr_used"] = _lst(s.tr_used, s.ntr_used)
         d["round_over"] = bool(s.round_over)
+        d["round_steps"] = s.round_steps
         d["black"] = _lst(s.dice[BLACK], s.ndice[BLACK])
         d["white"] = _lst(s.dice[WHITE], s.ndice[WHITE])
         d["rerolled"] = bool(s.rerolled)
@@ -2459,6 +2538,7 @@ cdef class RatTrapState(CyState):
         cdef int P = k.P, n = k.n, q, o, i, j
         cdef RTResult* res
         memset(s, 0, sizeof(RTState))
+        self._bstate = 0
         try:
             s.round = r.round
             s.turn = r.turn
@@ -2504,6 +2584,7 @@ cdef class RatTrapState(CyState):
                 for q in range(n):
                     s.quiet[q][i] = r.quiet[q][i]
             s.used_clovers = r.used_clovers
+            s.round_steps = r.round_steps
             for t in range(4):
                 s.pool[t] = r.pool[t]
                 s.manip_hand[t] = r.manip_hand[t]
@@ -2596,6 +2677,46 @@ cdef class RatTrapState(CyState):
                f"phase {PHASE_NAMES[self.s.phase]!r}>"
 
 
+cdef class _Worlds:
+    """A seat's exact belief (``engines/belief.py``) as ``n`` C structs and their cumulative
+    weights, for the compiled sampler (``RatTrapState._prepare_resample``)."""
+    cdef RTState* w
+    cdef double* cum
+    cdef int n
+
+    def __cinit__(self, int n):
+        self.n = n
+        self.w = <RTState*>malloc(sizeof(RTState) * max(n, 1))
+        self.cum = <double*>malloc(sizeof(double) * max(n, 1))
+        if self.w == NULL or self.cum == NULL:
+            raise MemoryError("Rat Trap belief table")
+
+    def __dealloc__(self):
+        free(self.w)
+        free(self.cum)
+
+
+cdef int rt_pick_world(RTState* d, const RTState* worlds, const double* cum, int n,
+                       const RTState* src, const RTConst* k, int p,
+                       unsigned long long* rng) noexcept nogil:
+    """A world of the table drawn by its weight (``belief.Belief.pick``: the first whose
+    cumulative weight exceeds u * total), with the views digests of a determinization
+    (``rt_determinize``)."""
+    cdef double u = ratai_uniform(rng) * cum[n - 1]
+    cdef int lo = 0, hi = n - 1, mid, q
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cum[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    rt_copy(d, &worlds[lo])
+    for q in range(k.n):
+        d.vhash[q] = src.vhash[p] if q == p else cy_mix(VH_SEED, VH_UNKNOWN)
+    d.nauto = 0
+    return 0
+
+
 def c_determinize(RatTrapState state, int player, unsigned long long seed):
     """``rt_determinize`` alone (for tests): the C sample of ``state`` for seat ``player``
     from the splitmix64 seed ``seed``, or None where the C path declines (then
@@ -2627,3 +2748,9 @@ class RatTrapGame(CyGame, _R.RatTrapGame):
     def _state_from_observation(self, player, observation, rng=None) -> RatTrapState:
         ref = _V._rebuild(self, player, observation, _api.make_rng(rng))
         return self._from_reference(ref)
+
+    def _sample_infostate(self, player, observation, views, rng=None) -> RatTrapState:
+        # the reference's sampler (view.sample_infostate) filtering with twin states
+        out = _V.sample_infostate(self.reference_game(), player, observation, views,
+                                  _api.make_rng(rng), self)
+        return out if isinstance(out, RatTrapState) else self._from_reference(out)

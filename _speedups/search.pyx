@@ -1032,22 +1032,32 @@ cdef class CyISMCTS(_Search):
         self.by_info = chance_key == "infostate"
         self._limits(max_nodes, max_memory_mb, threads)
 
+    def _sampler(self, state):
+        """The root's determinization (``resample_from_infostate``, engines/api.py):
+        ``c_resample_into`` where the twin's compiled sampler is exact (``fast_c_resample``;
+        ``_prepare_resample`` first builds what it needs from the seat's information state,
+        e.g. Rat Trap's exact belief as C structs), else ``game._sample_infostate`` from the
+        root's observation (fixed, so built once) and the seat's views log, with that log
+        kept in the sample (``api.keep_views``), as the compiled one."""
+        self.fast = bool(getattr(state, "fast_c_resample", False))
+        prepare = getattr(state, "_prepare_resample", None)
+        if self.fast and prepare is not None:
+            prepare(self.me)
+        self.root_obs = state.observation(self.me)
+        game = state.get_game()
+        root = state
+        me = self.me
+        views = state._get_views()
+        log = views[me] if views is not None else None
+        self.from_obs = lambda p, obs, rng: keep_views(root, game._sample_infostate(
+            p, obs, log, rng), me)
+
     def _prepare(self, state, unsigned long long seed, allowed, label_state, np_rng):
         cdef CyState cs = <CyState?>state
         self.setup(cs, seed, allowed)
         self.label_state = label_state
         self.np_rng = np_rng
-        # resample_from_infostate(p, rng) is state_from_observation(p, observation(p), rng)
-        # (engines/api.py); the root's observation is fixed, so it is built once. A twin
-        # whose compiled determinization is exact says so with ``fast_c_resample``.
-        self.fast = bool(getattr(state, "fast_c_resample", False))
-        self.root_obs = state.observation(self.me)
-        game = state.get_game()
-        root = state
-        me = self.me
-        # the fallback sample keeps the seat's views log (api.keep_views), as the compiled one
-        self.from_obs = lambda p, obs, rng: keep_views(root, game._state_from_observation(
-            p, obs, rng), me)
+        self._sampler(state)
         if tree_new_root(self.tr, self.me) < 0:
             raise MemoryError("search tree")
 
@@ -1123,9 +1133,7 @@ cdef class CyISMCTS(_Search):
             return False
         self.root = node
         self.rebase(cs, srng)
-        self.fast = bool(getattr(state, "fast_c_resample", False))
-        self.root_obs = state.observation(self.me)
-        self.from_obs = state.get_game()._state_from_observation
+        self._sampler(state)
         self.np_rng = srng.np
         return True
 

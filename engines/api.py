@@ -27,9 +27,10 @@ Conventions
   was re-rolled). A perfect-information game's observation is the whole state, so there
   both strings are the observation's JSON.
 * Determinization: ``resample_from_infostate(player, rng)`` is defined as
-  ``game._state_from_observation(player, state.observation(player), rng)`` (the rebuild
-  behind ``state_from_observation``, without re-checking the seat's own observation
-  against the schema) with the seat's own ``views`` log copied, so by
+  ``game._sample_infostate(player, state.observation(player), views[player], rng)`` (by
+  default the rebuild behind ``state_from_observation``, without re-checking the seat's own
+  observation against the schema; a game whose belief depends on the order of past events
+  also reads the seat's log) with the seat's own ``views`` log copied, so by
   construction it reads nothing but the seat's information state — the property
   "bots never peek" rests on this. The other seats' past is unknown to the seat: their
   logs in the sample start with ``None`` ("unknown past"), as in every state rebuilt from
@@ -422,6 +423,16 @@ class Game(ABC):
         """:meth:`state_from_observation` without the schema check: the game's rebuild
         (and determinization, which calls it with the seat's own, trusted observation)."""
 
+    def _sample_infostate(self, player: int, observation: Mapping[str, Any],
+                          views: list | None, rng: Any = None) -> State:
+        """Determinization from seat ``player``'s whole information state: its (trusted)
+        ``observation`` and its ``views`` log (perfect recall; None where unknown). The
+        default rebuilds from the observation alone (:meth:`_state_from_observation`), exact
+        where the current view holds everything the past tells; a game whose belief depends
+        on the order of past events reads the log (Rat Trap: ``engines/belief.py``). The
+        sample's logs are left to the caller (:func:`keep_views`)."""
+        return self._state_from_observation(player, observation, rng)
+
 
 class State(ABC):
     """A position of a game. Subclasses implement the underscored primitives.
@@ -636,6 +647,31 @@ class State(ABC):
             for log, code in zip(views, self._view_codes(action), strict=True):
                 log.append(code)
 
+    # -- the exact belief's step (engines/belief.py) -------------------------------------
+    def _view_code(self, action: int, player: int) -> int:
+        """Seat ``player``'s view of ``action`` (not yet applied): ``_view_codes``'s entry."""
+        return self._view_codes(action)[player]
+
+    def _apply_seen(self, action: int, player: int) -> list:
+        """Apply a legal ``action`` and return seat ``player``'s ``views`` entries of the step
+        (its view of the action, then what automatic steps showed it); the logs keep only
+        this step (a state of the exact filter, ``engines/belief.py``)."""
+        self.views = [[] for _ in self.views]
+        self._apply_action(action)
+        return self.views[player]
+
+    def _world_key(self) -> str:
+        """The state's identity for merging in the exact filter: every field but the
+        ``views`` logs and the history (equal keys iff equal states)."""
+        return repr([v for k, v in self.__dict__.items()
+                     if k not in ("_game", "_history", "views")])
+
+    def _hidden_weight(self, action: int) -> float:
+        """The prior of ``action`` at a decision the seat cannot see (every legal action
+        leaves its view the same): 1 each by default (each consistent history counts once);
+        a game documents another (Rat Trap: the Manipulator's order is a uniform shuffle)."""
+        return 1.0
+
     def resample_from_infostate(self, player: int, rng: Any = None) -> State:
         """A full state the seat cannot tell from this one, hidden parts sampled (determinization).
 
@@ -645,7 +681,9 @@ class State(ABC):
         state's (so ``information_state_string(player)`` is equal), the other seats' logs
         start with ``None`` (their past is unknown to ``player``).
         """
-        sample = self._game._state_from_observation(player, self.observation(player), rng)
+        views = self.__dict__.get("views")
+        sample = self._game._sample_infostate(player, self.observation(player),
+                                              views[player] if views else None, rng)
         return keep_views(self, sample, player)
 
     # -- copying, equality, serialization ----------------------------------------------

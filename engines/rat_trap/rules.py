@@ -199,20 +199,20 @@ class RatTrapGame(Game):
                                 rng: Any = None) -> RatTrapState:
         """Rebuild a full state from ``observation(player)``, sampling what the seat cannot see.
 
-        The sample is drawn from the seat's exact posterior (issue 13; proved against brute
-        force by ``tests/engines/test_exact_posterior.py``): the rulebook shuffles each pile
-        (its set-aside Trap and four dealt cards) and deals roles uniformly (RT-9), so every
-        complete placement of the unseen cards consistent with the observation is equally
-        likely. The unknown roles and the place of each pile's set-aside Trap (a revealed
-        Trap of the pile, a quiet card the Fool drew from it, or a card not yet drawn) are
-        drawn jointly, weighted by the number of placements of the unseen dealt Traps they
-        leave (a Trap lies only in a pile or among the Fool's quiet cards); then the dealt
-        Traps and the other unknown cards are placed uniformly. Once the roles are dealt, a
-        Manipulator not revealed was not dealt (RT-10). Piles another seat ordered are taken
-        in a uniform order (the convention for the one choice a seat cannot see). Other
-        seats' private knowledge is reduced to what ``player`` can deduce (what they know of
-        its own cards). The sample's ``views`` logs are unknown (``[None]``);
-        ``resample_from_infostate`` then copies the seat's own (perfect recall).
+        The sample is drawn from the seat's posterior given its current observation (exact where
+        the order of past events tells nothing more, see the end): the rulebook shuffles each
+        pile (its set-aside Trap and four dealt cards) and deals roles uniformly (RT-9), so
+        every complete placement of the unseen cards consistent with the observation is equally
+        likely. The unknown roles and the place of each pile's set-aside Trap (a revealed Trap
+        of the pile, a quiet card the Fool drew from it, or a card not yet drawn) are drawn
+        jointly, weighted by the number of placements of the unseen dealt Traps they leave (a
+        Trap lies only in a pile or among the Fool's quiet cards); then the dealt Traps and the
+        other unknown cards are placed uniformly. Once the roles are dealt, a Manipulator not
+        revealed was not dealt (RT-10). Piles another seat ordered are taken in a uniform order
+        (the convention for the one choice a seat cannot see). Other seats' private knowledge is
+        reduced to what ``player`` can deduce (what they know of its own cards). The sample's
+        ``views`` logs are unknown (``[None]``); ``resample_from_infostate`` then copies the
+        seat's own (perfect recall).
 
         Other seats' decisions are uninformative beyond their legality (the policy-free
         convention of PIMC / IS-MCTS determinization, which cannot know another seat's
@@ -223,21 +223,32 @@ class RatTrapGame(Game):
         that moment by 1 / (the clovers it held). ``tests/engines/posterior.py`` enumerates
         with the same definition.
 
-        Not modelled (documented limits, beyond early-round positions; the slow sweep of
-        ``tests/engines/test_exact_posterior.py`` finds them): (a) that 1 / clovers weight
-        of another seat's clover use (its remaining cards are drawn as if none were special);
-        (b) the likelihood (h - k) / h that a steal from a possible Fool holding k Traps
-        among h cards took no Trap (its stolen quiet cards are taken as the non-Traps, the
-        Fool's hypotheses are not re-weighted); (c) knowledge that is only probable after a
-        steal the seat did not see (a known card of the victim may have gone to the thief:
-        RT-4 keeps what stays certain, the rest is drawn as unknown), including a card the
-        seat could follow to its thief. Each needs the order of past events, which the
-        ``views`` log now holds but this sampler does not read.
+        This closed form reads the current observation only. It does not model what
+        needs the order of past events: (a) that 1 / clovers weight of another seat's clover
+        use (its remaining cards are drawn as if none were special); (b) the likelihood
+        (h - k) / h that a steal from a possible Fool holding k Traps among h cards took no
+        Trap; (c) knowledge that is only probable after a steal the seat did not see (a
+        known card of the victim may have gone to the thief: RT-4 keeps what stays
+        certain), including a card the seat could follow to its thief. Determinization
+        (:meth:`_sample_infostate`) therefore filters the round through the seat's
+        ``views`` log first and uses this rebuild only beyond the filter's caps.
 
         Raises:
             ValueError: a field is missing, malformed, or the counts are impossible.
         """
         return _rebuild(self, player, observation, make_rng(rng))
+
+    def _sample_infostate(self, player: int, observation: Mapping[str, Any],
+                          views: list | None, rng: Any = None) -> RatTrapState:
+        """Determinization from the seat's information state: the exact belief of the
+        round, filtered from the round's start through the seat's ``views`` log
+        (``engines/belief.py``; exact, including what the closed form does not model: clover
+        uses, steals from a possible Fool, cards followed through unseen steals; proved
+        against brute force by ``tests/engines/test_belief.py`` and
+        ``tests/engines/test_exact_posterior.py``), where it stays within its caps
+        (``belief.MAX_WORLDS`` states, ``belief.MAX_EXPANSIONS`` applied actions); beyond
+        them, the closed-form :meth:`_state_from_observation` with its documented limits."""
+        return sample_infostate(self, player, observation, views, make_rng(rng))
 
 
 class RatTrapState(State):
@@ -293,6 +304,9 @@ class RatTrapState(State):
         self.ordering = -1  # the pile the Manipulator is ordering, or -1
         self.tr_used: list[int] = []
         self.round_over = False
+        #: Entries of every seat's ``views`` log since the round began (public: everybody
+        #: sees that each step happens); the exact belief filters the round from there.
+        self.round_steps = 0
         self._reset_turn_fields()
 
     def _reset_turn_fields(self) -> None:
@@ -326,6 +340,7 @@ class RatTrapState(State):
 
     def _apply_action(self, action: int) -> None:
         self._log_views(action)
+        self.round_steps += 1
         _APPLY[self.phase](self, action)
         self.phase = "" if self.phase == "_done" else self.phase
         self._advance()
@@ -336,6 +351,9 @@ class RatTrapState(State):
     def _view_codes(self, action: int) -> list[int]:
         return view_codes(self, action)
 
+    def _hidden_weight(self, action: int) -> float:
+        return order_prior(self, action)
+
     def _log_auto_draw(self, actor: int, pile: int, card: int) -> None:
         """Perfect recall of a card drawn from a pile the Manipulator ordered (no chance node:
         the order is known). The drawer, the Manipulator and everybody for the Third Rat's
@@ -344,6 +362,7 @@ class RatTrapState(State):
         shown = actor == self._game.third_rat or (card == TRAP and not self._holds(actor, FOOL))
         for q, log in enumerate(self.views):
             log.append(-10 - card if shown or q in (actor, m) else -2)
+        self.round_steps += 1
 
     def _action_to_string(self, player: int, action: int) -> str:
         return action_label(self, player, action)
@@ -1067,6 +1086,8 @@ from .view import (  # noqa: E402
     describe_action,
     heuristic_value,
     observation,
+    order_prior,
     render,
+    sample_infostate,
     view_codes,
 )

@@ -109,6 +109,10 @@ def observation_schema(game) -> dict:
                        "cards each seat drew from each pile this round that were not "
                        "revealed as a Trap (public; a Fool's quiet draw may hide a Trap)",
                        n=n),
+        "round_steps": skip(integer(0, 10_000_000, "entries of each seat's views log since "
+                                    "the round began"),
+                            "bookkeeping of the perfect-recall log (the exact belief "
+                            "filters the round from there)"),
         "pile_sizes": fixed(integer(0, deck, "cards"), "cards left in each pile", n=piles),
         "pile_placed": fixed(nullable(integer(0, deck, "cards")), "cards of each ordered "
                              "pile already placed by the Manipulator (null: not ordered)",

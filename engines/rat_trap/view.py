@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..api import CHANCE, State, _copy_json, check_player, unknown_views
+from ..api import CHANCE, State, _copy_json, canonical_json, check_player, unknown_views
+from ..belief import BeliefCache
 from .data import (
     ALCHEMIST,
     CARD_CHEESE,
@@ -64,7 +65,7 @@ PUBLIC_FIELDS = (
     "phase", "todo", "ctx", "scratches", "eliminated", "trap_out", "used_clovers",
     "role_public", "role_gone", "not_fool", "manip_piles", "ordering", "tr_used", "round_over",
     "black", "white", "rerolled", "alr_queue", "acc", "acc_white", "acc_black", "returned",
-    "kept", "cat_targets", "tr_card", "quiet",
+    "kept", "cat_targets", "tr_card", "quiet", "round_steps",
 )
 #: Fields of the observation that are private to the observing seat.
 PRIVATE_FIELDS = ("player", "my_cards", "my_lost", "known", "known_by", "role", "pile_cards",
@@ -257,7 +258,7 @@ def _check_public(g: RatTrapGame, obs: Mapping[str, Any], template: RatTrapState
               "acc_black": range(-1, P), "ordering": range(-1, g.num_piles),
               "tr_card": range(-1, len(g.data.third_rat_cards)), "round": range(1, 100),
               "turn": range(0, g.params["max_turns_per_round"] + 1),
-              "used_clovers": range(0, sum(g.deck) + 1)}
+              "used_clovers": range(0, sum(g.deck) + 1), "round_steps": range(0, 10**7)}
     elements = {"black": range(len(FACES)), "white": range(len(FACES)),
                 "returned": range(len(FACES)), "alr_queue": range(n), "cat_targets": range(P),
                 "not_fool": range(n), "manip_piles": range(g.num_piles),
@@ -573,6 +574,88 @@ def _rebuild(g: RatTrapGame, p: int, obs: Mapping[str, Any], rng: np.random.Gene
     except (LookupError, TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
         raise ValueError(f"observation is inconsistent: {type(exc).__name__}: {exc}") from None
     return s
+
+
+# ------------------------------------------------------------------ exact belief (filter)
+#: Filters of the current round per (anchor, seat), extended as the log grows
+#: (``engines/belief.py``).
+_BELIEFS = BeliefCache(size=32)
+
+
+def order_prior(s: RatTrapState, a: int) -> float:
+    """The prior of the one choice a seat cannot see, the Manipulator's order of a pile
+    (``RatTrapState._hidden_weight``): a uniform shuffle, so each remaining card comes next
+    with equal chance."""
+    if s.phase != "manip_order":
+        return 1.0
+    hand = s.manip_hand
+    return hand[a - ORDER] / sum(hand)
+
+
+def _round_anchor(g: RatTrapGame, obs: Mapping[str, Any]) -> RatTrapState:
+    """The state at the start of the observation's round (Round Setup, before any chance
+    outcome): public facts only (points, finished rounds, the first active rat: each turn
+    that ended passed the turn on, RT-6), so every seat knows it completely."""
+    s = RatTrapState.__new__(RatTrapState)
+    State.__init__(s, g)
+    s.round = obs["round"] - 1
+    s.turn = 0
+    s.active = (obs["active"] - max(obs["turn"] - 1, 0)) % g.num_players()
+    s.points = list(obs["points"])
+    s.round_results = _copy_json(obs["round_results"])
+    s.winners = []
+    s.tiebreak_round = obs["tiebreak_round"]
+    s._reset_round_fields()
+    s.phase = ""
+    s.todo = [["start_round"]]
+    s.views = [[] for _ in range(g.num_players())]
+    s._advance()
+    return s
+
+
+def exact_belief(g: RatTrapGame, p: int, obs: Mapping[str, Any], log: list | None,
+                 twin: Any = None, digest: Any = None):
+    """Seat ``p``'s exact belief (``engines.belief.Belief``) by filtering its ``views`` log
+    ``log`` through the current round from the round's start (``_round_anchor``), or
+    ``None`` where the log is unknown, no history explains it (a position set up by hand)
+    or the filter exceeds its caps (``engines/belief.py``); cached per round and seat.
+
+    The information state is the log *and* the current observation (``engines/api.py``):
+    a fact an automatic step reveals without a logged action (the Manipulator's role,
+    RT-10) is in the observation only, so the filtered worlds are those that also show the
+    seat ``obs``. ``twin``: a Cython twin game to filter with (its states are the worlds;
+    the same belief, 30-40x faster); ``digest``: the seat's observation digest
+    (``_obs_digest``) to compare twin worlds with, instead of their observation dicts."""
+    steps = obs.get("round_steps")
+    if log is None or not isinstance(steps, int) or not 0 <= steps <= len(log) \
+            or None in log[len(log) - steps:] or obs.get("phase") == "over":
+        return None
+    key = (twin is not None, repr(sorted(g.params.items())), obs["round"],
+           obs["tiebreak_round"], (obs["active"] - max(obs["turn"] - 1, 0)) % g.num_players(),
+           repr(obs["points"]), repr(obs["round_results"]))
+
+    def anchor():
+        a = _round_anchor(g, obs)
+        return a if twin is None else twin._from_reference(a)
+
+    belief = _BELIEFS.get(key, anchor, log[len(log) - steps:], p)
+    if belief is None:
+        return None
+    if digest is not None:
+        return belief.showing(("digest", digest), lambda w: w._obs_digest(p) == digest)
+    return belief.showing(canonical_json(obs), lambda w: w.observation(p) == obs)
+
+
+def sample_infostate(g: RatTrapGame, p: int, obs: Mapping[str, Any], log: list | None,
+                     rng: np.random.Generator, twin: Any = None) -> State:
+    """A determinization of seat ``p`` from its information state (observation and views
+    log): a world of :func:`exact_belief` (a twin's state when filtered with ``twin``) where
+    the filter fits its caps, else the closed-form rebuild :func:`_rebuild`
+    (``RatTrapGame._state_from_observation``). The caller sets the sample's logs."""
+    belief = exact_belief(g, p, obs, log, twin)
+    if belief is not None:
+        return belief.worlds[belief.pick(rng.random())].clone()
+    return _rebuild(g, p, obs, rng)
 
 
 # -------------------------------------------------------------------------------- heuristic

@@ -241,8 +241,8 @@ def test_fool_weighting_is_exercised():
 
 
 def test_ismcts_draws_its_determinizations_in_c():
-    """The compiled IS-MCTS uses ``c_resample`` (``fast_c_resample``): the reference
-    rebuild (``_state_from_observation``) runs once (the labelling determinization), not per
+    """The compiled IS-MCTS uses ``c_resample`` (``fast_c_resample``): the Python-level
+    sampler (``_sample_infostate``) runs once (the labelling determinization), not per
     iteration;
     a seeded search is reproducible."""
     from ratai.bots import make_bot
@@ -253,13 +253,13 @@ def test_ismcts_draws_its_determinizations_in_c():
     while not s.is_player_node():
         s.apply_action(s.chance_outcomes()[0][0])
     calls = []
-    original = game._state_from_observation  # the rebuild behind resample_from_infostate
-    game._state_from_observation = lambda *a: calls.append(1) or original(*a)
+    original = game._sample_infostate  # the sampler behind resample_from_infostate
+    game._sample_infostate = lambda *a: calls.append(1) or original(*a)
     try:
         p = s.current_player()
         runs = [make_bot("ismcts", game, p, iterations=300, seed=5,
                          search_backend="cython").analyze(s.clone()) for _ in range(2)]
     finally:
-        del game._state_from_observation
+        del game._sample_infostate
     assert len(calls) == 2  # one labelling determinization per search
     assert runs[0].iterations == 300 and numbers(runs[0]) == numbers(runs[1])

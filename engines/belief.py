@@ -1,0 +1,204 @@
+"""Exact beliefs by filtering a seat's perfect-recall log (shared by every hidden-card game).
+
+A seat's belief is the distribution of the full state over the histories it cannot tell
+from the true one (``engines/api.py``, "Determinization"). Where a game's hidden part is
+empty at known points (Rat Trap: every round starts from public facts, the cards are dealt
+by chance afterwards), that belief is computed exactly by forward filtering from such an
+*anchor*: walk the seat's ``views`` log step by step, keep every state whose view of each
+step equals the logged one, weight it by the chance probabilities on its way (a decision
+the seat sees weighs 1, policy-free: it only has to be legal; a decision it cannot see
+weighs ``hidden_weight``), and merge states that are equal (their future views depend only
+on the state, so the merge is exact). This is the forward algorithm of a hidden Markov
+model over the game's own states, with the rules engine as transition model, the method
+``tests/engines/posterior.py`` uses from the initial state to test samplers.
+
+It is exact and general, but its cost is the number of distinct states per step, which
+grows with unseen events; :func:`filter_worlds` stops at ``max_worlds`` states or
+``max_expansions`` applied actions and returns ``None``, and the game then uses its
+closed-form sampler. :class:`BeliefCache` extends a cached filter as the log grows (a bot
+asks at each of its decisions), so a game pays per new step, not per call.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Belief", "BeliefCache", "filter_worlds", "MAX_WORLDS", "MAX_EXPANSIONS"]
+
+#: Default caps of one filter: distinct states at any step, and actions applied in all.
+MAX_WORLDS = 1_000
+MAX_EXPANSIONS = 10_000
+
+
+@dataclass
+class Belief:
+    """A seat's exact belief: ``worlds`` (states of the anchor's backend, no history, their
+    ``views`` logs holding only the last step's entries: the caller sets the logs) and their
+    cumulative weights ``cum`` (``cum[-1]`` the total, unnormalised). ``pick(u)`` for ``u``
+    uniform in [0, 1) is the index of a world drawn with probability weight / total."""
+
+    worlds: list[Any]
+    cum: np.ndarray
+
+    def pick(self, u: float) -> int:
+        return int(np.searchsorted(self.cum, u * self.cum[-1], "right"))
+
+    def showing(self, view_key: Hashable, same: Callable[[Any], bool]) -> Belief | None:
+        """The worlds for which ``same(world)`` (e.g. they show the seat its current
+        observation), weights renormalised; ``None`` if none; ``self`` if all. Cached per
+        ``view_key``."""
+        cache = self.__dict__.setdefault("_showing", {})
+        if view_key not in cache:
+            keep = [i for i, w in enumerate(self.worlds) if same(w)]
+            if len(keep) == len(self.worlds):
+                cache[view_key] = self
+            elif not keep:
+                cache[view_key] = None
+            else:
+                w = np.diff(self.cum, prepend=0.0)[keep]
+                cache[view_key] = Belief([self.worlds[i] for i in keep], np.cumsum(w))
+        return cache[view_key]
+
+    def probabilities(self) -> np.ndarray:
+        """``float64`` vector of shape ``(len(worlds),)``: each world's probability."""
+        return np.diff(self.cum, prepend=0.0) / self.cum[-1]
+
+
+@dataclass
+class _Layer:
+    """A filter in progress: ``{(pos, key): (state, w)}`` the states after their first ``pos``
+    log entries (one action may add several entries, e.g. what automatic steps show, and how
+    many may depend on the world), ``None`` once the caps were exceeded; the actions applied
+    so far."""
+
+    states: dict[tuple[int, Hashable], tuple[Any, float]] | None
+    expansions: int = 0
+
+
+def _advance(layer: _Layer, codes: Sequence, player: int, max_worlds: int,
+             max_expansions: int) -> _Layer:
+    """Extend ``layer`` to the end of ``codes`` (in place); ``states`` None when a cap is hit.
+
+    A state of either backend takes part through ``_view_code(a, player)`` (the seat's view
+    of ``a`` before it is applied), ``_apply_seen(a, player)`` (apply, returning the seat's
+    entries of the step), ``_world_key()`` and ``_hidden_weight(a)`` (``engines/api.py``).
+
+    Raises:
+        ValueError: no state explains the log (an impossible information state).
+    """
+    states = layer.states
+    end = len(codes)
+    while states is not None and any(pos < end for pos, _ in states):
+        nxt: dict[tuple[int, Hashable], tuple[Any, float]] = {}
+        for (pos, ck), (state, w) in states.items():
+            if pos >= end:  # already through the log: carried as it is
+                nxt[pos, ck] = (state, w)
+                continue
+            chance = state.is_chance_node()
+            moves = state.chance_outcomes() if chance else \
+                [(a, 1.0) for a in state.legal_actions()]
+            kids = []
+            for a, prob in moves:
+                if state._view_code(a, player) != codes[pos]:
+                    continue
+                child = state.clone()
+                seen = child._apply_seen(a, player)
+                layer.expansions += 1
+                k = len(seen)  # the action's entry, then what automatic steps showed
+                if k > 1 and list(codes[pos + 1: pos + k]) != list(seen[1:]):
+                    continue
+                kids.append((a, prob, child, pos + k))
+            if not chance and len(kids) > 1 and len(kids) == len(moves):
+                # a choice the seat cannot see: the game's prior for it
+                kids = [(a, state._hidden_weight(a), c, k) for a, _, c, k in kids]
+            for _, prob, child, after in kids:
+                if prob <= 0.0:
+                    continue
+                k = (after, child._world_key())
+                old = nxt.get(k)
+                nxt[k] = (child, w * prob + (old[1] if old else 0.0))
+            if len(nxt) > max_worlds or layer.expansions > max_expansions:
+                break  # over a cap: no need to finish the step
+        if not nxt:
+            raise ValueError("observation is impossible: no history explains the seat's log")
+        states = nxt
+        if len(states) > max_worlds or layer.expansions > max_expansions:
+            states = None
+    layer.states = states
+    return layer
+
+
+def filter_worlds(anchor: Any, codes: Sequence, player: int, max_worlds: int = MAX_WORLDS,
+                  max_expansions: int = MAX_EXPANSIONS) -> Belief | None:
+    """The exact belief of ``player`` after the log ``codes`` from ``anchor`` (module
+    docstring), or ``None`` beyond the caps.
+
+    Args:
+        anchor: a state (either backend) the seat knows completely; not modified.
+        codes: the seat's ``views`` entries from the anchor on.
+        max_worlds: cap on distinct states at any step.
+        max_expansions: cap on actions applied in all (each a clone and an apply).
+
+    Raises:
+        ValueError: no history from ``anchor`` explains ``codes``.
+    """
+    layer = _start(anchor)
+    _advance(layer, codes, player, max_worlds, max_expansions)
+    return _belief(layer)
+
+
+def _start(anchor: Any) -> _Layer:
+    start = anchor.clone()
+    return _Layer({(0, start._world_key()): (start, 1.0)})
+
+
+def _belief(layer: _Layer) -> Belief | None:
+    if layer.states is None:
+        return None
+    items = list(layer.states.values())
+    return Belief([s for s, _ in items], np.cumsum([w for _, w in items]))
+
+
+class BeliefCache:
+    """Filters kept per (seat, anchor) and extended as the seat's log grows (least recently
+    used first out). ``get`` returns the same :class:`Belief` object for the same log."""
+
+    def __init__(self, size: int = 16):
+        self.size = size
+        self._entries: OrderedDict[tuple, tuple[tuple, _Layer, Belief | None]] = OrderedDict()
+
+    def get(self, anchor_key: Hashable, anchor: Callable[[], Any], codes: Sequence,
+            player: int, max_worlds: int = MAX_WORLDS, max_expansions: int = MAX_EXPANSIONS
+            ) -> Belief | None:
+        """:func:`filter_worlds` for ``anchor()`` (built only when not cached) and ``codes``,
+        continuing a cached filter of a prefix of ``codes`` when there is one; ``None``
+        beyond the caps or where no history explains the log (a position set up by hand,
+        or an impossible one: the caller's closed form then decides)."""
+        codes = tuple(codes)
+        ck = (anchor_key, player, max_worlds, max_expansions)
+        hit = self._entries.get(ck)
+        if hit is not None and hit[0] == codes:
+            self._entries.move_to_end(ck)
+            return hit[2]
+        if hit is not None and len(hit[0]) <= len(codes) and codes[:len(hit[0])] == hit[0]:
+            layer = hit[1]
+            if layer.states is None:  # a prefix already exceeded the caps
+                return None
+            layer = _Layer(dict(layer.states), layer.expansions)
+        else:
+            layer = _start(anchor())
+        try:
+            _advance(layer, codes, player, max_worlds, max_expansions)
+        except ValueError:  # no history explains the log (a position set up by hand)
+            layer.states = None
+        belief = _belief(layer)
+        self._entries[ck] = (codes, layer, belief)
+        self._entries.move_to_end(ck)
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+        return belief

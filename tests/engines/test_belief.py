@@ -1,0 +1,157 @@
+"""The exact belief by filtering a seat's log (``engines/belief.py``; issue 13, item 1).
+
+Rat Trap's determinization filters the current round from its start through the seat's
+``views`` log. Its belief is compared here *exactly* (no sampling) with the brute-force
+posterior of ``tests/engines/posterior.py``, which enumerates from the initial state
+independently, on positions of random playouts of every variant, including the events the
+closed form does not model (another seat's clover use, steals from a possible Fool, cards
+followed through unseen steals: the slow sweep of ``test_exact_posterior.py`` found them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ratai.engines import _CYTHON_REGISTRY, game_class, load_game
+from ratai.engines.belief import BeliefCache, filter_worlds
+from ratai.engines.rat_trap import view as V
+from tests.conftest import sample_action
+from tests.engines.posterior import TooManyWorlds, exact_posterior, random_target, world_key
+from tests.engines.test_exact_posterior import HIDDEN_WEIGHT
+
+VARIANTS = list(game_class("rat_trap", "python").variants)
+DROP = ("views",)
+
+
+def _belief(state, seat):
+    obs = state.observation(seat)
+    return V.exact_belief(state.get_game(), seat, obs, state.views[seat])
+
+
+def _projected(belief, project) -> dict:
+    out: dict = {}
+    for world, q in zip(belief.worlds, belief.probabilities(), strict=True):
+        k = project(world)
+        out[k] = out.get(k, 0.0) + q
+    return out
+
+
+def _positions(variant: str, count: int, max_worlds: int = 600):
+    params = game_class("rat_trap", "python").variants[variant]
+    game = load_game("rat_trap", backend="python", **params)
+    n = game.num_players()
+    out = []
+    for k in range(300):
+        if len(out) == count:
+            break
+        state, actions = random_target(game, 5000 + k, 6 + (11 * k) % 50)
+        seat = k % n
+        if state.is_terminal():
+            continue
+        try:
+            post = exact_posterior(game, actions, seat, lambda s: world_key(s, DROP),
+                                   max_worlds=max_worlds,
+                                   hidden_weight=HIDDEN_WEIGHT["rat_trap"])
+        except TooManyWorlds:
+            continue
+        out.append((state, seat, post))
+    return out
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_filtered_belief_equals_the_brute_force_posterior(variant):
+    """On random positions of every variant, the filter's belief over full states (every
+    field but the logs; other seats' private memory included) is the brute-force posterior,
+    to rounding."""
+    checked = 0
+    for state, seat, post in _positions(variant, 3):
+        belief = _belief(state, seat)
+        assert belief is not None, "within the caps where brute force is"
+        got = _projected(belief, lambda s: world_key(s, DROP))
+        assert set(got) == set(post)
+        assert max(abs(got[w] - post[w]) for w in post) < 1e-9
+        checked += 1
+    assert checked == 3
+
+
+@pytest.mark.parametrize("variant", ["3p", "5p", "4p-roles-extra-round"])
+def test_every_world_shows_the_seat_its_information_state(variant):
+    """Each world of the belief, given the seat's log, has the target's information state
+    (perfect recall), along random games; the cached filter extended step by step equals
+    one run from scratch (then kept to the worlds showing the seat its observation: the
+    Manipulator's reveal, RT-10, is an automatic step with no logged action)."""
+    params = game_class("rat_trap", "python").variants[variant]
+    game = load_game("rat_trap", backend="python", **params)
+    rng = np.random.default_rng(9)
+    s = game.new_initial_state()
+    seat = 1
+    steps = 0
+    while not s.is_terminal() and steps < 120:
+        if steps % 7 == 3:
+            obs = s.observation(seat)
+            belief = _belief(s, seat)
+            if belief is not None:
+                info = s.information_state_string(seat)
+                for w in belief.worlds[:40]:
+                    x = w.clone()
+                    x.views = [list(s.views[seat]) if q == seat else [None]
+                               for q in range(game.num_players())]
+                    assert x.information_state_string(seat) == info
+                fresh = filter_worlds(V._round_anchor(game, obs),
+                                      s.views[seat][len(s.views[seat]) - obs["round_steps"]:],
+                                      seat)
+                assert fresh is not None
+                fresh = fresh.showing("x", lambda w, o=obs: w.observation(seat) == o)
+                assert [w._world_key() for w in fresh.worlds] == \
+                    [w._world_key() for w in belief.worlds]
+                assert np.array_equal(fresh.cum, belief.cum)
+        s.apply_action(sample_action(s, rng))
+        steps += 1
+
+
+def test_round_steps_counts_the_log_since_the_round_began():
+    """``round_steps`` (public) is the number of each seat's log entries since the round's
+    start, on both backends; the round's anchor rebuilt from an observation is the state at
+    that start."""
+    game = load_game("rat_trap", backend="python", num_players=4)
+    rng = np.random.default_rng(3)
+    s = game.new_initial_state()
+    starts = {1: 0}
+    while not s.is_terminal():
+        r = s.round
+        s.apply_action(sample_action(s, rng))
+        if s.round != r:
+            starts[s.round] = len(s.views[0])
+            if s.round >= 3:
+                break
+        assert s.round_steps == len(s.views[0]) - starts[s.round]
+        assert len({len(v) for v in s.views}) == 1
+    anchor = V._round_anchor(game, s.observation(2))
+    assert anchor.round == s.round and anchor.round_steps == 0
+    assert anchor.points == s.points and anchor.round_results == s.round_results
+    if "rat_trap" in _CYTHON_REGISTRY:
+        cy = load_game("rat_trap", backend="cython", num_players=4).from_reference(s)
+        assert cy.observation(2)["round_steps"] == s.round_steps
+        t = cy.clone()
+        t.apply_action(sample_action(t, rng))
+        assert t.to_reference().round_steps == s.round_steps + len(t._get_views()[0]) \
+            - len(s.views[0]) or t.to_reference().round == s.round + 1
+
+
+def test_the_caps_fall_back_to_the_closed_form():
+    """Beyond the caps the filter answers None and the sampler is the closed form; a
+    position set up by hand (fields no history explains) falls back too."""
+    game = load_game("rat_trap", backend="python", num_players=3)
+    s, _ = random_target(game, 11, 40)
+    obs = s.observation(0)
+    log = s.views[0][len(s.views[0]) - obs["round_steps"]:]
+    assert filter_worlds(V._round_anchor(game, obs), log, 0, max_worlds=1) is None
+    cache = BeliefCache()
+    assert cache.get("k", lambda: V._round_anchor(game, obs), log, 0, max_expansions=0) is None
+    hand = game.new_initial_state()
+    hand.stored[1] = [2, 2]  # no history gives seat 1 cards at the start
+    hand.pool[2] -= 2
+    hand.pile_r[0] -= 2
+    assert _belief(hand, 0) is None
+    hand.resample_from_infostate(0, 1)  # the closed form answers
