@@ -47,7 +47,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..api import CHANCE, TERMINAL, Game, Param, State, make_rng
+from ..api import CHANCE, TERMINAL, Game, Param, State, _copy_json, make_rng
 from . import data as D
 from .data import (
     AL_RATONE,
@@ -272,6 +272,15 @@ class RatTrapState(State):
         #: ordered (an automatic step, :meth:`_log_auto_draw`).
         self.views: list[list] = [[] for _ in range(game.num_players())]
         self._advance()
+
+    def clone(self) -> RatTrapState:
+        """A deep copy (``State.clone``), each field copied at its own depth (the exact
+        filter clones once per applied action, ``engines/belief.py``)."""
+        new = object.__new__(RatTrapState)
+        d = self.__dict__
+        new.__dict__ = {k: _CLONE.get(k, _copy_json)(v) if k != "_game" else v
+                        for k, v in d.items()}
+        return new
 
     # ----------------------------------------------------------------- round bookkeeping
     def _reset_round_fields(self) -> None:
@@ -721,6 +730,25 @@ class RatTrapState(State):
                 return
         self.active = (self.active + 1) % g.num_players()  # RT-6
         self._push(["start_round"])
+
+
+def _rows(v: list) -> list:
+    return [r if r is None else r[:] for r in v]
+
+
+#: How ``RatTrapState.clone`` copies each field (the rest: ``_copy_json``): flat lists of
+#: scalars by a slice, lists of such lists row by row, ``known`` two levels deep, the
+#: finished rounds' results by the outer list (a result is never changed once appended).
+_CLONE: dict = {
+    **{f: list.copy for f in (
+        "_history", "points", "winners", "scratches", "eliminated", "pile_g", "pile_r",
+        "trap_out", "pool", "roles", "role_public", "role_gone", "not_fool", "fool_piles",
+        "manip_piles", "manip_hand", "tr_used", "black", "white", "alr_queue", "returned",
+        "cat_targets", "round_results")},
+    **{f: _rows for f in ("stored", "lost", "quiet", "views", "todo", "pile_order")},
+    "known": lambda v: [[c[:] for c in row] for row in v],
+    "kept": dict.copy,
+}
 
 
 def _leaders(points: list[int], stored_counts: list[int]) -> list[int]:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ratai.engines import Game, IllegalActionError, State, game_class
-from ratai.engines.api import TERMINAL
+from ratai.engines.api import TERMINAL, keep_views
 
 from .errors import FailedPrecondition, InvalidArgument
 
@@ -50,6 +50,19 @@ def _from_observation(game: Game, seat: int, obs: Any) -> State:
         raise InvalidArgument("malformed observation: nested too deeply") from None
     except Exception as exc:  # engines validate with ValueError; anything else is malformed too
         raise InvalidArgument(f"malformed observation ({type(exc).__name__}: {exc})") from None
+
+
+def _keep_own_log(game: Game, seat: int, full: State, state: State) -> State:
+    """``state`` (rebuilt from the seat's observation of a client's ``full`` state) with the
+    seat's own ``views`` log of ``full`` (its perfect recall: the seat's information, not
+    the hidden parts, so a determinization may read it, e.g. Rat Trap's exact belief); a
+    log of the wrong shape is left out (the observation alone then decides)."""
+    views = full.__dict__.get("views")
+    mine = views[seat] if isinstance(views, list) and len(views) == game.num_players() else None
+    if isinstance(mine, list) and len(mine) <= 16 * game.max_game_length() \
+            and all(x is None or type(x) is int for x in mine):
+        keep_views(full, state, seat)
+    return state
 
 
 def position_state(game: Game, seat: Any, *, history: Sequence[int] | None = None,
@@ -91,7 +104,7 @@ def position_state(game: Game, seat: Any, *, history: Sequence[int] | None = Non
             raise
         except Exception as exc:
             raise InvalidArgument(f"malformed serialized_state: {exc}") from None
-        return _from_observation(game, seat, obs)
+        return _keep_own_log(game, seat, full, _from_observation(game, seat, obs))
     return _from_observation(game, seat, parse_observation(observation_json))
 
 
