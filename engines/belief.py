@@ -32,7 +32,7 @@ __all__ = ["Belief", "BeliefCache", "filter_worlds", "MAX_WORLDS", "MAX_EXPANSIO
 
 #: Default caps of one filter: distinct states at any step, and actions applied in all.
 MAX_WORLDS = 1_000
-MAX_EXPANSIONS = 5_000
+MAX_EXPANSIONS = 3_000
 
 
 @dataclass
