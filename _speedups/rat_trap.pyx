@@ -1362,13 +1362,19 @@ cdef int rt_determinize(RTState* d, const RTState* src, const RTConst* k, int p,
                         unsigned long long* rng) noexcept nogil:
     """``rt_sample`` and the sample's views digests: ``p``'s own, the other seats' an
     unknown past (``api.keep_views``)."""
-    cdef int q
     if rt_sample(d, src, k, p, rng) != 0:
         return -1
+    sample_views(d, src, k, p)
+    return 0
+
+
+cdef inline void sample_views(RTState* d, const RTState* src, const RTConst* k,
+                              int p) noexcept nogil:
+    """A determinization's views digests: ``p``'s own, the other seats' an unknown past."""
+    cdef int q
     for q in range(k.n):
         d.vhash[q] = src.vhash[p] if q == p else cy_mix(VH_SEED, VH_UNKNOWN)
     d.nauto = 0
-    return 0
 
 
 cdef int rt_sample(RTState* d, const RTState* src, const RTConst* k, int p,
@@ -2300,8 +2306,9 @@ cdef class RatTrapState(CyState):
     def _world_key(self):
         """The exact filter's merge key (``engines/belief.py``): the struct's bytes with
         what is not the state's cleared (the views digests and automatic entries, task and
-        option slots no longer in use) and each ordered pile shifted to its head, so equal
-        states give equal keys (the reference's field equality)."""
+        option slots no longer in use) and each ordered pile shifted to its head. Unequal
+        states never share a key; equal ones may not (a stale slot of another counted
+        array), which only leaves two copies of a world unmerged."""
         cdef RTState c
         cdef int i, m
         memset(&c, 0, sizeof(RTState))
@@ -2703,7 +2710,7 @@ cdef int rt_pick_world(RTState* d, const RTState* worlds, const double* cum, int
     cumulative weight exceeds u * total), with the views digests of a determinization
     (``rt_determinize``)."""
     cdef double u = ratai_uniform(rng) * cum[n - 1]
-    cdef int lo = 0, hi = n - 1, mid, q
+    cdef int lo = 0, hi = n - 1, mid
     while lo < hi:
         mid = (lo + hi) // 2
         if cum[mid] > u:
@@ -2711,9 +2718,7 @@ cdef int rt_pick_world(RTState* d, const RTState* worlds, const double* cum, int
         else:
             lo = mid + 1
     rt_copy(d, &worlds[lo])
-    for q in range(k.n):
-        d.vhash[q] = src.vhash[p] if q == p else cy_mix(VH_SEED, VH_UNKNOWN)
-    d.nauto = 0
+    sample_views(d, src, k, p)
     return 0
 
 

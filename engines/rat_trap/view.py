@@ -592,6 +592,11 @@ def order_prior(s: RatTrapState, a: int) -> float:
     return hand[a - ORDER] / sum(hand)
 
 
+def _first_active(g: RatTrapGame, obs: Mapping[str, Any]) -> int:
+    """The round's first active rat: each turn that ended passed the turn on (RT-6)."""
+    return (obs["active"] - max(obs["turn"] - 1, 0)) % g.num_players()
+
+
 def _round_anchor(g: RatTrapGame, obs: Mapping[str, Any]) -> RatTrapState:
     """The state at the start of the observation's round (Round Setup, before any chance
     outcome): public facts only (points, finished rounds, the first active rat: each turn
@@ -600,7 +605,7 @@ def _round_anchor(g: RatTrapGame, obs: Mapping[str, Any]) -> RatTrapState:
     State.__init__(s, g)
     s.round = obs["round"] - 1
     s.turn = 0
-    s.active = (obs["active"] - max(obs["turn"] - 1, 0)) % g.num_players()
+    s.active = _first_active(g, obs)
     s.points = list(obs["points"])
     s.round_results = _copy_json(obs["round_results"])
     s.winners = []
@@ -636,8 +641,8 @@ def exact_belief(g: RatTrapGame, p: int, obs: Mapping[str, Any], log: list | Non
         # the caps; the closed form is exact there until the first turn's events
         return None
     key = (twin is not None, repr(sorted(g.params.items())), obs["round"],
-           obs["tiebreak_round"], (obs["active"] - max(obs["turn"] - 1, 0)) % g.num_players(),
-           repr(obs["points"]), repr(obs["round_results"]))
+           obs["tiebreak_round"], _first_active(g, obs), repr(obs["points"]),
+           repr(obs["round_results"]))
 
     def anchor():
         a = _round_anchor(g, obs)
