@@ -7,8 +7,14 @@ The twins of :mod:`ratai.search.uct` (:class:`CyUCT`) and :mod:`ratai.search.ism
 (``search_backend="auto"``, see :mod:`ratai.bots.search_bots`); they return the same
 :class:`ratai.search.common.Analysis`.
 
-Tree layout: one flat C array of ``Node`` structs (a pool that grows by ``realloc``) and a
+Tree layout: one flat C array of ``Node`` structs (a pool that grows by doubling) and a
 parallel array of value sums (``num_players`` doubles per node); no Python object per node.
+The two arrays are mapped pages of their own (``mmap``; grown by ``mremap``, which moves
+page tables, not bytes; ``malloc`` / ``realloc`` where ``mremap`` does not exist): with
+``malloc``, glibc's adaptive mmap threshold rises after the first big tree is freed, later
+pools come from the heap, and a doubling near the deadline then copies the whole pool
+(10-15 ms at a few hundred thousand nodes) or a freed pool's heap trim stalls the next
+search.
 A node's children are the index range ``[first, first + nch)``; its block has room for
 ``cap`` children and moves to the end of the pool when it must grow (IS-MCTS: an action or a
 chance perception not seen before), so indices, never pointers, are kept across expansions.
@@ -96,6 +102,41 @@ from libc.math cimport log, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+
+cdef extern from *:
+    """
+    /* Page-mapped pools for the search tree (see the module docstring): mmap / mremap /
+       munmap where the kernel has mremap (Linux), else the C heap. */
+    #include <stdlib.h>
+    #include <string.h>
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #endif
+    #if defined(__linux__) && defined(MREMAP_MAYMOVE)
+    static void *ratai_pool_new(size_t nbytes) {
+        void *p = mmap(NULL, nbytes ? nbytes : 1, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return p == MAP_FAILED ? NULL : p;
+    }
+    static void *ratai_pool_resize(void *p, size_t old, size_t nbytes) {
+        void *q = mremap(p, old ? old : 1, nbytes ? nbytes : 1, MREMAP_MAYMOVE);
+        return q == MAP_FAILED ? NULL : q;
+    }
+    static void ratai_pool_free(void *p, size_t nbytes) {
+        if (p != NULL) munmap(p, nbytes ? nbytes : 1);
+    }
+    #else
+    static void *ratai_pool_new(size_t nbytes) { return malloc(nbytes ? nbytes : 1); }
+    static void *ratai_pool_resize(void *p, size_t old, size_t nbytes) {
+        (void)old; return realloc(p, nbytes ? nbytes : 1);
+    }
+    static void ratai_pool_free(void *p, size_t nbytes) { (void)nbytes; free(p); }
+    #endif
+    """
+    void* ratai_pool_new(size_t nbytes) nogil
+    void* ratai_pool_resize(void* p, size_t old, size_t nbytes) nogil
+    void ratai_pool_free(void* p, size_t nbytes) nogil
 
 from .core cimport CyState, c_random_playout, ratai_splitmix64, ratai_uniform
 from .nn cimport CyNet
@@ -212,12 +253,17 @@ cdef int tree_alloc(Tree* t, int k) noexcept nogil:
     if newcap > t.max_slots:
         newcap = t.max_slots
     if newcap != t.cap:
-        p = realloc(t.nodes, sizeof(Node) * newcap)
+        p = ratai_pool_resize(t.nodes, sizeof(Node) * t.cap, sizeof(Node) * newcap)
         if p == NULL:
             return -1
         t.nodes = <Node*>p
-        p = realloc(t.vals, sizeof(double) * newcap * t.n)
+        p = ratai_pool_resize(t.vals, sizeof(double) * t.cap * t.n,
+                              sizeof(double) * newcap * t.n)
         if p == NULL:
+            # keep both arrays at one capacity: shrink the nodes back (never fails)
+            p = ratai_pool_resize(t.nodes, sizeof(Node) * newcap, sizeof(Node) * t.cap)
+            if p != NULL:
+                t.nodes = <Node*>p
             return -1
         t.vals = <double*>p
         t.cap = <int>newcap
@@ -280,6 +326,19 @@ cdef inline double tree_mean(Tree* t, int i, int p) noexcept nogil:
     return t.vals[i * t.n + p] / t.nodes[i].visits
 
 
+cdef inline bint tree_better(Tree* t, int i, int j, int p) noexcept nogil:
+    """Whether child ``i`` ranks above child ``j`` in a principal variation for seat ``p``:
+    more visits, then a higher mean, then the lower action id (as ``tree_pv``'s key)."""
+    cdef double mi, mj
+    if t.nodes[i].visits != t.nodes[j].visits:
+        return t.nodes[i].visits > t.nodes[j].visits
+    mi = tree_mean(t, i, p)
+    mj = tree_mean(t, j, p)
+    if mi != mj:
+        return mi > mj
+    return t.nodes[i].action < t.nodes[j].action
+
+
 cdef class _TreeMem:
     """Owner of one ``Tree``'s memory; freed without the GIL when the last reference goes
     (``free_later`` drops it on a background thread)."""
@@ -292,19 +351,20 @@ cdef class _TreeMem:
         self.t.max_slots = max(16, min(max_slots, MAX_SLOTS))
         cap = <int>min(<long>cap, self.t.max_slots)
         self.t.cap = cap
-        self.t.nodes = <Node*>malloc(sizeof(Node) * cap)
-        self.t.vals = <double*>malloc(sizeof(double) * cap * n)
+        self.t.nodes = <Node*>ratai_pool_new(sizeof(Node) * cap)
+        self.t.vals = <double*>ratai_pool_new(sizeof(double) * cap * n)
         if self.t.nodes == NULL or self.t.vals == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
         cdef Node* a = self.t.nodes
         cdef double* b = self.t.vals
+        cdef size_t na = sizeof(Node) * self.t.cap, nb = sizeof(double) * self.t.cap * self.t.n
         self.t.nodes = NULL
         self.t.vals = NULL
         with nogil:
-            free(a)
-            free(b)
+            ratai_pool_free(a, na)
+            ratai_pool_free(b, nb)
 
 
 cdef class _Search:
@@ -606,7 +666,8 @@ def _report(workers, legal, label, tie, int player, int n, budget, seed, str kin
         moves.append(MoveStat(int(a), label(a), int(v), vals[player],
                               prior if priors is None else float(priors[a]), vals))
     moves = with_pvs(sort_moves(moves, tie), player,
-                     lambda a, lim: owner[a][1]._pv(a, lim) if a in owner else ())
+                     lambda a, lim: owner[a][1]._pv(a, lim, label(a)) if a in owner else (),
+                     budget.end)
     return Analysis(moves[0].action, moves, moves[0].pv,
                     int(sum(w.iterations for w in workers)),
                     int(sum(w.nodes for w in workers)),
@@ -970,9 +1031,9 @@ cdef class CyUCT(_Search):
         self.finish(plen, depth)
         return 0
 
-    def _pv(self, int first_action, int limit=64) -> tuple:
+    def _pv(self, int first_action, int limit=64, first_label=None) -> tuple:
         """As ``ratai.search.uct.tree_pv``: ``first_action``, then the most visited line,
-        labelled on a clone."""
+        labelled on a clone (``first_label``: the root move's label, when known)."""
         cdef Tree* t = self.tr
         cdef int node = self.root, i, best, p
         s = self.py_state.clone()
@@ -991,13 +1052,13 @@ cdef class CyUCT(_Search):
                     break
             else:
                 for i in range(nd.first, nd.first + nd.nch):
-                    if best < 0 or (t.nodes[i].visits, tree_mean(t, i, p), -t.nodes[i].action) > \
-                            (t.nodes[best].visits, tree_mean(t, best, p), -t.nodes[best].action):
+                    if best < 0 or tree_better(t, i, best, p):
                         best = i
             if best < 0 or t.nodes[best].visits == 0:
                 break
             a = t.nodes[best].action
-            pv.append(PVStep(int(p), int(a), s.action_to_string(p, a)))
+            pv.append(PVStep(int(p), int(a), first_label if node == self.root
+                             and first_label is not None else s.action_to_string(p, a)))
             apply_for_labels(s, a)
             node = best
         return tuple(pv)
@@ -1328,10 +1389,13 @@ cdef class CyISMCTS(_Search):
         self.finish(plen, depth)
         return 0
 
-    def _pv(self, int first_action, int limit=64) -> tuple:
+    def _pv(self, int first_action, int limit=64, first_label=None) -> tuple:
         """As ``ratai.search.ismcts._pv``: ``first_action``, then the most visited line
         through decision nodes, labelled on one determinization; stops at a chance node or
-        an illegal move."""
+        an illegal move. ``first_label``: the root move's label, when known. The root move
+        is one of the seat's own legal moves, the same in every determinization (the
+        seat's information), so only the moves below it are checked against the
+        labelling determinization."""
         cdef Tree* t = self.tr
         cdef int node = self.root, i, best, p
         s = self.label_state.clone()
@@ -1341,24 +1405,28 @@ cdef class CyISMCTS(_Search):
             nd = t.nodes[node]
             if p < 0 or nd.nch == 0:
                 break
-            legal = set(s.legal_actions())
             best = -1
-            for i in range(nd.first, nd.first + nd.nch):
-                if t.nodes[i].key >= TAG_ACTION or t.nodes[i].visits == 0 \
-                        or t.nodes[i].action not in legal:
-                    continue
-                if node == self.root:
-                    if t.nodes[i].action == first_action:
+            if node == self.root:
+                for i in range(nd.first, nd.first + nd.nch):
+                    if t.nodes[i].key < TAG_ACTION and t.nodes[i].visits > 0 \
+                            and t.nodes[i].action == first_action:
                         best = i
                         break
-                    continue
-                if best < 0 or (t.nodes[i].visits, -t.nodes[i].action) > \
-                        (t.nodes[best].visits, -t.nodes[best].action):
-                    best = i
+            else:
+                legal = set(s.legal_actions())
+                for i in range(nd.first, nd.first + nd.nch):
+                    if t.nodes[i].key >= TAG_ACTION or t.nodes[i].visits == 0 \
+                            or t.nodes[i].action not in legal:
+                        continue
+                    if best < 0 or t.nodes[i].visits > t.nodes[best].visits or (
+                            t.nodes[i].visits == t.nodes[best].visits
+                            and t.nodes[i].action < t.nodes[best].action):
+                        best = i
             if best < 0:
                 break
             a = t.nodes[best].action
-            pv.append(PVStep(int(p), int(a), s.action_to_string(p, a)))
+            pv.append(PVStep(int(p), int(a), first_label if node == self.root
+                             and first_label is not None else s.action_to_string(p, a)))
             apply_for_labels(s, a)
             node = best
         return tuple(pv)

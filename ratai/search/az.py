@@ -216,7 +216,7 @@ class AZ:
                 moves.append(MoveStat(int(a), labels[a], int(v), vals[player], prior_of[a],
                                       vals))
             moves = with_pvs(sort_moves(moves, tie), player,
-                             lambda a, lim: _pv(root, label_state, a, lim))
+                             lambda a, lim: _pv(root, label_state, a, lim), budget.end)
             return Analysis(moves[0].action, moves, moves[0].pv, stats[0], stats[1],
                             stats[2], budget.elapsed(), seed, player, kind)
 

@@ -249,6 +249,15 @@ class Budget:
         self.start = time.perf_counter()
         self.deadline = (self.start + self.time_limit) if self.time_limit is not None else math.inf
 
+    @property
+    def end(self) -> float:
+        """When the time limit runs out (``time.perf_counter`` seconds: ``start +
+        time_limit``; ``inf`` without a time limit or before :meth:`begin`). Unlike
+        ``deadline``, not moved by :meth:`reserve`: the report's own bound."""
+        if self.time_limit is None or not self.start:
+            return math.inf
+        return self.start + self.time_limit
+
     def stopped(self) -> bool:
         """True when the ``stop`` flag is set (cancelled)."""
         return self.stop is not None and self.stop.is_set()

@@ -130,7 +130,7 @@ class ISMCTS:
 
         def report() -> Analysis:
             moves = root_moves([root], player, legal, labels.__getitem__, n, tie,
-                               lambda a, lim: _pv(root, label_state, a, lim))
+                               lambda a, lim: _pv(root, label_state, a, lim), budget.end)
             best = moves[0].action
             return Analysis(best, moves, moves[0].pv, stats[0], stats[1],
                             stats[2], budget.elapsed(), seed, player, kind)

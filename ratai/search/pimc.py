@@ -109,7 +109,7 @@ class PIMC:
                 return tree_pv(res[i].root, worlds[i], a, player, limit)
 
             moves = root_moves([r.root for r in res], player, shown, label, n, tie,
-                               pv_of if res else None)
+                               pv_of if res else None, budget.end)
             best = moves[0].action
             return Analysis(best, moves, moves[0].pv, sum(r.iterations for r in res),
                             sum(r.nodes for r in res), max((r.max_depth for r in res), default=0),

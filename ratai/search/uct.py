@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -283,8 +284,8 @@ class UCT:
 # -- turning trees into reports ----------------------------------------------------------
 def root_moves(roots: list[Node], player: int, legal: list[int], label: Callable[[int], str],
                n: int, tiebreak: dict[int, float] | None = None,
-               pv_of: Callable[[int, int], tuple[PVStep, ...]] | None = None
-               ) -> tuple[MoveStat, ...]:
+               pv_of: Callable[[int, int], tuple[PVStep, ...]] | None = None,
+               until: float = math.inf) -> tuple[MoveStat, ...]:
     """Per-move statistics summed over one or more root nodes (PIMC sums its worlds).
 
     Works for a decision root (children keyed by action) and a ``SIMULTANEOUS`` root (the
@@ -315,17 +316,26 @@ def root_moves(roots: list[Node], player: int, legal: list[int], label: Callable
         vals = tuple((x / v) if v else 0.0 for x in sums[a])
         moves.append(MoveStat(int(a), label(a), int(v), vals[player], prior, vals))
     moves = sort_moves(moves, tiebreak)
-    return with_pvs(moves, player, pv_of)
+    return with_pvs(moves, player, pv_of, until)
 
 
 def with_pvs(moves: tuple[MoveStat, ...], player: int,
-             pv_of: Callable[[int, int], tuple[PVStep, ...]] | None) -> tuple[MoveStat, ...]:
+             pv_of: Callable[[int, int], tuple[PVStep, ...]] | None,
+             until: float = math.inf) -> tuple[MoveStat, ...]:
     """``moves`` (sorted best first) with each move's own ``pv`` filled (see
-    :func:`root_moves`); a PV always starts with its move."""
+    :func:`root_moves`); a PV always starts with its move.
+
+    The best move's PV runs to 64 plies, the others' to ``MULTI_PV_LIMIT``. ``until`` (a
+    ``time.perf_counter`` time, the budget's :attr:`~ratai.search.common.Budget.end`)
+    bounds the report: once it has passed, the remaining moves' PVs are their first move
+    only, so labelling a wide root (Ratapolis: 100-220 moves, ~20 us a step) cannot run
+    the answer past its time limit. Without a time limit (``inf``) every PV is full.
+    """
     out = []
+    clock = time.perf_counter
     for i, m in enumerate(moves):
         pv: tuple[PVStep, ...] = ()
-        if pv_of is not None and m.visits:
+        if pv_of is not None and m.visits and (i == 0 or clock() < until):
             pv = pv_of(m.action, 64 if i == 0 else MULTI_PV_LIMIT)
         if not pv or pv[0].action != m.action:
             pv = (PVStep(player, m.action, m.label),)
@@ -405,7 +415,8 @@ def analyze_uct(search: UCT, state: State, budget, srng, on_progress=None, every
 
     def report(res: RunResult) -> Analysis:
         moves = root_moves([res.root], player, legal, labels.__getitem__, n, tie,
-                           lambda a, lim: tree_pv(res.root, state, a, player, lim))
+                           lambda a, lim: tree_pv(res.root, state, a, player, lim),
+                           budget.end)
         best = moves[0].action
         return Analysis(best, moves, moves[0].pv, res.iterations,
                         res.nodes, res.max_depth, budget.elapsed(), seed, player, kind)

@@ -85,6 +85,37 @@ def test_multi_pv_is_consistent_with_the_tree():
             node = child
 
 
+def test_report_past_the_time_limit_cuts_the_other_pvs():
+    """Issue 13, item 8: the report is bounded by the time limit's end (``Budget.end``):
+    once it has passed, the best move keeps its whole PV and every other move's PV is its
+    first step (its root label); before it (or without a time limit) every PV is full."""
+    game = ChanceNimGame(roll=False, heap=9)
+    s = game.new_initial_state()
+    uct = UCT(game, 0)
+    srng = SearchRng(3, s, 0)
+    res = uct.run(s, Budget(iterations=800).check(), srng.py)
+    legal = s.legal_actions()
+
+    def report(until):
+        return root_moves([res.root], 0, legal, lambda a: s.action_to_string(0, a), 2,
+                          srng.tiebreak(legal), lambda a, lim: tree_pv(res.root, s, a, 0, lim),
+                          until)
+
+    full, cut = report(float("inf")), report(time.perf_counter() - 1.0)
+    assert [m.action for m in cut] == [m.action for m in full]
+    assert any(len(m.pv) > 1 for m in full[1:])
+    assert cut[0].pv == full[0].pv and len(cut[0].pv) > 1
+    for c, f in zip(cut[1:], full[1:], strict=True):
+        assert c.pv == f.pv[:1] and c.pv[0].label == c.label
+    assert report(time.perf_counter() + 60.0) == full
+    b = Budget(time_limit=0.5).check()
+    assert b.end == float("inf")          # not started
+    b.begin()
+    b.reserve(0.01)
+    assert b.end == pytest.approx(b.start + 0.5) and b.deadline < b.end
+    assert Budget(iterations=5).check().end == float("inf")
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_root_moves_restricts_the_search(kind):
     """``root_moves`` (UCI searchmoves): only those moves are searched and reported."""

@@ -229,11 +229,14 @@ def test_multi_pv_replays_on_the_searched_state():
     while not (s.is_player_node() and len(s.legal_actions()) > 1):
         s.apply_action(sample_action(s, rng))
     an = make_bot("mcts", game, s.current_player(), seed=1, iterations=1500).analyze(s)
+    assert any(len(m.pv) > 1 for m in an.moves[1:])
     for m in an.moves:
         c = s.clone()
         for step in m.pv:
             assert c.current_player() == step.player
             assert step.action in c.legal_actions()
+            # the root step reuses the root label; the rest are labelled on the clone
+            assert step.label == c.action_to_string(step.player, step.action)
             c.apply_action(step.action)
 
 
