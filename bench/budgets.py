@@ -6,6 +6,7 @@ Usage (short runs on a shared machine)::
     python bench/budgets.py --kinds pimc,expectimax,smmcts,heuristic --budgets 0.05,0.5,2
     python bench/budgets.py --games rat_trap --budgets 0.05,2,5,30 --reps 3
     python bench/budgets.py --opt mcts:threads=2 --json out.jsonl
+    python bench/budgets.py --games rat_trap --players 5 --backend python --kinds ismcts
 
 For each game, ``--reps`` decision positions are drawn from one seeded random game (a fresh
 position per repetition, at least two legal moves); for each kind and budget a new bot with
@@ -131,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budgets", default="0.05,0.2,1,2")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--backend", default="cython", choices=("cython", "python"))
+    ap.add_argument("--players", type=int, default=None,
+                    help="num_players for every game (default: each game's default)")
     ap.add_argument("--opt", action="append", default=[], help="kind:key=value")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", default=None, help="append one JSON line per row to this file")
@@ -149,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{rows[-1]['median_ms']:9.2f} {rows[-1]['p99_ms']:7.2f} {rows[-1]['max_ms']:7.2f}",
               flush=True)
     for gname in a.games.split(","):
-        game = load_game(gname, backend=a.backend)
+        game = load_game(gname, backend=a.backend,
+                         **({} if a.players is None else {"num_players": a.players}))
         states = positions(game, a.reps, a.seed)
         for kind in a.kinds.split(","):
             opts = kind_options(kind, game, extra)

@@ -12,6 +12,7 @@ import threading
 from typing import Any
 
 from ratai.engines.api import Game, State
+from ratai.engines.belief import belief_deadline
 from ratai.search.common import (
     DEFAULT_MAX_MEMORY_MB,
     MAX_TIME_LIMIT,
@@ -25,6 +26,7 @@ from ratai.search.common import (
     check_stop,
     free_later,
     node_cap,
+    paused_gc,
 )
 from ratai.search.expectimax import Expectimax
 from ratai.search.ismcts import ISMCTS
@@ -171,10 +173,14 @@ class SearchBot(Bot):
                                  f"supported: 'mcts', 'ismcts'")
             legal = allowed
         self._legal = legal  # the seat's legal moves, for _analyze (listing can be costly)
-        if allowed is not None:
+        # an exact-belief filter (Rat Trap's determinizations) stops at the time limit too,
+        # and no full collection of the cyclic gc runs inside the budget
+        with belief_deadline(budget.end), paused_gc():
+            if allowed is not None:
+                return self._analyze(state, budget, self._rng(state),
+                                     on_progress or self.on_progress, allowed=allowed)
             return self._analyze(state, budget, self._rng(state),
-                                 on_progress or self.on_progress, allowed=allowed)
-        return self._analyze(state, budget, self._rng(state), on_progress or self.on_progress)
+                                 on_progress or self.on_progress)
 
     def _analyze(self, state: State, budget: Budget, srng, on_progress) -> Analysis:
         raise NotImplementedError

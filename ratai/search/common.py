@@ -381,7 +381,10 @@ def paused_gc():
     collector's generations (``gc.freeze``): re-enabling would otherwise make the next
     allocation run one collection over the whole new tree (~0.1 s at 10^5 nodes, on the
     caller's path); the reaper (:func:`free_later`) gives the survivors back to the collector
-    (``gc.unfreeze``) after it has freed a tree, off the caller's path.
+    (``gc.unfreeze``, O(1): they join the oldest generation without counting towards its
+    next collection) after it has freed a tree, or after the last pause ends, off the
+    caller's path. Every search bot's ``analyze`` runs inside one pause (a full collection
+    over a cache of determinizations cost 89 ms inside a 50 ms budget).
     """
     with _GC_LOCK:
         if _GC_PAUSES[0] == 0:
@@ -393,9 +396,12 @@ def paused_gc():
     finally:
         with _GC_LOCK:
             _GC_PAUSES[0] -= 1
-            if _GC_PAUSES[0] == 0 and _GC_PAUSES[1]:
+            thaw = _GC_PAUSES[0] == 0 and _GC_PAUSES[1]
+            if thaw:
                 gc.freeze()
                 gc.enable()
+        if thaw:
+            free_later(None)    # the reaper unfreezes once no pause is running
 
 
 def start_reaper() -> None:

@@ -58,6 +58,7 @@ from .common import (
     check_int,
     free_later,
     has_heuristic,
+    root_labels,
 )
 
 __all__ = ["Expectimax"]
@@ -151,13 +152,10 @@ class Expectimax:
                                                                          budget.iterations)
         per_world: list[dict] = []
         totals = {"iterations": 0, "nodes": 0, "depth": 0}
-        labels: dict[int, str] = {}
-
-        def label(a: int) -> str:
-            text = labels.get(a)
-            if text is None:
-                text = labels[a] = state.action_to_string(player, a)
-            return text
+        # every root move is labelled now, inside the budget, and the report's cost (those
+        # labels and one PV) is reserved from the deadline (Ratapolis: 100-220 moves)
+        labels = root_labels(state, player, legal, budget, 0)
+        label = labels.__getitem__
 
         def report(extra: dict | None = None) -> Analysis:
             res = per_world + ([extra] if extra else [])

@@ -155,3 +155,62 @@ def test_the_caps_fall_back_to_the_closed_form():
     hand.pile_r[0] -= 2
     assert _belief(hand, 0) is None
     hand.resample_from_infostate(0, 1)  # the closed form answers
+
+
+class _Ticks:
+    """A fake ``time`` for ``engines/belief.py``: ``perf_counter`` advances one per read."""
+
+    def __init__(self):
+        self.t = 0.0
+
+    def perf_counter(self):
+        self.t += 1.0
+        return self.t
+
+
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_a_deadline_stops_the_filter_and_a_later_call_resumes_it(backend, monkeypatch):
+    """Issue 13, item 8: inside ``belief_deadline(t)`` (set by every bot's ``analyze``) a
+    filter still running at ``t`` answers ``None`` (the closed form for that call) and the
+    cache keeps the steps it completed; calls resumed with later deadlines reach exactly the
+    belief of an uninterrupted filter (same worlds, same weights). Without a deadline the
+    filter always finishes."""
+    from ratai.engines import belief as B
+
+    if backend == "cython" and "rat_trap" not in _CYTHON_REGISTRY:
+        pytest.skip("compiled extensions not built")
+    game = load_game("rat_trap", backend=backend, num_players=4)
+    seat = 2
+    for k in range(40):                     # a position with several worlds
+        s, _ = random_target(game, 21 + k, 12 + k % 20)
+        if s.is_terminal():
+            continue
+        obs = s.observation(seat)
+        log = s._own_log(seat) if backend == "cython" else s.views[seat]
+        log = tuple(log[len(log) - obs["round_steps"]:])
+        ref = game.reference_game() if backend == "cython" else game
+        anchor = V._round_anchor(ref, obs)
+        if backend == "cython":
+            anchor = game._from_reference(anchor)
+        full = BeliefCache().get("k", lambda a=anchor: a, log, seat)
+        if full is not None and len(full.worlds) > 1 and len(log) > 4:
+            break
+    else:
+        pytest.fail("no position with several worlds")
+    ticks = _Ticks()
+    monkeypatch.setattr(B, "time", ticks)
+    cache = BeliefCache()
+    with B.belief_deadline(0.0):           # already past: nothing is filtered
+        assert cache.get("k", lambda: anchor, log, seat) is None
+    calls, got = 0, None
+    while got is None:
+        calls += 1
+        with B.belief_deadline(ticks.t + 6):  # 6 clock reads a call: a step or less
+            got = cache.get("k", lambda: anchor, log, seat)
+        assert calls < 10_000
+    assert calls > 3                        # it was interrupted, and resumed
+    assert [w._world_key() for w in got.worlds] == [w._world_key() for w in full.worlds]
+    assert np.array_equal(got.cum, full.cum)
+    with B.belief_deadline(0.0):            # complete now: cached, no clock needed
+        assert cache.get("k", lambda: anchor, log, seat) is got
+    assert BeliefCache().get("k", lambda: anchor, log, seat) is not None  # no deadline
