@@ -19,7 +19,7 @@ closed-form sampler. :class:`BeliefCache` extends a cached filter as the log gro
 asks at each of its decisions), so a game pays per new step, not per call.
 
 A search bounds the filter by its clock: inside ``with belief_deadline(t)`` (the bots'
-``analyze`` sets the time limit's end) a filter still running at ``t`` stops, the caller
+``analyze`` sets half its time limit) a filter still running at ``t`` stops, the caller
 gets ``None`` (its closed form, for that call only) and the cache keeps the steps already
 filtered, so a later call resumes there. Without a deadline (iteration budgets) the filter
 always finishes, so a seeded search stays reproducible.
@@ -66,8 +66,8 @@ def belief_deadline(t: float) -> Iterator[None]:
 
 
 class _OutOfTime(Exception):
-    """A filter reached its deadline (:func:`belief_deadline`); ``layer`` holds the steps
-    it completed."""
+    """A filter reached its deadline (:func:`belief_deadline`); its layer keeps the states
+    expanded so far."""
 
 
 @dataclass
@@ -126,8 +126,10 @@ class _Layer:
 
 
 def _merge(nxt: dict, key: tuple, state: Any, w: float) -> None:
+    """Add ``state`` with weight ``w`` to ``nxt``, summing the weights of equal states
+    (the last one stored is kept: they are the same world)."""
     old = nxt.get(key)
-    nxt[key] = (state if old is None else old[0], w + (old[1] if old else 0.0))
+    nxt[key] = (state, w + (old[1] if old is not None else 0.0))
 
 
 def _advance(layer: _Layer, codes: Sequence, player: int, max_worlds: int,
@@ -188,6 +190,7 @@ def _advance(layer: _Layer, codes: Sequence, player: int, max_worlds: int,
         layer.nxt = None
         if not nxt:
             raise ValueError("observation is impossible: no history explains the seat's log")
+        over = over or len(nxt) > max_worlds or layer.expansions > max_expansions
         layer.states = None if over else nxt
     return layer
 

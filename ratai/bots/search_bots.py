@@ -8,6 +8,7 @@ streams from its seed and the seat's information state, and returns an
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
@@ -42,6 +43,10 @@ __all__ = ["SearchBot", "MCTSBot", "ISMCTSBot", "PIMCBot", "ExpectimaxBot", "SMM
 #: Options every search bot accepts besides its kind's own (not passed to the algorithm).
 RESERVED_OPTIONS = ("on_progress", "progress_every", "skip_forced", "stop")
 _UCT_OPTIONS = ("exploration", "rollout", "rollout_cutoff", "rollout_epsilon")
+#: The share of a time limit an exact-belief filter may use (``engines.belief``); a cold
+#: filter of a large round would otherwise leave the search no time at all.
+BELIEF_SHARE = 0.5
+
 # Tree options of the mcts / ismcts bots (compiled and Python search).
 _TREE_OPTIONS = ("max_nodes", "max_memory_mb", "threads")
 # Tree reuse and pondering options of the mcts / ismcts bots.
@@ -173,9 +178,11 @@ class SearchBot(Bot):
                                  f"supported: 'mcts', 'ismcts'")
             legal = allowed
         self._legal = legal  # the seat's legal moves, for _analyze (listing can be costly)
-        # an exact-belief filter (Rat Trap's determinizations) stops at the time limit too,
-        # and no full collection of the cyclic gc runs inside the budget
-        with belief_deadline(budget.end), paused_gc():
+        # no full collection of the cyclic gc runs inside the budget, and an exact-belief
+        # filter (Rat Trap's determinizations) may take at most BELIEF_SHARE of the time
+        # limit: past it, this call searches the closed form and the next call resumes it
+        until = math.inf if b.time_limit is None else budget.start + BELIEF_SHARE * b.time_limit
+        with belief_deadline(until), paused_gc():
             if allowed is not None:
                 return self._analyze(state, budget, self._rng(state),
                                      on_progress or self.on_progress, allowed=allowed)
