@@ -8,7 +8,6 @@ streams from its seed and the seat's information state, and returns an
 
 from __future__ import annotations
 
-import math
 import threading
 from typing import Any
 
@@ -181,8 +180,7 @@ class SearchBot(Bot):
         # no full collection of the cyclic gc runs inside the budget, and an exact-belief
         # filter (Rat Trap's determinizations) may take at most BELIEF_SHARE of the time
         # limit: past it, this call searches the closed form and the next call resumes it
-        until = math.inf if b.time_limit is None else budget.start + BELIEF_SHARE * b.time_limit
-        with belief_deadline(until), paused_gc():
+        with belief_deadline(budget.share_end(BELIEF_SHARE)), paused_gc():
             if allowed is not None:
                 return self._analyze(state, budget, self._rng(state),
                                      on_progress or self.on_progress, allowed=allowed)

@@ -254,9 +254,16 @@ class Budget:
         """When the time limit runs out (``time.perf_counter`` seconds: ``start +
         time_limit``; ``inf`` without a time limit or before :meth:`begin`). Unlike
         ``deadline``, not moved by :meth:`reserve`: the report's own bound."""
+        return self.share_end(1.0)
+
+    def share_end(self, share: float) -> float:
+        """When ``share`` (a fraction, 0..1) of the time limit has passed
+        (``time.perf_counter`` seconds: ``start + share * time_limit``; ``inf`` without a
+        time limit or before :meth:`begin`): the bound of a phase that may use only part of
+        the budget (the exact-belief filter, ``BELIEF_SHARE``)."""
         if self.time_limit is None or not self.start:
             return math.inf
-        return self.start + self.time_limit
+        return self.start + share * self.time_limit
 
     def stopped(self) -> bool:
         """True when the ``stop`` flag is set (cancelled)."""

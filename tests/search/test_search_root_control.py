@@ -113,7 +113,9 @@ def test_report_past_the_time_limit_cuts_the_other_pvs():
     b.begin()
     b.reserve(0.01)
     assert b.end == pytest.approx(b.start + 0.5) and b.deadline < b.end
+    assert b.share_end(0.5) == pytest.approx(b.start + 0.25)   # BELIEF_SHARE's bound
     assert Budget(iterations=5).check().end == float("inf")
+    assert Budget(iterations=5).check().share_end(0.5) == float("inf")
 
 
 @pytest.mark.parametrize("kind", KINDS)
