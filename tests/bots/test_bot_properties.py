@@ -40,7 +40,7 @@ def fast_kwargs(kind: str, game) -> dict | None:
     if kind in ("pimc", "smmcts"):
         return dict(uct, determinizations=2)
     if kind == "expectimax":
-        return {"max_depth": 1, "max_chance_outcomes": 3, "determinizations": 1}
+        return {"max_depth": 1, "max_chance_outcomes": 3, "determinizations": 1, "rollouts": 2}
     if kind == "az":
         model = tiny_model(game)
         return None if model is None else {"iterations": 6, "model": model}
