@@ -291,7 +291,8 @@ cdef class CyState:
         legal = self.legal_actions()
         reason = "the game is over" if self.is_terminal() else ""
         cp = self.current_player()
-        labels = {a: self._action_to_string(cp, a) for a in legal}
+        ref = self.to_reference() if legal else None  # one conversion for every label
+        labels = {a: ref._action_to_string(cp, a) for a in legal}
         raise IllegalActionError(action, legal, labels, reason)
 
     def _apply_action(self, int action) -> None:
@@ -365,7 +366,8 @@ cdef class CyState:
         return self._action_to_string(player, action)
 
     def string_to_action(self, player, text):
-        return State.string_to_action(self, player, text)
+        # one conversion for the whole label search (each _action_to_string converts)
+        return self.to_reference().string_to_action(player, text)
 
     def action_to_dict(self, player, action) -> dict:
         return State.action_to_dict(self, player, action)

@@ -573,14 +573,14 @@ class State(ABC):
             IllegalActionError: no legal action has that label.
         """
         legal = self.legal_actions()
-        labels = {a: self._action_to_string(player, a) for a in legal}
-        for a, label in labels.items():
-            if label == text:
+        for a in legal:  # labels are unique (the contract), so the first match is the one
+            if self._action_to_string(player, a) == text:
                 return a
         if isinstance(text, int | np.integer) and not isinstance(text, bool) and text in legal:
             return int(text)
         if isinstance(text, str) and text.strip().isdigit() and int(text) in legal:
             return int(text)
+        labels = {a: self._action_to_string(player, a) for a in legal}
         raise IllegalActionError(text, legal, labels, "no legal action has that label")
 
     def action_to_dict(self, player: int, action: int) -> dict:

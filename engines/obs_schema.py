@@ -301,11 +301,12 @@ class TensorLayout:
 
     def __init__(self, schema: dict):
         self.slices: list[TensorSlice] = []
+        self.size = 0  # grows as _compile lays the leaves out
         self._write = self._compile(schema, "$")
-        self.size = sum(s.size for s in self.slices)
 
     def _leaf(self, path: str, size: int, encoding: str, node: dict, **numbers: Any) -> int:
-        start = sum(s.size for s in self.slices)
+        start = self.size
+        self.size += size
         self.slices.append(TensorSlice(path, start, size, encoding,
                                        node.get("description", ""), **numbers))
         return start

@@ -30,11 +30,13 @@ def _variant_id(game: str, variant: str, backend: str) -> str:
 VARIANT_IDS = [_variant_id(*entry[:2], entry[3]) for entry in game_variants(backends=True)]
 
 
-def sample_action(state, rng: np.random.Generator) -> int:
-    """A chance outcome by its probability, or a uniform legal decision."""
+def sample_action(state, rng: np.random.Generator, legal: list[int] | None = None) -> int:
+    """A chance outcome by its probability, or a uniform legal decision (from ``legal`` when
+    the caller already holds ``state.legal_actions()``)."""
     if state.is_chance_node():
         return sample_chance_outcome(state, rng)
-    legal = state.legal_actions()
+    if legal is None:
+        legal = state.legal_actions()
     return legal[rng.integers(len(legal))]
 
 

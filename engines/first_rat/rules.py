@@ -86,7 +86,7 @@ Rulebook wording followed literally
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -941,6 +941,15 @@ class FirstRatState(State):
 
     def _rat_moves(self, p: int, opt: int) -> list[tuple[int, int, int, int]]:
         """Candidate single-rat moves ``(rat, dest, mask, colour_index)`` for option ``opt``."""
+        return list(self._iter_rat_moves(p, opt))
+
+    def _any_rat_move(self, p: int, opt: int) -> bool:
+        """Whether seat ``p`` has a candidate single-rat move for option ``opt`` (stops at the
+        first one)."""
+        return next(self._iter_rat_moves(p, opt), None) is not None
+
+    def _iter_rat_moves(self, p: int, opt: int) -> Iterator[tuple[int, int, int, int]]:
+        """:meth:`_rat_moves` one by one (the state must not change while it runs)."""
         g: FirstRatGame = self._game
         L = g.L
         rats = self.rats[p]
@@ -950,7 +959,6 @@ class FirstRatState(State):
         moved = self.moved
         b_ends = {rats[m] for m in moved}
         launch_used = opt == 1 and L in b_ends
-        out = []
         if opt == 0:
             base = self._q(p, "option_a_steps")
         else:
@@ -974,18 +982,17 @@ class FirstRatState(State):
                     if launch_used:
                         continue
                     if opt == 0 or chameleon:
-                        out.append((r, dest, mask, 0))
+                        yield r, dest, mask, 0
                     elif self.b_colour is not None:
-                        out.append((r, dest, mask,
-                                    g.data.launchpad_colours.index(self.b_colour)))
+                        yield (r, dest, mask,
+                               g.data.launchpad_colours.index(self.b_colour))
                     else:
-                        out.extend((r, dest, mask, ci) for ci in range(g.n_colours))
+                        yield from ((r, dest, mask, ci) for ci in range(g.n_colours))
                     continue
                 if opt == 1 and not chameleon and self.b_colour is not None \
                         and self._colour(dest) != self.b_colour:
                     continue
-                out.append((r, dest, mask, 0))
-        return out
+                yield r, dest, mask, 0
 
     def _sharers(self, p: int) -> set[int]:
         """Seat ``p``'s Super Rats that share spaces with the seat's other rats
@@ -997,7 +1004,7 @@ class FirstRatState(State):
         """FR-3: after this first option-B rat, can a second rat complete option B?"""
         saved = (self.rats[p][r], dict(self.mats[p]), self.b_colour)
         self._move_rat(p, r, dest, mask, ci, 1, commit=False)
-        ok = bool(self._rat_moves(p, 1))
+        ok = self._any_rat_move(p, 1)
         self.rats[p][r], self.mats[p], self.b_colour = saved
         self.moved.pop()
         return ok
@@ -1027,7 +1034,7 @@ class FirstRatState(State):
         self.option = "AB"[opt]
         self._move_rat(p, r, dest, mask, ci, opt)
         if opt == 0 or len(self.moved) >= RULEBOOK["option_b_max_rats"] \
-                or not self._rat_moves(p, 1):
+                or not self._any_rat_move(p, 1):
             self.step = "pay"
             self._run()
         else:

@@ -109,8 +109,8 @@ def exact_posterior(game, actions: list[int], p: int,
                 key = world_key(child, MERGE_DROP)
                 old = nxt.get(key)
                 nxt[key] = (child, w * prob + (old[1] if old else 0.0))
-        if len(nxt) > max_worlds:
-            raise TooManyWorlds(f"{len(nxt)} states after step {step + 1}")
+                if len(nxt) > max_worlds:  # the layer only grows: give up at once
+                    raise TooManyWorlds(f"more than {max_worlds} states after step {step + 1}")
         layer = nxt
     total = sum(w for _, w in layer.values())
     out: Counter = Counter()

@@ -107,9 +107,10 @@ def test_illegal_actions_raise_and_change_nothing(any_game):
         state.apply_action(0)
 
 
-def test_resample_keeps_information_state_and_depends_only_on_it(any_game):
+def check_resamples(any_game, seeds) -> None:
     """resample_from_infostate: same information state; equal infostates + seed => equal sample;
-    state_from_observation round-trips the observation (``observation_string``)."""
+    state_from_observation round-trips the observation (``observation_string``); every seat,
+    every fifth state of the seeded random playouts ``seeds``."""
     n = any_game.num_players()
 
     def check(state):
@@ -131,8 +132,17 @@ def test_resample_keeps_information_state_and_depends_only_on_it(any_game):
             # the current view round-trips; the past (perfect recall) is not in it
             assert rebuilt.observation_string(p) == state.observation_string(p)
 
-    for seed in range(2):
+    for seed in seeds:
         random_playout(any_game, seed, on_state=check)
+
+
+def test_resample_keeps_information_state_and_depends_only_on_it(any_game):
+    check_resamples(any_game, range(1))
+
+
+@pytest.mark.slow
+def test_resample_keeps_information_state_on_more_games(any_game):
+    check_resamples(any_game, range(1, 11))
 
 
 def test_resampled_states_play_on(any_game):

@@ -6,6 +6,11 @@ at every step on ``current_player``, ``legal_actions`` and ``chance_outcomes``; 
 ``OBS_EVERY``-th step and at the end also on ``returns``, ``scores``, ``serialize()`` (the full
 state, hidden parts included, in the reference's format) and one seat's ``observation`` /
 ``information_state_string`` (seats in turn; every seat at the end of the game).
+
+The reference applies each sampled action through the contract's unchecked fast path
+(``apply_unchecked``, what the search runs on), so its legality check is not paid twice per
+step; the twin through its checked ``apply_action``. The checked path and its errors are the
+contract suite's (``tests/engines/test_contract.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import numpy as np
 import pytest
 
 from ratai.engines import _CYTHON_REGISTRY, load_game
+from ratai.search.common import apply_unchecked
 from tests.conftest import game_variants, sample_action
 
 CI_GAMES = 300
@@ -36,7 +42,8 @@ def play_both(name: str, params: dict, seed: int, obs_every: int = OBS_EVERY) ->
         where = f"{name} {params} seed {seed} step {step}"
         cp = ref.current_player()
         assert cy.current_player() == cp, where
-        assert cy.legal_actions() == ref.legal_actions(), where
+        legal = ref.legal_actions()
+        assert cy.legal_actions() == legal, where
         if cp == -1:
             assert cy.chance_outcomes() == ref.chance_outcomes(), where
         terminal = ref.is_terminal()
@@ -53,8 +60,8 @@ def play_both(name: str, params: dict, seed: int, obs_every: int = OBS_EVERY) ->
         if terminal:
             assert cy.history() == ref.history()
             return step
-        action = sample_action(ref, rng)
-        ref.apply_action(action)
+        action = sample_action(ref, rng, legal)
+        apply_unchecked(ref, action)  # the search's fast path; legal was checked above
         cy.apply_action(action)
         step += 1
 

@@ -7,18 +7,22 @@ Start, score markers <= 10, the game ends within max_game_length(). CI runs 300 
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
 from ratai.engines import IllegalActionError, load_game
 from ratai.engines.first_rat.data import MATERIALS, load
+from ratai.search.common import apply_unchecked
 
 CI_GAMES = 300  # per (player count, layout): the issue's CI figure
 SLOW_GAMES = 2000
 CASES = [(n, layout) for n in (1, 2, 3, 4, 5) for layout in ("standard", "variable")]
 
 
-def check_invariants(s) -> None:
+def check_invariants(s, legal: list[int] | None = None) -> None:
+    """The issue's invariants at ``s``; ``legal`` is ``s.legal_actions()`` if the caller has it."""
     g = s.get_game()
     d = load()
     L = g.L
@@ -35,10 +39,10 @@ def check_invariants(s) -> None:
         chosen = [r for r in s.super_rats[p].values() if r >= 0]
         assert len(chosen) == len(set(chosen)), s.super_rats[p]  # FR-19
         assert 0 <= s.light[p] <= d.light_length and s.lights_scored[p] <= 3
+    placed = Counter(o for t in s.track_slots if t != "rattronaut"
+                     for o in (*s.track_slots[t], *s.track_last[t]))
     for owner, count in enumerate(s.markers):
-        assert count <= 10
-        placed = sum(s._markers_on(t, owner) for t in s.track_slots if t != "rattronaut")
-        assert placed == count
+        assert count <= 10 and placed[owner] == count  # markers on the tracks
     items = s.disp_backpacks + [b for p in s.backpacks for b in p]
     assert len(items) == len(set(items))
     caps = s.disp_caps + [c for p in s.caps for c in p]
@@ -47,27 +51,30 @@ def check_invariants(s) -> None:
     assert len(comics) == len(set(comics))
     if not s.is_terminal():  # labels identify actions (string_to_action)
         cp = s.current_player()
-        labels = [s.action_to_string(cp, a) for a in s.legal_actions()]
+        legal = s.legal_actions() if legal is None else legal
+        labels = [s.action_to_string(cp, a) for a in legal]
         assert len(labels) == len(set(labels))
 
 
 def play(game, seed: int, on_state=None):
+    """One seeded random game; ``on_state(s, legal)`` is called before every action and at
+    the end (``legal`` is ``s.legal_actions()``, computed once per state)."""
     rng = np.random.default_rng(seed)
     s = game.new_initial_state()
     steps = 0
     while not s.is_terminal():
+        la = s.legal_actions()
         if on_state is not None:
-            on_state(s)
+            on_state(s, la)
         if s.is_chance_node():
             acts, probs = zip(*s.chance_outcomes(), strict=True)
             s.apply_action(acts[rng.choice(len(acts), p=np.array(probs) / sum(probs))])
-        else:
-            la = s.legal_actions()
-            s.apply_action(la[rng.integers(len(la))])
+        else:  # from the legal list just computed: the unchecked fast path of the search
+            apply_unchecked(s, la[rng.integers(len(la))])
         steps += 1
         assert steps <= game.max_game_length()
     if on_state is not None:
-        on_state(s)
+        on_state(s, [])
     return s
 
 
@@ -96,7 +103,7 @@ def test_state_from_observation_round_trips(n, layout):
     game = load_game("first_rat", backend="python", num_players=n, layout=layout)
     count = [0]
 
-    def check(s):
+    def check(s, legal):
         count[0] += 1
         if count[0] % 5:
             return
@@ -104,7 +111,7 @@ def test_state_from_observation_round_trips(n, layout):
             obs = s.observation(p)
             rebuilt = game.state_from_observation(p, obs, rng=count[0])
             assert rebuilt.observation(p) == obs
-            assert rebuilt.legal_actions() == s.legal_actions()
+            assert rebuilt.legal_actions() == legal
 
     for seed in range(3):
         play(game, 100 + seed, check)
@@ -157,7 +164,7 @@ def test_heuristic_value_in_unit_interval():
         game = load_game("first_rat", backend="python", num_players=n)
         vals: list[float] = []
 
-        def record(s, game=game, vals=vals):
+        def record(s, _legal, game=game, vals=vals):
             vals.append(game.heuristic_value(s, 0))
 
         play(game, 3, record)
