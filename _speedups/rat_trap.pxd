@@ -18,7 +18,8 @@ cdef enum:
     RT_MAXCAT = 8
     RT_MAXORDER = 8
     RT_MAXROLL = 16
-    RT_MAXAUTO = 16    # automatic draws from ordered piles in one step (a turn: <= 6)
+    RT_MAXAUTO = 16    # automatic log entries in one step (a turn's ordered draws: <= 6;
+                       # a lazy manipulation's unseen deal and orders: 12)
 
 
 ctypedef struct RTResult:
@@ -88,6 +89,9 @@ ctypedef struct RTState:
     signed char nmanip
     signed char manip_hand[RT_NT]
     signed char ordering
+    # -1; in a world of seat q's exact belief, q: another seat's Manipulator leaves its piles
+    # lazy (rules.RatTrapState.observer)
+    signed char observer
     signed char tr_used[RT_MAXTR]
     signed char ntr_used
     signed char round_over

@@ -332,6 +332,7 @@ cdef void init_state(RTState* s, const RTConst* k) noexcept nogil:
     s.nres = 0
     s.nwinners = 0
     s.tiebreak = 0
+    s.observer = -1
     reset_round(s, k)
     s.phase = P_NONE
     s.ntodo = 0
@@ -595,6 +596,34 @@ cdef void log_auto_draw(RTState* s, const RTConst* k, int actor, int card) noexc
     s.round_steps += 1
 
 
+cdef inline bint lazy_manipulation(const RTState* s, const RTConst* k) noexcept nogil:
+    """The Manipulator's piles stay lazy in this world (``rules.RatTrapState.observer``)."""
+    return s.observer >= 0 and s.observer != role_index(s, k, R_MANIPULATOR)
+
+
+cdef void log_unseen(RTState* s, const RTConst* k, int count) noexcept nogil:
+    """``count`` log entries no seat of this world sees (``rules._t_manip_deal``: a lazy
+    pile's deal and orders), as automatic entries."""
+    cdef int e, q
+    for e in range(count):
+        for q in range(k.n):
+            s.vhash[q] = cy_mix(s.vhash[q], -1)
+            if s.nauto < RT_MAXAUTO:
+                s.auto_ev[s.nauto][q] = -1
+        s.nauto += 1
+        s.round_steps += 1
+
+
+cdef inline int placed(const RTState* s, const RTConst* k, int i) noexcept nogil:
+    """``view._placed``: cards placed in an ordered pile, -1 (None) for a pile nobody
+    ordered; a lazy pile counts whole."""
+    if s.has_order[i]:
+        return s.otail[i] - s.ohead[i]
+    if contains(s.manip_piles, s.nmanip, i) and lazy_manipulation(s, k):
+        return pile_size(s, i)
+    return -1
+
+
 cdef int auto_code(const RTState* s, const RTConst* k, int q, int actor, int card) noexcept nogil:
     cdef bint shown = actor == k.third_rat or (card == C_TRAP and not holds(s, k, actor, R_FOOL))
     if shown or q == actor or q == role_index(s, k, R_MANIPULATOR):
@@ -609,6 +638,8 @@ cdef int view_code(const RTState* s, const RTConst* k, int q, int a) noexcept no
         return a if q == s.ctx_who else -1
     if ph == P_DRAW:
         card = C_TRAP if a <= A_DRAW + 1 else a - A_DRAW - 1
+        if contains(s.manip_piles, s.nmanip, s.ctx_pile):   # a lazy pile
+            return auto_code(s, k, q, s.ctx_actor, card)
         code = A_DRAW + 1 + card
         if s.ctx_actor == k.third_rat or q == s.ctx_actor:
             return code
@@ -840,8 +871,11 @@ cdef void advance(RTState* s, const RTConst* k) noexcept nogil:
         elif t[0] == T_MANIP_PILE:
             t_manip_pile(s, k, a)
         elif t[0] == T_MANIP_DEAL:
-            ask(s, P_MANIP_DEAL, _CHANCE)
-            s.ctx_pile = a
+            if lazy_manipulation(s, k):
+                log_unseen(s, k, 1 + pile_size(s, a))
+            else:
+                ask(s, P_MANIP_DEAL, _CHANCE)
+                s.ctx_pile = a
         elif t[0] == T_MANIP_ORDER:
             t_manip_order(s, k, a)
 
@@ -1269,7 +1303,7 @@ cdef unsigned long long info_digest(const RTState* s, const RTConst* k, int p) n
         for q in range(n):
             h = cy_mix(h, s.quiet[q][i])
         h = cy_mix(h, pile_size(s, i))
-        h = cy_mix(h, (s.otail[i] - s.ohead[i]) if s.has_order[i] else -1)   # pile_placed
+        h = cy_mix(h, placed(s, k, i))                                # pile_placed
     h = cy_mix(h, s.used_clovers)
     size = 0
     for q in range(n):
@@ -2340,6 +2374,14 @@ cdef class RatTrapState(CyState):
             total += self.s.manip_hand[t]
         return self.s.manip_hand[action - A_ORDER] / <double>total
 
+    def _realize(self, rng):
+        """``rules.RatTrapState._realize``: this world of a belief as a state of the game,
+        its lazy piles dealt and ordered by the reference's code from ``rng`` (so a seed
+        gives both backends the same sample)."""
+        if self.s.observer < 0:
+            return self
+        return self._game._from_reference(_V.realize_lazy_piles(self.to_reference(), rng))
+
     def _prepare_resample(self, int player):
         """Build the compiled sampler's view of seat ``player``'s belief: the worlds of the
         exact filter (``view.exact_belief``, cached per round) as C structs, or the closed
@@ -2487,6 +2529,8 @@ cdef class RatTrapState(CyState):
         d["manip_piles"] = _lst(s.manip_piles, s.nmanip)
         d["manip_hand"] = [s.manip_hand[t] for t in range(4)]
         d["ordering"] = s.ordering
+        if s.observer >= 0:  # a world of a belief (a class default -1 otherwise)
+            d["observer"] = s.observer
         d["tr_used"] = _lst(s.tr_used, s.ntr_used)
         d["round_over"] = bool(s.round_over)
         d["round_steps"] = s.round_steps
@@ -2608,6 +2652,7 @@ cdef class RatTrapState(CyState):
             _set_arr(s.manip_piles, r.manip_piles, RT_MAXPILE, "manip_piles")
             s.nmanip = len(r.manip_piles)
             s.ordering = r.ordering
+            s.observer = r.observer
             _set_arr(s.tr_used, r.tr_used, RT_MAXTR, "tr_used")
             s.ntr_used = len(r.tr_used)
             s.round_over = r.round_over
@@ -2718,8 +2763,48 @@ cdef int rt_pick_world(RTState* d, const RTState* worlds, const double* cum, int
         else:
             lo = mid + 1
     rt_copy(d, &worlds[lo])
+    if d.observer >= 0:  # a world of the belief: no longer lazy once drawn
+        rt_realize(d, k, rng)
     sample_views(d, src, k, p)
     return 0
+
+
+cdef void rt_realize(RTState* d, const RTConst* k, unsigned long long* rng) noexcept nogil:
+    """``view.realize_lazy_piles`` in C: each lazy pile's set-aside Trap if still in and
+    ``pile_r`` cards dealt from the pool without replacement, in a uniform order (a
+    Fisher-Yates shuffle); ``observer`` back to -1. The same law as the reference's, from
+    the C stream."""
+    cdef int i, j, n, t, u, total
+    cdef signed char c
+    for i in range(k.npiles):
+        if d.has_order[i] or not contains(d.manip_piles, d.nmanip, i) \
+                or not lazy_manipulation(d, k):
+            continue
+        n = 0
+        for j in range(d.pile_g[i]):
+            d.order[i][n] = C_TRAP
+            n += 1
+        for j in range(d.pile_r[i]):
+            total = csum(d.pool)
+            u = rs_below(rng, total)
+            t = 0
+            while u >= d.pool[t]:
+                u -= d.pool[t]
+                t += 1
+            d.pool[t] -= 1
+            d.order[i][n] = t
+            n += 1
+        for j in range(n - 1, 0, -1):
+            u = rs_below(rng, j + 1)
+            c = d.order[i][j]
+            d.order[i][j] = d.order[i][u]
+            d.order[i][u] = c
+        d.pile_g[i] = 0
+        d.pile_r[i] = 0
+        d.has_order[i] = 1
+        d.ohead[i] = 0
+        d.otail[i] = n
+    d.observer = -1
 
 
 def c_determinize(RatTrapState state, int player, unsigned long long seed):

@@ -32,12 +32,13 @@ Hidden information and piles
     Piles are dealt lazily (draw-on-reveal): a pile is ``g`` (its set-aside Trap still inside,
     0/1) plus ``r`` cards from the shuffled dealt cards, whose remaining types are the ``pool``
     counts. Drawing is a chance node weighted exactly as a shuffled pile. Piles the Manipulator
-    looked at become explicit ordered lists. A seat's observation holds its own cards, what it
-    knows of other players' cards (cards stolen from it, cards it saw drawn from a pile it
-    ordered, what stays certain after steals it did not see), public facts (scratches,
-    points, pile sizes, revealed Traps, quiet draws per seat and pile, used clovers, the
-    Third Rat's cards, revealed roles) and the pending turn. See :meth:`RatTrapGame.
-    state_from_observation` for how unknown cards are re-dealt.
+    looked at become explicit ordered lists (in a state of the game; in the worlds of another
+    seat's exact belief they stay lazy, :attr:`RatTrapState.observer`). A seat's observation
+    holds its own cards, what it knows of other players' cards (cards stolen from it, cards
+    it saw drawn from a pile it ordered, what stays certain after steals it did not see),
+    public facts (scratches, points, pile sizes, revealed Traps, quiet draws per seat and
+    pile, used clovers, the Third Rat's cards, revealed roles) and the pending turn. See
+    :meth:`RatTrapGame.state_from_observation` for how unknown cards are re-dealt.
 """
 
 from __future__ import annotations
@@ -254,6 +255,19 @@ class RatTrapGame(Game):
 class RatTrapState(State):
     """A Rat Trap position. Fields are plain JSON data (see ``engines/api.py``)."""
 
+    #: ``-1`` in a state of the game. In a world of seat ``q``'s exact belief
+    #: (``view.exact_belief``, an instance field set on the round's anchor) ``q``: piles
+    #: another seat's Manipulator looks at stay *lazy*. Under the documented prior of the
+    #: order (a uniform shuffle, :func:`view.order_prior`) the contents and order of such a
+    #: pile are, for ``q``, a shuffled pile like any other, so the world skips the deal and
+    #: the ordering (their unseen log entries are written as such, :meth:`_t_manip_deal`),
+    #: draws from the pile are chance nodes that show ``q`` what an ordered draw shows
+    #: (:func:`view.auto_code`), and a sampled world gets a uniform order only then
+    #: (:func:`view.realize_lazy_piles`). One world then stands for every deal and order
+    #: of the two piles (hundreds to tens of thousands of states), so the filter stays in its
+    #: caps.
+    observer = -1
+
     def __init__(self, game: RatTrapGame):
         super().__init__(game)
         P = game.participants
@@ -363,14 +377,17 @@ class RatTrapState(State):
     def _hidden_weight(self, action: int) -> float:
         return order_prior(self, action)
 
+    def _realize(self, rng: Any) -> RatTrapState:
+        """This world of a belief as a state of the game (:func:`view.realize_lazy_piles`:
+        its lazy piles dealt and ordered from ``rng``, a ``numpy.random.Generator``)."""
+        return realize_lazy_piles(self, rng)
+
     def _log_auto_draw(self, actor: int, pile: int, card: int) -> None:
         """Perfect recall of a card drawn from a pile the Manipulator ordered (no chance node:
         the order is known). The drawer, the Manipulator and everybody for the Third Rat's
         card or a revealed Trap log ``-10 - card``; the others ``-2`` ("a card")."""
-        m = self.roles.index(MANIPULATOR) if MANIPULATOR in self.roles else -1
-        shown = actor == self._game.third_rat or (card == TRAP and not self._holds(actor, FOOL))
         for q, log in enumerate(self.views):
-            log.append(-10 - card if shown or q in (actor, m) else -2)
+            log.append(auto_code(self, q, actor, card))
         self.round_steps += 1
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -435,7 +452,20 @@ class RatTrapState(State):
         self._ask("manip_pile", m, options=options)
 
     def _t_manip_deal(self, pile: int) -> None:
+        if self._lazy_manipulation():
+            # a world of another seat's belief: the deal (a chance node) and one decision per
+            # card (RT-10) are unseen entries of that seat's log, the pile stays shuffled
+            unseen = 1 + self._pile_size(pile)
+            for log in self.views:
+                log.extend([-1] * unseen)
+            self.round_steps += unseen
+            return
         self._ask("manip_deal", CHANCE, pile=pile)
+
+    def _lazy_manipulation(self) -> bool:
+        """The Manipulator's piles stay lazy in this world (:attr:`observer`: another seat
+        is its observer). Only asked once a Manipulator was dealt."""
+        return 0 <= self.observer != self.roles.index(MANIPULATOR)
 
     def _t_manip_order(self, pile: int) -> None:
         """One decision per card, top to bottom (RT-10). Asked even when the rest is forced,
@@ -1111,10 +1141,12 @@ _APPLY = {
 from .view import (  # noqa: E402
     _rebuild,
     action_label,
+    auto_code,
     describe_action,
     heuristic_value,
     observation,
     order_prior,
+    realize_lazy_piles,
     render,
     sample_infostate,
     view_codes,

@@ -84,7 +84,7 @@ def observation(s: RatTrapState, p: int) -> dict:
     is_manip = 0 <= p < len(s.roles) and s.roles[p] == MANIPULATOR
     obs.update({
         "pile_sizes": [s._pile_size(i) for i in range(g.num_piles)],
-        "pile_placed": [None if o is None else len(o) for o in s.pile_order],
+        "pile_placed": [_placed(s, i) for i in range(g.num_piles)],
         "stored_counts": [len(c) for c in s.stored],
         "lost_counts": [len(c) for c in s.lost],
         "third_rat_cards": list(s.stored[tr]) if tr >= 0 else None,  # face up (Third Rat)
@@ -103,6 +103,16 @@ def observation(s: RatTrapState, p: int) -> dict:
         "fool_piles": list(s.fool_piles) if s.roles[p] == FOOL else None,
     })
     return obs
+
+
+def _placed(s: RatTrapState, i: int) -> int | None:
+    """Cards the Manipulator has placed in pile ``i`` (public: ``pile_placed``), None for a
+    pile nobody ordered; a lazy pile of a belief's world (``RatTrapState.observer``) is
+    ordered whole."""
+    order = s.pile_order[i]
+    if order is not None:
+        return len(order)
+    return s._pile_size(i) if i in lazy_piles(s) else None
 
 
 # ----------------------------------------------------------------------------- labels
@@ -202,6 +212,8 @@ def view_codes(s: RatTrapState, a: int) -> list[int]:
     if phase == "draw":
         actor = ctx["actor"]
         card = TRAP if a <= DRAW + 1 else a - DRAW - 1
+        if ctx["pile"] in s.manip_piles:  # a lazy pile (RatTrapState.observer)
+            return [auto_code(s, q, actor, card) for q in range(n)]
         code = DRAW + 1 + card
         if actor == g.third_rat:
             return [code] * n
@@ -218,6 +230,17 @@ def view_codes(s: RatTrapState, a: int) -> list[int]:
         m = s.roles.index(MANIPULATOR)
         return [a if q == m else -1 for q in range(n)]
     return [a] * n
+
+
+def auto_code(s: RatTrapState, q: int, actor: int, card: int) -> int:
+    """Seat ``q``'s log entry for ``card`` drawn by ``actor`` from a pile the Manipulator
+    ordered (no chance node: the order is known): ``-10 - card`` for the drawer, the
+    Manipulator, and everybody for the Third Rat's card or a revealed Trap; ``-2`` ("a
+    card") for the others."""
+    shown = actor == s._game.third_rat or (card == TRAP and not s._holds(actor, FOOL))
+    if shown or q == actor or (MANIPULATOR in s.roles and q == s.roles.index(MANIPULATOR)):
+        return -10 - card
+    return -2
 
 
 # ------------------------------------------------------------------------ determinization
@@ -600,7 +623,9 @@ def _first_active(g: RatTrapGame, obs: Mapping[str, Any]) -> int:
 def _round_anchor(g: RatTrapGame, obs: Mapping[str, Any]) -> RatTrapState:
     """The state at the start of the observation's round (Round Setup, before any chance
     outcome): public facts only (points, finished rounds, the first active rat: each turn
-    that ended passed the turn on, RT-6), so every seat knows it completely."""
+    that ended passed the turn on, RT-6), so every seat knows it completely. Its worlds
+    belong to the observing seat's belief (``RatTrapState.observer``: another seat's
+    Manipulator leaves its piles lazy)."""
     s = RatTrapState.__new__(RatTrapState)
     State.__init__(s, g)
     s.round = obs["round"] - 1
@@ -614,6 +639,7 @@ def _round_anchor(g: RatTrapGame, obs: Mapping[str, Any]) -> RatTrapState:
     s.phase = ""
     s.todo = [["start_round"]]
     s.views = [[] for _ in range(g.num_players())]
+    s.observer = obs["player"]
     s._advance()
     return s
 
@@ -636,9 +662,11 @@ def exact_belief(g: RatTrapGame, p: int, obs: Mapping[str, Any], log: list | Non
     if log is None or not isinstance(steps, int) or not 0 <= steps <= len(log) \
             or None in log[len(log) - steps:] or obs.get("phase") == "over":
         return None
-    if obs.get("manip_piles") and obs.get("role") != ROLES[MANIPULATOR]:
-        # another seat ordered a pile (RT-10): every order of its cards is a state, far past
-        # the caps; the closed form is exact there until the first turn's events
+    if obs.get("phase") in ("manip_deal", "manip_order") and \
+            obs.get("role") != ROLES[MANIPULATOR]:
+        # another seat is ordering its piles (RT-10): the filter's worlds keep them lazy and
+        # pass the manipulation whole (RatTrapState.observer); nothing else has happened in
+        # the round, where the closed form is exact
         return None
     key = (twin is not None, repr(sorted(g.params.items())), obs["round"],
            obs["tiebreak_round"], _first_active(g, obs), repr(obs["points"]),
@@ -674,8 +702,78 @@ def sample_infostate(g: RatTrapGame, p: int, obs: Mapping[str, Any], log: list |
     (``RatTrapGame._state_from_observation``). The caller sets the sample's logs."""
     belief = exact_belief(g, p, obs, log, twin)
     if belief is not None:
-        return belief.worlds[belief.pick(rng.random())].clone()
+        world = belief.worlds[belief.pick(rng.random())].clone()
+        return world._realize(rng)
     return _rebuild(g, p, obs, rng)
+
+
+def lazy_piles(s: RatTrapState) -> list[int]:
+    """The lazy piles of a belief's world (``RatTrapState.observer``; a reference state):
+    those another seat's Manipulator ordered, unseen by the world's observer, in pile order;
+    ``[]`` in a state of the game."""
+    if not s.manip_piles or not s._lazy_manipulation():
+        return []
+    return [i for i in sorted(s.manip_piles) if s.pile_order[i] is None]
+
+
+def realizations(s: RatTrapState) -> list[tuple[RatTrapState, float]]:
+    """The exact law of :func:`realize_lazy_piles` for the world ``s`` (not modified):
+    ``[(state, probability)]``, one entry per deal and order of its lazy piles (each card
+    from the top: the set-aside Trap with chance g / (g + r), else a dealt card by the
+    pool's counts, as a shuffled pile is drawn); ``[(s without observer, 1.0)]`` for a world
+    with no lazy pile. For tests and exact analysis: up to 5! orders per pile."""
+    piles = lazy_piles(s)
+    out: list[tuple[RatTrapState, float]] = []
+
+    def deal(k: int, st: RatTrapState, cards: list[int], prob: float) -> None:
+        if k == len(piles):
+            done = st.clone()
+            done.__dict__.pop("observer", None)
+            out.append((done, prob))
+            return
+        i = piles[k]
+        g, r = st.pile_g[i], st.pile_r[i]
+        if g + r == 0:
+            nxt = st.clone()
+            nxt.pile_order[i] = cards
+            nxt.pile_g[i] = 0
+            deal(k + 1, nxt, [], prob)
+            return
+        if g:
+            nxt = st.clone()
+            nxt.pile_g[i] = 0
+            deal(k, nxt, cards + [TRAP], prob * g / (g + r))
+        total = sum(st.pool)
+        for t, c in enumerate(st.pool):
+            if r and c:
+                nxt = st.clone()
+                nxt.pile_r[i] -= 1
+                nxt.pool[t] -= 1
+                deal(k, nxt, cards + [t], prob * r / (g + r) * c / total)
+
+    deal(0, s, [], 1.0)
+    return out
+
+
+def realize_lazy_piles(s: RatTrapState, rng: np.random.Generator) -> RatTrapState:
+    """The world ``s`` of a belief (a reference state, modified) as a state of the game:
+    each lazy pile gets its set-aside Trap if still in (``pile_g``) and ``pile_r`` cards
+    dealt from the unseen ``pool`` without replacement, in a uniform order (the world's
+    conditional law of what the Manipulator knows: the deal is hypergeometric, the order a
+    uniform shuffle, ``order_prior``; :func:`realizations` is that law); ``observer`` goes
+    back to -1. Returns ``s``."""
+    if s.observer < 0:
+        return s
+    for i in lazy_piles(s):
+        cards = [TRAP] * s.pile_g[i]
+        for _ in range(s.pile_r[i]):
+            t = int(np.searchsorted(np.cumsum(s.pool), rng.random() * sum(s.pool), "right"))
+            s.pool[t] -= 1
+            cards.append(t)
+        s.pile_g[i] = s.pile_r[i] = 0
+        s.pile_order[i] = [cards[j] for j in rng.permutation(len(cards))]
+    del s.observer
+    return s
 
 
 # -------------------------------------------------------------------------------- heuristic

@@ -10,6 +10,13 @@ followed through unseen steals: the slow sweep of ``test_exact_posterior.py`` fo
 
 from __future__ import annotations
 
+import functools
+import json
+import pathlib
+import tempfile
+from collections import Counter
+from importlib import resources
+
 import numpy as np
 import pytest
 
@@ -17,8 +24,14 @@ from ratai.engines import _CYTHON_REGISTRY, game_class, load_game
 from ratai.engines.belief import BeliefCache, filter_worlds
 from ratai.engines.rat_trap import view as V
 from tests.conftest import sample_action
-from tests.engines.posterior import TooManyWorlds, exact_posterior, random_target, world_key
-from tests.engines.test_exact_posterior import HIDDEN_WEIGHT
+from tests.engines.posterior import (
+    TooManyWorlds,
+    exact_posterior,
+    g_test,
+    random_target,
+    world_key,
+)
+from tests.engines.test_exact_posterior import ALPHA, HIDDEN_WEIGHT, SAMPLES
 
 VARIANTS = list(game_class("rat_trap", "python").variants)
 DROP = ("views",)
@@ -30,10 +43,14 @@ def _belief(state, seat):
 
 
 def _projected(belief, project) -> dict:
+    """``{project(state): probability}`` of the states the belief samples: each world's
+    exact realizations (``view.realizations``: the deals and orders of the piles another
+    seat's Manipulator ordered, kept lazy in the world)."""
     out: dict = {}
     for world, q in zip(belief.worlds, belief.probabilities(), strict=True):
-        k = project(world)
-        out[k] = out.get(k, 0.0) + q
+        for state, r in V.realizations(world):
+            k = project(state)
+            out[k] = out.get(k, 0.0) + q * r
     return out
 
 
@@ -214,3 +231,156 @@ def test_a_deadline_stops_the_filter_and_a_later_call_resumes_it(backend, monkey
     with B.belief_deadline(0.0):            # complete now: cached, no clock needed
         assert cache.get("k", lambda: anchor, log, seat) is got
     assert BeliefCache().get("k", lambda: anchor, log, seat) is not None  # no deadline
+
+
+# ------------------------------------------------------- another seat's Manipulator (RT-10)
+#: Doorway decks small enough that brute force can enumerate every deal and order of the
+#: two piles a Manipulator orders (the packaged decks give 10^4-10^6 states at that step):
+#: 3 players, one dealt Trap besides the set-aside ones, and one (default) or two (slow)
+#: Lucky Clovers.
+SMALL_DECKS = {"default": {"trap": 4, "cheese1": 10, "cheese2": 0, "clover": 1},
+               "slow": {"trap": 4, "cheese1": 9, "cheese2": 0, "clover": 2}}
+
+
+@functools.cache
+def _small_deck_game(deck: str):
+    """The 3-player roles game on ``SMALL_DECKS[deck]`` (a data file in a temporary folder)."""
+    doc = json.loads(resources.files("ratai.engines.rat_trap").joinpath("rat_trap.json")
+                     .read_text())
+    doc["doorway_deck"]["3"] = SMALL_DECKS[deck]
+    path = pathlib.Path(tempfile.mkdtemp()) / f"rat_trap_{deck}.json"
+    path.write_text(json.dumps(doc))
+    return load_game("rat_trap", backend="python", num_players=3, roles=True,
+                     data_path=str(path))
+
+
+@functools.cache
+def _manipulated_positions(game, count: int, max_worlds: int = 8000):
+    """``count`` positions ``(state, seat, posterior)`` of random playouts in the first round,
+    past the manipulation, seen by a seat that is not the Manipulator, where brute force
+    fits ``max_worlds`` (``posterior``: over full states but the logs)."""
+    out = []
+    for k in range(200):
+        if len(out) == count:
+            break
+        state, actions = random_target(game, k, 20 + (7 * k) % 45)
+        if state.is_terminal() or state.round != 1 or not state.manip_piles \
+                or state.phase in ("manip_pile", "manip_deal", "manip_order"):
+            continue
+        seat = next(q for q in range(3) if state.roles[q] != 0)  # 0: the Manipulator
+        try:
+            post = exact_posterior(game, actions, seat, lambda s: world_key(s, DROP),
+                                   max_worlds=max_worlds,
+                                   hidden_weight=HIDDEN_WEIGHT["rat_trap"])
+        except TooManyWorlds:
+            continue
+        out.append((state, seat, post))
+    assert len(out) == count
+    return out
+
+
+def _check_lazy_belief(state, seat, post) -> None:
+    belief = _belief(state, seat)
+    assert belief is not None
+    assert all(V.lazy_piles(w) == sorted(state.manip_piles) for w in belief.worlds), \
+        "the Manipulator's piles stay lazy in the other seats' worlds"
+    assert len(belief.worlds) < len(post)
+    got = _projected(belief, lambda s: world_key(s, DROP))
+    assert set(got) == set(post)
+    assert max(abs(got[w] - post[w]) for w in post) < 1e-9
+    if "rat_trap" in _CYTHON_REGISTRY:  # the twin filters the same worlds
+        twin = load_game("rat_trap", backend="cython", **state.get_game().params)
+        cy = twin.from_reference(state)
+        obs = state.observation(seat)
+        tb = V.exact_belief(state.get_game(), seat, obs, state.views[seat], twin,
+                            cy._obs_digest(seat))
+        assert _law(tb) == _law(belief)
+
+
+def _law(belief) -> list:
+    """The belief's worlds (canonical JSON) and probabilities, sorted."""
+    return sorted(zip(map(world_key, belief.worlds), belief.probabilities().round(12),
+                      strict=True))
+
+
+def test_another_seats_manipulated_piles_are_filtered_exactly():
+    """RT-10: a Manipulator deals itself two piles' contents and orders them, unseen by the
+    other seats. In their worlds the piles stay lazy (``RatTrapState.observer``: under the
+    documented uniform-shuffle prior of the order such a pile is, to them, a shuffled pile),
+    so the filter covers these rounds (before, it gave up: every order was a state) and the
+    belief, with each world's deals and orders (``view.realizations``), is the brute-force
+    posterior exactly, other seats' private memory included; the twin's filter agrees."""
+    game = _small_deck_game("default")
+    for state, seat, post in _manipulated_positions(game, 1):
+        _check_lazy_belief(state, seat, post)
+
+
+@pytest.mark.slow
+def test_another_seats_manipulated_piles_many_positions():
+    """The same on 8 positions of a deck with two Lucky Clovers (40-110 s each)."""
+    game = _small_deck_game("slow")
+    for state, seat, post in _manipulated_positions(game, 8, max_worlds=20_000):
+        _check_lazy_belief(state, seat, post)
+
+
+@pytest.mark.parametrize("backend", ["python", "cython", "cython-compiled"])
+def test_lazy_worlds_are_sampled_with_their_deals_and_orders(backend):
+    """Every sampler of a seat that did not see the Manipulator's piles: the reference's and
+    the twin's ``resample_from_infostate`` (``view.realize_lazy_piles``) and the compiled
+    ``resample_c`` (``rt_realize`` in C, another random stream) match the brute-force
+    posterior (G-test, 10,000 samples); each sample is a state of the game (no lazy pile)
+    with the seat's information state; the two Python paths give equal samples for a seed."""
+
+    if backend != "python" and "rat_trap" not in _CYTHON_REGISTRY:
+        pytest.skip("compiled extensions not built")
+    game = _small_deck_game("default")
+    state, seat, post = _manipulated_positions(game, 1)[0]
+    if backend != "python":
+        twin = load_game("rat_trap", backend="cython", **game.params)
+        state = twin.from_reference(state)
+    draw = state.resample_c if backend == "cython-compiled" else state.resample_from_infostate
+    info = state.information_state_string(seat)
+    rng = np.random.default_rng(5)
+    counts: dict = {}
+    for i in range(SAMPLES):
+        sample = draw(seat, rng)
+        if i < 20:
+            assert sample.information_state_string(seat) == info
+            ref = sample.to_reference() if backend != "python" else sample
+            assert "observer" not in ref.__dict__ and V.lazy_piles(ref) == []
+            assert all(ref.pile_order[j] is not None for j in ref.manip_piles)
+        k = world_key(sample, DROP)
+        counts[k] = counts.get(k, 0) + 1
+    assert not [w for w in counts if w not in post]
+    assert g_test(post, Counter(counts))[1] >= ALPHA
+    if backend == "cython":
+        ref_state = state.to_reference()
+        for s in range(5):
+            assert world_key(ref_state.resample_from_infostate(seat, s)) == \
+                world_key(state.resample_from_infostate(seat, s))
+
+
+def test_the_manipulators_own_belief_and_its_ordering_are_not_lazy():
+    """The Manipulator knows its piles: its worlds hold their order (nothing lazy). While it
+    is still ordering, another seat's belief is the closed form's (the round has had no other
+    event, where the closed form is exact), and the sample is a state of the game."""
+    game = load_game("rat_trap", backend="python", num_players=4, roles=True)
+    seen = {"own": 0, "ordering": 0}
+    for k in range(60):
+        s, _ = random_target(game, 300 + k, 10 + k % 60)
+        if s.is_terminal() or not s.manip_piles:
+            continue
+        m = s.roles.index(0)
+        other = (m + 1) % 4
+        if s.phase in ("manip_deal", "manip_order"):
+            assert _belief(s, other) is None
+            x = s.resample_from_infostate(other, k)
+            assert "observer" not in x.__dict__
+            seen["ordering"] += 1
+        belief = _belief(s, m)
+        if belief is not None:
+            assert all(V.lazy_piles(w) == [] for w in belief.worlds)
+            x = s.resample_from_infostate(m, k)
+            assert x.pile_order == s.pile_order
+            seen["own"] += 1
+    assert min(seen.values()) > 0, seen

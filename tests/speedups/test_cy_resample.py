@@ -17,6 +17,7 @@ import pytest
 from scipy.stats import chi2_contingency
 
 from ratai.engines import game_class, load_game
+from ratai.engines.rat_trap import view as V
 from ratai.engines.rat_trap.data import FOOL, TRAP
 from tests.conftest import sample_action
 from tests.engines.rat_trap.rt_helpers import do
@@ -101,12 +102,17 @@ def test_c_sample_does_not_peek(name, params):
 
 def test_resample_c_api():
     """``resample_c`` seeds the C stream from an int or a Generator, checks the seat, and the
-    reference ``resample_from_infostate`` is unchanged (the twin's equals the reference's)."""
+    reference ``resample_from_infostate`` is unchanged (the twin's equals the reference's);
+    where the exact filter is beyond its caps it is the C closed form (``c_determinize``)."""
     game = load_game("rat_trap", backend="cython", num_players=4, roles=True)
-    s = list(states_along(game, 3, every=40))[1]
+    along = list(states_along(game, 3, every=40))
+    s = along[1]
     a, b = s.resample_c(1, 17), s.resample_c(1, 17)
     assert a.serialize() == b.serialize() and a is not b
-    assert a.serialize() == rt.c_determinize(s, 1, 17).serialize()
+    beyond = along[6]  # a position where seat 1's filter is beyond its caps
+    assert V.exact_belief(game.reference_game(), 1, beyond.observation(1),
+                          beyond._own_log(1), game, beyond._obs_digest(1)) is None
+    assert beyond.resample_c(1, 17).serialize() == rt.c_determinize(beyond, 1, 17).serialize()
     g1, g2 = np.random.default_rng(4), np.random.default_rng(4)
     assert s.resample_c(2, g1).serialize() == s.resample_c(2, g2).serialize()
     assert s.fast_c_resample is True
