@@ -66,14 +66,19 @@ def _positions(variant: str, count: int, max_worlds: int = 600):
         seat = k % n
         if state.is_terminal():
             continue
-        try:
-            post = exact_posterior(game, actions, seat, lambda s: world_key(s, DROP),
-                                   max_worlds=max_worlds,
-                                   hidden_weight=HIDDEN_WEIGHT["rat_trap"])
-        except TooManyWorlds:
-            continue
-        out.append((state, seat, post))
+        post = _brute_force(game, actions, seat, max_worlds)
+        if post is not None:
+            out.append((state, seat, post))
     return out
+
+
+def _brute_force(game, actions, seat: int, max_worlds: int) -> dict | None:
+    """The brute-force posterior over full states but the logs, None past ``max_worlds``."""
+    try:
+        return exact_posterior(game, actions, seat, lambda s: world_key(s, DROP),
+                               max_worlds=max_worlds, hidden_weight=HIDDEN_WEIGHT["rat_trap"])
+    except TooManyWorlds:
+        return None
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -268,13 +273,9 @@ def _manipulated_positions(game, count: int, max_worlds: int = 8000):
                 or state.phase in ("manip_pile", "manip_deal", "manip_order"):
             continue
         seat = next(q for q in range(3) if state.roles[q] != 0)  # 0: the Manipulator
-        try:
-            post = exact_posterior(game, actions, seat, lambda s: world_key(s, DROP),
-                                   max_worlds=max_worlds,
-                                   hidden_weight=HIDDEN_WEIGHT["rat_trap"])
-        except TooManyWorlds:
-            continue
-        out.append((state, seat, post))
+        post = _brute_force(game, actions, seat, max_worlds)
+        if post is not None:
+            out.append((state, seat, post))
     assert len(out) == count
     return out
 
