@@ -1901,7 +1901,7 @@ ctypedef struct RTObs:
 cdef int rt_write_obs(const RTState* s, const RTConst* k, int p, float* out) noexcept nogil:
     """``observation_tensor(p)`` into ``out``; -1 (``out`` undefined) without offsets."""
     cdef const RTObs* o = <const RTObs*>k.obs
-    cdef int P = k.P, n = k.n, tr = k.third_rat, q, i, t, m, ph
+    cdef int P = k.P, n = k.n, tr = k.third_rat, q, i, t, m, ph, pl
     cdef const RTResObs* ro
     cdef const RTResult* res
     cdef signed char buf[RT_MAXP]
@@ -1975,9 +1975,10 @@ cdef int rt_write_obs(const RTState* s, const RTConst* k, int p, float* out) noe
     # public counts derived from hidden fields (view.DERIVED_FIELDS)
     for i in range(k.npiles):
         cy_obs_num(out, &o.pile_sizes[i], pile_size(s, i))
-        if s.has_order[i]:
+        pl = placed(s, k, i)
+        if pl >= 0:
             out[o.placed_flag[i]] = 1.0
-            cy_obs_num(out, &o.placed[i], s.otail[i] - s.ohead[i])
+            cy_obs_num(out, &o.placed[i], pl)
     for q in range(P):
         cy_obs_num(out, &o.stored_counts[q], csum(s.stored[q]))
         cy_obs_num(out, &o.lost_counts[q], csum(s.lost[q]))
@@ -2377,10 +2378,18 @@ cdef class RatTrapState(CyState):
     def _realize(self, rng):
         """``rules.RatTrapState._realize``: this world of a belief as a state of the game,
         its lazy piles dealt and ordered by the reference's code from ``rng`` (so a seed
-        gives both backends the same sample)."""
+        gives both backends the same sample). A world without lazy piles (the observer is
+        the Manipulator, or none was dealt) only drops ``observer``."""
+        cdef int i
         if self.s.observer < 0:
             return self
-        return self._game._from_reference(_V.realize_lazy_piles(self.to_reference(), rng))
+        for i in range(self.k.npiles):
+            if not self.s.has_order[i] and contains(self.s.manip_piles, self.s.nmanip, i) \
+                    and lazy_manipulation(&self.s, self.k):
+                return self._game._from_reference(
+                    _V.realize_lazy_piles(self.to_reference(), rng))
+        self.s.observer = -1
+        return self
 
     def _prepare_resample(self, int player):
         """Build the compiled sampler's view of seat ``player``'s belief: the worlds of the

@@ -251,6 +251,9 @@ class Game(ABC):
     #: Named parameter sets covering the rulebook's variants and player counts
     #: (``{"name": {param: value}}``); the conformance suite and the CLI use them.
     variants: ClassVar[dict[str, dict[str, Any]]] = {"default": {}}
+    #: State fields that only some states carry (instance fields over a class default, e.g.
+    #: Rat Trap's ``observer`` of a belief's world); ``deserialize_state`` accepts them.
+    _optional_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **params: Any):
         specs = {p.name: p for p in self.param_specs}
@@ -316,9 +319,13 @@ class Game(ABC):
                              f"not {self!r}")
         state = self.new_initial_state()
         fields, history = doc["fields"], doc["history"]
-        if not isinstance(fields, dict) or set(fields) != set(state._fields()):
+        if not isinstance(fields, dict) or \
+                not set(state._fields()) <= set(fields) <= set(state._fields()) | set(
+                    self._optional_fields):
             raise ValueError(f"serialized 'fields' must hold exactly the {self.name} state "
-                             f"fields {sorted(state._fields())}")
+                             f"fields {sorted(state._fields())}" + (
+                                 f" (and may hold {sorted(self._optional_fields)})"
+                                 if self._optional_fields else ""))
         if not isinstance(history, list) or any(
                 isinstance(a, bool) or not isinstance(a, int) for a in history):
             raise ValueError("serialized 'history' must be a list of action ids")

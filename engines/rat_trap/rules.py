@@ -141,6 +141,7 @@ class RatTrapGame(Game):
                "from Doorway piles, steal, send the cat and heal. A third scratch eliminates "
                "you from the round. Most cheese points after 3 rounds (or 7 points) wins.")
     perfect_information = False
+    _optional_fields = ("observer",)  # a world of a seat's exact belief (RatTrapState)
     variants = {
         "2p-third-rat": {"num_players": 2},
         "3p": {"num_players": 3},

@@ -639,7 +639,8 @@ def _round_anchor(g: RatTrapGame, obs: Mapping[str, Any]) -> RatTrapState:
     s.phase = ""
     s.todo = [["start_round"]]
     s.views = [[] for _ in range(g.num_players())]
-    s.observer = obs["player"]
+    if g.params["roles"]:  # only a Manipulator makes a world lazy
+        s.observer = obs["player"]
     s._advance()
     return s
 

@@ -385,3 +385,53 @@ def test_the_manipulators_own_belief_and_its_ordering_are_not_lazy():
             assert x.pile_order == s.pile_order
             seen["own"] += 1
     assert min(seen.values()) > 0, seen
+
+
+def _lazy_world_position(game, seed: int = 0):
+    """A random 3p roles position past the manipulation and a seat that is not the
+    Manipulator (the seat to move)."""
+    rng = np.random.default_rng(seed)
+    s = game.new_initial_state()
+    while True:
+        p = s.current_player()
+        if not s.is_chance_node() and s.manip_piles and s.roles[p] != 0 \
+                and s.phase not in ("manip_pile", "manip_deal", "manip_order") \
+                and s.round_steps > 25:
+            return s, p
+        s.apply_action(sample_action(s, rng))
+
+
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_a_lazy_world_is_a_state_like_any_other(backend):
+    """A world with lazy piles round-trips through ``serialize`` / ``deserialize_state`` and
+    pickling (``observer`` is an optional field, ``Game._optional_fields``), and its
+    observation tensor (the twin's compiled writer) is the encoding of its observation, the
+    one of the true state; a world without a Manipulator's piles (no roles) has no
+    ``observer`` to carry."""
+    import pickle
+
+    if backend == "cython" and "rat_trap" not in _CYTHON_REGISTRY:
+        pytest.skip("compiled extensions not built")
+    params = game_class("rat_trap", "python").variants["3p-roles"]
+    ref_game = load_game("rat_trap", backend="python", **params)
+    s, p = _lazy_world_position(ref_game)
+    if backend == "python":
+        belief = _belief(s, p)
+        game, state = ref_game, s
+    else:
+        game = load_game("rat_trap", backend="cython", **params)
+        state = game.from_reference(s)
+        belief = V.exact_belief(ref_game, p, s.observation(p), s.views[p], game,
+                                state._obs_digest(p))
+    world = belief.worlds[0]
+    ref = world.to_reference() if backend == "cython" else world
+    assert V.lazy_piles(ref) == sorted(s.manip_piles)
+    for back in (game.deserialize_state(world.serialize()), pickle.loads(pickle.dumps(world))):
+        assert world_key(back) == world_key(world)
+        assert (back.to_reference() if backend == "cython" else back).observer == p
+    assert np.array_equal(world.observation_tensor(p), state.observation_tensor(p))
+    assert np.array_equal(world.observation_tensor(p),
+                          ref_game._obs_spec().encode(world.observation(p)))
+    plain = load_game("rat_trap", backend="python", num_players=3)
+    t, q = random_target(plain, 4, 30)[0], 1
+    assert all("observer" not in w.__dict__ for w in _belief(t, q).worlds)
