@@ -601,6 +601,12 @@ cdef inline bint lazy_manipulation(const RTState* s, const RTConst* k) noexcept 
     return s.observer >= 0 and s.observer != role_index(s, k, R_MANIPULATOR)
 
 
+cdef inline bint lazy_pile(const RTState* s, const RTConst* k, int i) noexcept nogil:
+    """Pile ``i`` is lazy in this world (``view.lazy_piles``): the Manipulator's, unordered."""
+    return not s.has_order[i] and contains(s.manip_piles, s.nmanip, i) \
+        and lazy_manipulation(s, k)
+
+
 cdef void log_unseen(RTState* s, const RTConst* k, int count) noexcept nogil:
     """``count`` log entries no seat of this world sees (``rules._t_manip_deal``: a lazy
     pile's deal and orders), as automatic entries."""
@@ -619,9 +625,7 @@ cdef inline int placed(const RTState* s, const RTConst* k, int i) noexcept nogil
     ordered; a lazy pile counts whole."""
     if s.has_order[i]:
         return s.otail[i] - s.ohead[i]
-    if contains(s.manip_piles, s.nmanip, i) and lazy_manipulation(s, k):
-        return pile_size(s, i)
-    return -1
+    return pile_size(s, i) if lazy_pile(s, k, i) else -1
 
 
 cdef int auto_code(const RTState* s, const RTConst* k, int q, int actor, int card) noexcept nogil:
@@ -1371,6 +1375,17 @@ cdef inline int rs_below(unsigned long long* rng, int n) noexcept nogil:
     return <int>(((ratai_splitmix64(rng) >> 32) * <unsigned long long>n) >> 32)
 
 
+cdef inline void rs_shuffle(signed char* a, int n, unsigned long long* rng) noexcept nogil:
+    """A uniform order of ``a[0..n-1]`` in place (Fisher-Yates)."""
+    cdef int j, at
+    cdef signed char t
+    for j in range(n - 1, 0, -1):
+        at = rs_below(rng, j + 1)
+        t = a[j]
+        a[j] = a[at]
+        a[at] = t
+
+
 cdef double rs_comb(int a, int b) noexcept nogil:
     """``math.comb(a, b)`` as a double (exact from the table below 40)."""
     cdef double c = 1.0
@@ -1449,7 +1464,7 @@ cdef int rt_sample(RTState* d, const RTState* src, const RTConst* k, int p,
     cdef signed char card[RS_MAXSLOT]        # the card dealt to each slot
     cdef short idx[RS_MAXSLOT]
     cdef signed char content[RT_MAXORDER + 1]
-    cdef int ncontent, at
+    cdef int ncontent
     cdef bint manip, fool_p, ok
     cdef int held[RT_MAXP]
     cdef int revealed[RT_MAXPILE]
@@ -1788,11 +1803,7 @@ cdef int rt_sample(RTState* d, const RTState* src, const RTConst* k, int p,
             for j in range(ncontent):
                 d.pool[content[j]] += 1
             continue
-        for j in range(ncontent - 1, 0, -1):    # a uniform order (Fisher-Yates)
-            at = rs_below(rng, j + 1)
-            t = content[j]
-            content[j] = content[at]
-            content[at] = t
+        rs_shuffle(content, ncontent, rng)
         if placed[i] > ncontent or placed[i] > RT_MAXORDER:
             return -1
         for j in range(placed[i]):
@@ -2384,8 +2395,7 @@ cdef class RatTrapState(CyState):
         if self.s.observer < 0:
             return self
         for i in range(self.k.npiles):
-            if not self.s.has_order[i] and contains(self.s.manip_piles, self.s.nmanip, i) \
-                    and lazy_manipulation(&self.s, self.k):
+            if lazy_pile(&self.s, self.k, i):
                 return self._game._from_reference(
                     _V.realize_lazy_piles(self.to_reference(), rng))
         self.s.observer = -1
@@ -2784,10 +2794,8 @@ cdef void rt_realize(RTState* d, const RTConst* k, unsigned long long* rng) noex
     Fisher-Yates shuffle); ``observer`` back to -1. The same law as the reference's, from
     the C stream."""
     cdef int i, j, n, t, u, total
-    cdef signed char c
     for i in range(k.npiles):
-        if d.has_order[i] or not contains(d.manip_piles, d.nmanip, i) \
-                or not lazy_manipulation(d, k):
+        if not lazy_pile(d, k, i):
             continue
         n = 0
         for j in range(d.pile_g[i]):
@@ -2803,11 +2811,7 @@ cdef void rt_realize(RTState* d, const RTConst* k, unsigned long long* rng) noex
             d.pool[t] -= 1
             d.order[i][n] = t
             n += 1
-        for j in range(n - 1, 0, -1):
-            u = rs_below(rng, j + 1)
-            c = d.order[i][j]
-            d.order[i][j] = d.order[i][u]
-            d.order[i][u] = c
+        rs_shuffle(d.order[i], n, rng)
         d.pile_g[i] = 0
         d.pile_r[i] = 0
         d.has_order[i] = 1
