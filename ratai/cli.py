@@ -1028,6 +1028,11 @@ def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") 
               help="weight of the root noise in self-play")
 @click.option("--c-puct", type=click.FloatRange(min=0, min_open=True), default=None,
               help="PUCT exploration constant  [default: the az bot's]")
+@click.option("--rollout-mix", type=click.FloatRange(0, 1), default=0.0,
+              help="weight of a random playout in every az leaf value of the run: 0 "
+                   "AlphaZero (network values), 1 Expert Iteration (a rollout-valued "
+                   "search the network learns to imitate); recorded as the models' play "
+                   "option")
 @click.option("--gate-games", type=click.IntRange(min=0), default=20,
               help="arena games new vs best per generation (0: always promote)")
 @click.option("--gate-threshold", type=click.FloatRange(0, 1), default=0.55,
@@ -1040,7 +1045,7 @@ def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") 
 @click.pass_context
 def train(ctx, game, players, param, run_dir, generations, games_per_gen, iterations, workers,
           backend, seed, buffer_positions, hidden, train_steps, batch_size, lr, l2,
-          temperature_moves, dirichlet_alpha, noise_fraction, c_puct, gate_games,
+          temperature_moves, dirichlet_alpha, noise_fraction, c_puct, rollout_mix, gate_games,
           gate_threshold, eval_games, init):
     out = _out(ctx)
     params = _parse_params(param)
@@ -1056,6 +1061,7 @@ def train(ctx, game, players, param, run_dir, generations, games_per_gen, iterat
 
         cfg = TrainConfig(game, players, params, generations=generations,
                           games_per_gen=games_per_gen, iterations=iterations, c_puct=c_puct,
+                          rollout_mix=rollout_mix,
                           dirichlet_alpha=dirichlet_alpha, noise_fraction=noise_fraction,
                           temperature_moves=temperature_moves,
                           buffer_positions=buffer_positions, hidden=hidden,

@@ -77,6 +77,15 @@ class TrainConfig:
     e.g. from a shipped model); it must be of the same game, parameters, player counts,
     hidden sizes, component data and tensor layout (checked when the run is created; a
     resumed run no longer reads it).
+
+    ``rollout_mix`` in [0, 1]: the weight of one random playout in the leaf value of every
+    ``az`` search of the run (self-play, gating, evaluation). 0 is AlphaZero (the network
+    values the leaves it is learning to value); 1 is Expert Iteration with a rollout expert
+    (Anthony, Tian & Barber 2017): a PUCT search steered by the network's priors and valued
+    by random playouts makes the visit counts the policy head imitates, and the value head
+    learns from the games of that search. A run with ``rollout_mix > 0`` exports models that
+    record it as their play option (``meta["play"]``), so they are played as they were
+    trained.
     """
 
     game: str
@@ -86,6 +95,7 @@ class TrainConfig:
     games_per_gen: int = 40
     iterations: int = 100
     c_puct: float | None = None
+    rollout_mix: float = 0.0
     dirichlet_alpha: float = 0.3
     noise_fraction: float = 0.25
     temperature_moves: int = 12
@@ -128,6 +138,8 @@ class TrainConfig:
                 raise ValueError(f"bad {name} {getattr(self, name)}: allowed >= 0")
         if not 0.0 <= self.gate_threshold <= 1.0:
             raise ValueError(f"bad gate_threshold {self.gate_threshold}: allowed 0..1")
+        if not 0.0 <= self.rollout_mix <= 1.0:
+            raise ValueError(f"bad rollout_mix {self.rollout_mix}: allowed 0..1")
         if not 0.0 <= self.noise_fraction <= 1.0 or self.dirichlet_alpha <= 0:
             raise ValueError("bad noise: noise_fraction 0..1, dirichlet_alpha > 0")
         if not (self.lr > 0 and math.isfinite(self.lr)) or self.l2 < 0:
@@ -167,8 +179,13 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
     def differences(self, other: dict) -> list[str]:
-        """The fields (other than :data:`RESUMABLE`) whose values differ from ``other``."""
+        """The fields (other than :data:`RESUMABLE`) whose values differ from ``other``.
+        A field that ``other`` lacks (a run created before the field existed) holds its
+        default there."""
         mine = self.to_json()
+        defaults = {f.name: f.default for f in dataclasses.fields(self)
+                    if f.default is not dataclasses.MISSING}
+        other = {**{k: v for k, v in defaults.items() if k not in other}, **other}
         keys = sorted((set(mine) | set(other)) - set(RESUMABLE))
         return [f"{k} {other.get(k)!r} (asked {mine.get(k)!r})" for k in keys
                 if mine.get(k) != other.get(k)]
@@ -378,6 +395,8 @@ class TrainingRun:
         if start is not None:   # warm start: the init model's weights, this run's metadata
             model = model.with_arrays(start.arrays(), init=_lineage(cfg.init, start))
         model.meta.update(generation=0, games_trained=0)
+        if cfg.rollout_mix > 0:   # later generations inherit it (net.to_model keeps meta)
+            model = model.with_meta(play={"rollout_mix": cfg.rollout_mix})
         model.save(self.model_path(0), dtype=cfg.model_dtype)
         shutil.copyfile(self.model_path(0), self._p("best.npz"))
         net = build_net(Model.load(self.model_path(0)))
@@ -460,6 +479,7 @@ class TrainingRun:
         opts: list[tuple[str, Any]] = []
         if self.cfg.c_puct is not None:
             opts.append(("c_puct", self.cfg.c_puct))
+        opts.append(("rollout_mix", self.cfg.rollout_mix))
         if noise:
             opts += [("dirichlet_alpha", self.cfg.dirichlet_alpha),
                      ("noise_fraction", self.cfg.noise_fraction)]

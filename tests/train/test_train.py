@@ -421,3 +421,46 @@ def test_warm_start_begins_at_the_init_models_weights_and_records_it(tiny_run, t
     _, err = _run(["train", *args, "--init", str(bad), "--run", str(tmp_path / "r2")],
                   expect=2)
     assert err.count("\n") == 1 and "bad.npz" in err and not (tmp_path / "r2").exists()
+
+
+@needs_torch
+def test_rollout_mix_reaches_every_search_and_is_the_models_play_option(tiny_run, tmp_path):
+    """``--rollout-mix`` (Expert Iteration, Anthony et al. 2017): every az search of the run
+    mixes a random playout into its leaf values, so the self-play visit counts differ from
+    the AlphaZero run of the same seed, and every exported model records the option as the
+    one it plays with (``meta["play"]``); 0 (the default) records none."""
+    from ratai.nn.model import Model
+
+    root = tmp_path / "exit"
+    out, _ = _run(["train", *TINY, "--rollout-mix", "0.5", "--run", str(root)])
+    assert "generation 2" in out
+    for g in range(3):
+        model = Model.load(root / "models" / f"gen-{g:05d}.npz")
+        assert model.play_options == {"rollout_mix": 0.5}, g
+    assert Model.load(tiny_run[0] / "models" / "gen-00002.npz").play_options == {}
+    mine = ReplayBuffer(root / "buffer", 10**9).load()[2]
+    theirs = ReplayBuffer(tiny_run[0] / "buffer", 10**9).load()[2]
+    assert not np.array_equal(mine["pi"], theirs["pi"])
+    assert "--rollout-mix 0.5" in json.loads((root / "config.json").read_text())["command"]
+    _, err = _run(["train", *TINY, "--rollout-mix", "1.5", "--run", str(tmp_path / "bad")],
+                  expect=2)
+    assert err.count("\n") == 1 and "--rollout-mix" in err
+    assert not (tmp_path / "bad").exists()
+
+
+@needs_torch
+def test_a_run_created_before_a_config_field_existed_resumes(tiny_run, tmp_path):
+    """A ``config.json`` without a field added later (``rollout_mix``) holds that field's
+    default: the run resumes with the default and refuses another value, naming it."""
+    root = tmp_path / "old"
+    shutil.copytree(tiny_run[0], root)
+    cfg = json.loads((root / "config.json").read_text())
+    del cfg["config"]["rollout_mix"]
+    (root / "config.json").write_text(json.dumps(cfg))
+    before = _snapshot(root)
+    _, err = _run(["train", *TINY, "--rollout-mix", "1", "--run", str(root)], expect=2)
+    assert err.count("\n") == 1 and "rollout_mix None (asked 1.0)" not in err
+    assert "rollout_mix 0.0 (asked 1.0)" in err
+    assert _snapshot(root) == before
+    out, _ = _run(["train", *TINY[:3], "--generations", "3", *TINY[5:], "--run", str(root)])
+    assert "resumed;" in out and "generation 3" in out
