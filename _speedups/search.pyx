@@ -56,7 +56,8 @@ Semantics are those of the Python search (same rules, same statistics, same budg
   ``Budget.stop``. ``on_progress(analysis)`` runs every ``every`` iterations and returning
   ``False`` stops the search.
 * Memory: the pool never grows past ``max_memory_mb`` (MB = 2**20 bytes, counting
-  ``sizeof(Node) + 8 * num_players`` bytes per slot) nor past ``max_nodes`` nodes; at the
+  ``sizeof(Node) + 8 * num_players`` bytes per slot, and for ``CyAZ`` 8 bytes per prior
+  edge in use) nor past ``max_nodes`` nodes; at the
   cap no node is added (a descent that would expand plays out from the frontier instead),
   so the search keeps answering within its budget. The tree is freed after the answer is
   produced, on a background thread (``ratai.search.common.free_later``), without the GIL.
@@ -188,6 +189,15 @@ ctypedef struct Node:
     int cap
     int visits
     int avail                # IS-MCTS availability count
+    int edges                # CyAZ: the node's prior block in the edge pool (-1: none)
+
+
+ctypedef struct Edge:
+    # CyAZ's priors (Leela Zero's edges): a block of ``count`` (action, prior) entries after
+    # a header entry whose two 32-bit fields are the block's ``count`` and ``cap``; a move's
+    # ``Node`` exists only once the search first selects it.
+    int action
+    float prior
 
 #: Bytes of one node slot without its value sums (add ``8 * num_players``).
 NODE_BYTES = sizeof(Node)
@@ -227,17 +237,60 @@ def monotonic() -> float:
 
 ctypedef struct Tree:
     # The node pool: ``nodes[i]`` and value sums ``vals[i * n : (i + 1) * n]``; it grows by
-    # doubling up to ``max_slots`` slots.
+    # doubling up to ``max_slots`` slots. ``edges``: CyAZ's prior blocks (``esize`` entries
+    # used of ``ecap``; grows by doubling), empty for the other searches.
     Node* nodes
     double* vals
     int n
     int size
     int cap
     long max_slots
+    Edge* edges
+    long esize
+    long ecap
 
 
 cdef inline long tree_bytes(Tree* t) noexcept nogil:
-    return <long>t.cap * <long>(sizeof(Node) + sizeof(double) * t.n)
+    return <long>t.cap * <long>(sizeof(Node) + sizeof(double) * t.n) \
+        + t.ecap * <long>sizeof(Edge)
+
+
+cdef inline long tree_used_bytes(Tree* t) noexcept nogil:
+    """Bytes of the slots and edges in use (the pages a search has touched)."""
+    return <long>t.size * <long>(sizeof(Node) + sizeof(double) * t.n) \
+        + t.esize * <long>sizeof(Edge)
+
+
+cdef inline int* edge_head(Tree* t, long b) noexcept nogil:
+    """``[count, cap]`` of the edge block at ``b``."""
+    return <int*>&t.edges[b]
+
+
+cdef long tree_edge_block(Tree* t, int cap) noexcept nogil:
+    """A new edge block with room for ``cap`` entries (count 0) at the end of the edge
+    pool; its index, or -1 when out of memory."""
+    cdef long newcap = t.ecap if t.ecap > 0 else 4096
+    cdef void* p
+    cdef int* h
+    if t.esize + cap + 1 > MAX_SLOTS:    # indices are C ints
+        return -1
+    while t.esize + cap + 1 > newcap:
+        newcap *= 2
+    if newcap != t.ecap:
+        if t.edges == NULL:
+            p = ratai_pool_new(sizeof(Edge) * newcap)
+        else:
+            p = ratai_pool_resize(t.edges, sizeof(Edge) * t.ecap, sizeof(Edge) * newcap)
+        if p == NULL:
+            return -1
+        t.edges = <Edge*>p
+        t.ecap = newcap
+    cdef long b = t.esize
+    t.esize += cap + 1
+    h = edge_head(t, b)
+    h[0] = 0
+    h[1] = cap
+    return b
 
 
 cdef int tree_alloc(Tree* t, int k) noexcept nogil:
@@ -272,6 +325,7 @@ cdef int tree_alloc(Tree* t, int k) noexcept nogil:
     for i in range(first, first + k):
         t.nodes[i].player = UNSEEN
         t.nodes[i].first = -1
+        t.nodes[i].edges = -1
     t.size = <int>(first + k)
     return <int>first
 
@@ -348,6 +402,9 @@ cdef class _TreeMem:
     def __cinit__(self, int n, long max_slots, int cap=1024):
         self.t.n = n
         self.t.size = 0
+        self.t.edges = NULL
+        self.t.esize = 0
+        self.t.ecap = 0
         self.t.max_slots = max(16, min(max_slots, MAX_SLOTS))
         cap = <int>min(<long>cap, self.t.max_slots)
         self.t.cap = cap
@@ -359,12 +416,17 @@ cdef class _TreeMem:
     def __dealloc__(self):
         cdef Node* a = self.t.nodes
         cdef double* b = self.t.vals
+        cdef Edge* e = self.t.edges
         cdef size_t na = sizeof(Node) * self.t.cap, nb = sizeof(double) * self.t.cap * self.t.n
+        cdef size_t ne = sizeof(Edge) * self.t.ecap
         self.t.nodes = NULL
         self.t.vals = NULL
+        self.t.edges = NULL
         with nogil:
             ratai_pool_free(a, na)
             ratai_pool_free(b, nb)
+            if e != NULL:
+                ratai_pool_free(e, ne)
 
 
 cdef class _Search:
@@ -1446,12 +1508,13 @@ cdef class CyAZ(CyISMCTS):
     tensor of the determinized state comes from ``CyState.c_observation_tensor`` and, where
     a twin has no compiled writer (it returns -1), from ``observation_tensor`` with the GIL.
     Determinization and chance keys are those of :class:`CyISMCTS`. When a node is first
-    evaluated, a child is created for every legal move of that determinization, holding
-    its prior (``nodes`` counts these slots); a move legal only in a later determinization
-    gets its child and prior from one more evaluation there. The value sums take
-    ``num_players + 1`` doubles per slot (the last is the edge's prior), which
-    ``max_memory_mb`` counts. Random streams differ from the Python search (splitmix64),
-    so the trees differ for the same seed; the distributions are the same.
+    evaluated, its priors go into an edge block (Leela Zero's edges: 8 bytes per legal
+    move, in the tree's edge pool); a move's node (a slot with its value sums) is created
+    only when the search first selects it, as in the Python search, so ``nodes`` counts
+    what the Python search counts. A move legal only in a later determinization gets its
+    prior from one more evaluation there (appended to the block). ``max_memory_mb`` counts
+    the slots and the edges in use. Random streams differ from the Python search
+    (splitmix64), so the trees differ for the same seed; the distributions are the same.
 
     Args:
         player: the searching seat.
@@ -1464,7 +1527,10 @@ cdef class CyAZ(CyISMCTS):
     cdef object model
     cdef CyNet net
     cdef double c_puct, alpha, eps, mix, fpu
-    cdef int stride, dsize
+    cdef int dsize
+    cdef double mem_cap                 # bytes of slots + edges in use (max_memory_mb)
+    cdef float* epr                     # the prior of each legal move at the current node
+    cdef float* apr                     # scratch: the prior of each action at one node
     cdef object xarr
     cdef float* xbuf
     cdef float* scratch
@@ -1482,6 +1548,8 @@ cdef class CyAZ(CyISMCTS):
         self.vbuf = NULL
         self.slot = NULL
         self.mark = NULL
+        self.epr = NULL
+        self.apr = NULL
 
     def __dealloc__(self):
         free(self.scratch)
@@ -1489,6 +1557,8 @@ cdef class CyAZ(CyISMCTS):
         free(self.vbuf)
         free(self.slot)
         free(self.mark)
+        free(self.epr)
+        free(self.apr)
 
     def __init__(self, int player, model, double c_puct=1.5, double dirichlet_alpha=0.3,
                  double noise_fraction=0.0, double rollout_mix=0.0, double fpu_reduction=0.1,
@@ -1510,18 +1580,14 @@ cdef class CyAZ(CyISMCTS):
 
     def _prepare_az(self, state, unsigned long long seed, allowed, label_state, np_rng,
                     net, root_priors, root_values):
-        """Set up one tree: the pool with ``num_players + 1`` doubles per slot and the root
-        expanded with ``root_priors`` (``{action: prior}``, noise included)."""
-        cdef long slots = MAX_SLOTS
-        cdef int r, ch, j
+        """Set up one tree: the pool (value sums per slot, an edge pool for the priors) and
+        the root's edge block with ``root_priors`` (``{action: prior}``, noise included)."""
+        cdef int j, r
+        cdef long b
         self._prepare(state, seed, allowed, label_state, np_rng)
         self.net = net
-        self.stride = self.n + 1
-        if self.max_memory_mb is not None:
-            slots = <long>(float(self.max_memory_mb) * 1048576.0
-                           / (sizeof(Node) + sizeof(double) * self.stride))
-        self.mem = _TreeMem(self.stride, slots)
-        self.tr = &self.mem.t
+        self.mem_cap = 1e300 if self.max_memory_mb is None else \
+            float(self.max_memory_mb) * 1048576.0
         self.dsize = net.d
         self.xarr = np.zeros(max(1, self.dsize), np.float32)
         cdef float[::1] xv = self.xarr
@@ -1529,33 +1595,40 @@ cdef class CyAZ(CyISMCTS):
         free(self.scratch)
         free(self.pbuf)
         free(self.vbuf)
+        free(self.slot)
+        free(self.mark)
+        free(self.epr)
+        free(self.apr)
         self.scratch = <float*>malloc(sizeof(float) * (net.h1 + net.h2 + 1))
         self.pbuf = <double*>malloc(sizeof(double) * (self.na + 1))
         self.vbuf = <double*>malloc(sizeof(double) * (self.n + 1))
-        free(self.slot)
-        free(self.mark)
         self.slot = <int*>malloc(sizeof(int) * (self.na + 1))
         self.mark = <unsigned int*>malloc(sizeof(unsigned int) * (self.na + 1))
+        self.epr = <float*>malloc(sizeof(float) * (self.na + 1))
+        self.apr = <float*>malloc(sizeof(float) * (self.na + 1))
         if self.scratch == NULL or self.pbuf == NULL or self.vbuf == NULL \
-                or self.slot == NULL or self.mark == NULL:
+                or self.slot == NULL or self.mark == NULL or self.epr == NULL \
+                or self.apr == NULL:
             raise MemoryError()
         memset(self.mark, 0, sizeof(unsigned int) * (self.na + 1))
         self.stamp = 0
         self.evaluations = 0
         self.py_tensors = 0
-        r = tree_new_root(self.tr, self.me)
-        if r < 0:
-            raise MemoryError("search tree")
+        r = self.root                   # the root made by ``_prepare``: expanded here
         self.tr.nodes[r].visits = 1
         for j in range(self.n):
-            self.tr.vals[r * self.stride + j] = root_values[j]
+            self.tr.vals[r * self.n + j] = root_values[j]
+        k = len(root_priors)
+        b = tree_edge_block(self.tr, k)
+        if b < 0 or tree_used_bytes(self.tr) > self.mem_cap:
+            raise MemoryError("search tree (max_memory_mb below the root's moves)")
+        self.tr.nodes[r].edges = <int>b
+        j = 0
         for a, q in root_priors.items():
-            ch = tree_add_child(self.tr, r, <unsigned long long>a, a, UNSEEN)
-            if ch < 0:
-                raise MemoryError("search tree (max_nodes / max_memory_mb below the root's "
-                                  "moves)")
-            self.tr.vals[ch * self.stride + self.n] = q
-            self.nodes += 1
+            self.tr.edges[b + 1 + j].action = a
+            self.tr.edges[b + 1 + j].prior = q
+            j += 1
+        edge_head(self.tr, b)[0] = k
 
     def analyze(self, state, budget, srng, on_progress=None, int every=100, seed=None,
                 str kind="az", allowed=None):
@@ -1612,7 +1685,7 @@ cdef class CyAZ(CyISMCTS):
 
     def _root_stats(self) -> dict:
         cdef Tree* t = self.tr
-        cdef int i, j, n = self.n, st = self.stride
+        cdef int i, j, n = self.n, st = self.n
         cdef Node* root = &t.nodes[0]
         out = {}
         for i in range(root.first, root.first + root.nch):
@@ -1656,49 +1729,84 @@ cdef class CyAZ(CyISMCTS):
                 self.ret[j] = self.vbuf[j]
         return 0
 
-    cdef int map_children(self, int node, int k) noexcept nogil:
-        """``idx[j]``: the child slot of move ``act[j]`` at ``node`` (-1: none), in
-        O(children + k) through a stamped action map; returns how many have none. Call it
-        again after ``expand``: a growing child block moves in the pool."""
-        cdef int i, j, nu = 0
+    cdef inline bint room(self, long edges) noexcept nogil:
+        """Whether one more node and ``edges`` more edge entries fit ``max_nodes`` and
+        ``max_memory_mb`` (sets ``capped`` when not)."""
+        if not self.can_grow():
+            return False
+        if tree_used_bytes(self.tr) + <double>(sizeof(Node) + sizeof(double) * self.n) \
+                + <double>edges * sizeof(Edge) > self.mem_cap:
+            self.capped = True
+            return False
+        return True
+
+    cdef int map_moves(self, int node, int k) noexcept nogil:
+        """For each legal move ``act[j]`` at ``node``: its prior into ``epr[j]`` and its
+        child slot into ``idx[j]`` (-1: not created yet; -2: no prior yet, a move no
+        earlier world allowed). O(edges + children + k) through a stamped action map;
+        returns how many have no prior."""
+        cdef int i, j, a, nu = 0
         cdef Node* nd = &self.tr.nodes[node]
+        cdef long b = nd.edges
+        cdef Edge* e
         self.stamp += 1
         if self.stamp == 0:             # wrapped: clear the stamps
             memset(self.mark, 0, sizeof(unsigned int) * (self.na + 1))
             self.stamp = 1
+        for i in range(edge_head(self.tr, b)[0] if b >= 0 else 0):
+            e = &self.tr.edges[b + 1 + i]
+            self.mark[e.action] = self.stamp
+            self.apr[e.action] = e.prior
+            self.slot[e.action] = -1
         for i in range(nd.first, nd.first + nd.nch):
             if self.tr.nodes[i].key < TAG_ACTION:
-                self.mark[self.tr.nodes[i].action] = self.stamp
                 self.slot[self.tr.nodes[i].action] = i
         for j in range(k):
-            if self.mark[self.act[j]] == self.stamp:
-                self.idx[j] = self.slot[self.act[j]]
+            a = self.act[j]
+            if self.mark[a] == self.stamp:
+                self.idx[j] = self.slot[a]
+                self.epr[j] = self.apr[a]
             else:
-                self.idx[j] = -1
+                self.idx[j] = -2
                 nu += 1
         return nu
 
-    cdef int expand(self, int node, int k, bint only_missing) noexcept nogil:
-        """Children with priors (``pbuf``) for ``act[:k]`` at ``node`` (those without one
-        when ``only_missing``); stops at the cap. 0, or -1 when the pool refused a slot."""
-        cdef int j, ch
+    cdef int add_edges(self, int node, int k, bint only_missing) noexcept nogil:
+        """Priors ``pbuf[:k]`` of ``act[:k]`` into ``node``'s edge block (only the moves
+        ``map_moves`` found without one when ``only_missing``), moving the block to the end
+        of the pool when it is full (doubling). 0, or -1 when out of memory; at the memory
+        cap nothing is added (``capped``)."""
+        cdef int j, m = 0, cnt = 0, cap = 0
+        cdef long b = self.tr.nodes[node].edges, nb
         for j in range(k):
-            if only_missing and self.idx[j] >= 0:
-                continue
-            if not self.can_grow():
+            if not only_missing or self.idx[j] == -2:
+                m += 1
+        if b >= 0:
+            cnt = edge_head(self.tr, b)[0]
+            cap = edge_head(self.tr, b)[1]
+        if cnt + m > cap:
+            if not self.room(cnt + m if cnt == 0 else 2 * cap + m):
                 return 0
-            ch = tree_add_child(self.tr, node, <unsigned long long>self.act[j], self.act[j],
-                                UNSEEN)
-            if ch < 0:
-                self.capped = True
-                return 0
-            self.tr.vals[ch * self.stride + self.n] = self.pbuf[j]
-            self.nodes += 1
+            nb = tree_edge_block(self.tr, cnt + m if cnt == 0 else max(2 * cap, cnt + m))
+            if nb < 0:
+                return -1
+            if cnt:
+                memcpy(&self.tr.edges[nb + 1], &self.tr.edges[b + 1], sizeof(Edge) * cnt)
+            self.tr.nodes[node].edges = <int>nb
+            b = nb
+        for j in range(k):
+            if not only_missing or self.idx[j] == -2:
+                self.tr.edges[b + 1 + cnt].action = self.act[j]
+                self.tr.edges[b + 1 + cnt].prior = <float>self.pbuf[j]
+                self.epr[j] = <float>self.pbuf[j]
+                self.idx[j] = -1
+                cnt += 1
+        edge_head(self.tr, b)[0] = cnt
         return 0
 
     cdef int iterate(self) noexcept nogil:
         cdef int node = 0, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a, ties, total
-        cdef int n = self.n, st = self.stride
+        cdef int n = self.n, st = self.n
         cdef unsigned long long key
         cdef double u, best_u, cv, sq, fpu_q
         cdef Node* nd
@@ -1735,19 +1843,22 @@ cdef class CyAZ(CyISMCTS):
                         j += 1
                 k = j
             nd = &self.tr.nodes[node]
-            if nd.player == UNSEEN:                  # a new leaf: evaluate and expand
-                nd.player = p
+            if nd.edges < 0:                         # a new leaf: evaluate and expand
+                nd.player = p                        # (also one below a chance node)
                 if self.evaluate(p, k, True) < 0:
                     return -1
-                self.expand(node, k, False)
+                for j in range(k):
+                    self.idx[j] = -2
+                if self.add_edges(node, k, False) < 0:
+                    return -1
                 have_value = True
                 break
-            nu = self.map_children(node, k)
-            if nu and self.can_grow():               # moves no earlier world allowed
+            nu = self.map_moves(node, k)
+            if nu and self.room(nu):                 # moves no earlier world allowed
                 if self.evaluate(p, k, False) < 0:
                     return -1
-                self.expand(node, k, True)
-                self.map_children(node, k)           # the block may have moved
+                if self.add_edges(node, k, True) < 0:
+                    return -1
             # PUCT: Q + c P sqrt(N) / (1 + n), N = 1 + visits of the legal moves;
             # unvisited: Q = parent mean - fpu_reduction; exact ties broken uniformly.
             nd = &self.tr.nodes[node]
@@ -1756,30 +1867,41 @@ cdef class CyAZ(CyISMCTS):
                 if self.idx[j] >= 0:
                     total += self.tr.nodes[self.idx[j]].visits
             sq = sqrt(<double>total)
-            fpu_q = (self.tr.vals[node * st + p] / nd.visits - self.fpu) if nd.visits else 0.0
+            fpu_q = (self.tr.vals[node * n + p] / nd.visits - self.fpu) if nd.visits else 0.0
             best = -1
             best_u = -1e300
             ties = 1
             for j in range(k):
                 ch = self.idx[j]
-                if ch < 0:
-                    continue                         # no slot under the cap
-                cv = self.tr.nodes[ch].visits
+                if ch == -2:
+                    continue                         # no prior under the memory cap
+                cv = self.tr.nodes[ch].visits if ch >= 0 else 0
                 if cv == 0:
-                    u = fpu_q + self.c_puct * self.tr.vals[ch * st + n] * sq
+                    u = fpu_q + self.c_puct * self.epr[j] * sq
                 else:
-                    u = self.tr.vals[ch * st + p] / cv \
-                        + self.c_puct * self.tr.vals[ch * st + n] * sq / (1.0 + cv)
+                    u = self.tr.vals[ch * n + p] / cv \
+                        + self.c_puct * self.epr[j] * sq / (1.0 + cv)
                 if u > best_u:
-                    best = ch
+                    best = j
                     best_u = u
                     ties = 1
                 elif u == best_u:
                     ties += 1
                     if ratai_uniform(&self.rng) * ties < 1.0:
-                        best = ch
+                        best = j
             if best < 0:
                 break                                # the cap: value the position here
+            ch = self.idx[best]
+            if ch < 0:                               # first selected: its node now
+                if not self.room(0):
+                    break
+                ch = tree_add_child(self.tr, node, <unsigned long long>self.act[best],
+                                    self.act[best], UNSEEN)
+                if ch < 0:
+                    self.capped = True
+                    break
+                self.nodes += 1
+            best = ch
             self.work.c_apply(self.tr.nodes[best].action)
             depth += 1
             node = best
