@@ -238,7 +238,8 @@ def monotonic() -> float:
 ctypedef struct Tree:
     # The node pool: ``nodes[i]`` and value sums ``vals[i * n : (i + 1) * n]``; it grows by
     # doubling up to ``max_slots`` slots. ``edges``: CyAZ's prior blocks (``esize`` entries
-    # used of ``ecap``; grows by doubling), empty for the other searches.
+    # used of ``ecap``; grows by doubling), empty for the other searches. Slots and edges in
+    # use stay within ``max_bytes`` together (``max_memory_mb``).
     Node* nodes
     double* vals
     int n
@@ -248,6 +249,7 @@ ctypedef struct Tree:
     Edge* edges
     long esize
     long ecap
+    double max_bytes
 
 
 cdef inline long tree_bytes(Tree* t) noexcept nogil:
@@ -269,10 +271,12 @@ cdef inline int* edge_head(Tree* t, long b) noexcept nogil:
 cdef long tree_edge_block(Tree* t, int cap) noexcept nogil:
     """A new edge block with room for ``cap`` entries (count 0) at the end of the edge
     pool; its index, or -1 when out of memory."""
-    cdef long newcap = t.ecap if t.ecap > 0 else 4096
+    cdef long newcap = t.ecap if t.ecap > 0 else 256
     cdef void* p
     cdef int* h
     if t.esize + cap + 1 > MAX_SLOTS:    # indices are C ints
+        return -1
+    if tree_used_bytes(t) + <double>(cap + 1) * sizeof(Edge) > t.max_bytes:
         return -1
     while t.esize + cap + 1 > newcap:
         newcap *= 2
@@ -300,6 +304,8 @@ cdef int tree_alloc(Tree* t, int k) noexcept nogil:
     cdef void* p
     cdef long i
     if first + k > t.max_slots:
+        return -1
+    if tree_used_bytes(t) + <double>k * (sizeof(Node) + sizeof(double) * t.n) > t.max_bytes:
         return -1
     while first + k > newcap:
         newcap *= 2
@@ -399,9 +405,10 @@ cdef class _TreeMem:
 
     cdef Tree t
 
-    def __cinit__(self, int n, long max_slots, int cap=1024):
+    def __cinit__(self, int n, long max_slots, int cap=1024, double max_bytes=1e300):
         self.t.n = n
         self.t.size = 0
+        self.t.max_bytes = max_bytes
         self.t.edges = NULL
         self.t.esize = 0
         self.t.ecap = 0
@@ -525,7 +532,9 @@ cdef class _Search:
         if self.max_memory_mb is not None:
             slots = <long>(float(self.max_memory_mb) * 1048576.0
                            / (sizeof(Node) + sizeof(double) * self.n))
-        self.mem = _TreeMem(self.n, slots)
+        self.mem = _TreeMem(self.n, slots, 1024,
+                            1e300 if self.max_memory_mb is None
+                            else float(self.max_memory_mb) * 1048576.0)
         self.tr = &self.mem.t
         self.root_state = state
         self.work = state.c_clone()
@@ -703,6 +712,10 @@ cdef class _Search:
     def _slots(self) -> int:
         return self.tr.size if self.mem is not None else 0
 
+    def _used_bytes(self) -> int:
+        """Bytes of the slots and edges in use (what ``max_memory_mb`` bounds)."""
+        return tree_used_bytes(self.tr) if self.mem is not None else 0
+
 
 def _report(workers, legal, label, tie, int player, int n, budget, seed, str kind,
             priors=None):
@@ -878,11 +891,11 @@ cdef class CyUCT(_Search):
         start_reaper()
         labels = root_labels(state, player, legal, budget, MULTI_PV_LIMIT)
         k = self.threads
-        workers = [self] + [CyUCT(self.me, self.c, self._share_nodes(), self._share_mb(), 1)
-                            for _ in range(k - 1)]
+        shares = self._share_nodes(), self._share_mb()   # before ``self`` takes its share
+        workers = [self] + [CyUCT(self.me, self.c, *shares, 1) for _ in range(k - 1)]
         for w, sd in zip(workers, _seeds(srng, k)):
             if k > 1:
-                w._set_limits(self._share_nodes(), self._share_mb())
+                w._set_limits(*shares)
             w._prepare(state, sd, allowed)
 
         def report():
@@ -1202,14 +1215,14 @@ cdef class CyISMCTS(_Search):
         start_reaper()
         labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
         k = self.threads
+        shares = self._share_nodes(), self._share_mb()   # before ``self`` takes its share
         workers = [self] + [CyISMCTS(self.me, self.c,
-                                     "infostate" if self.by_info else "action",
-                                     self._share_nodes(), self._share_mb(), 1)
+                                     "infostate" if self.by_info else "action", *shares, 1)
                             for _ in range(k - 1)]
         seeds = _seeds(srng, k)
         for i, w in enumerate(workers):
             if k > 1:
-                w._set_limits(self._share_nodes(), self._share_mb())
+                w._set_limits(*shares)
             np_rng = srng.np if i == 0 else np.random.default_rng(seeds[i])
             w._prepare(state, seeds[i], allowed, label_state, np_rng)
 
@@ -1528,7 +1541,6 @@ cdef class CyAZ(CyISMCTS):
     cdef CyNet net
     cdef double c_puct, alpha, eps, mix, fpu
     cdef int dsize
-    cdef double mem_cap                 # bytes of slots + edges in use (max_memory_mb)
     cdef float* epr                     # the prior of each legal move at the current node
     cdef float* apr                     # scratch: the prior of each action at one node
     cdef object xarr
@@ -1586,8 +1598,6 @@ cdef class CyAZ(CyISMCTS):
         cdef long b
         self._prepare(state, seed, allowed, label_state, np_rng)
         self.net = net
-        self.mem_cap = 1e300 if self.max_memory_mb is None else \
-            float(self.max_memory_mb) * 1048576.0
         self.dsize = net.d
         self.xarr = np.zeros(max(1, self.dsize), np.float32)
         cdef float[::1] xv = self.xarr
@@ -1620,7 +1630,7 @@ cdef class CyAZ(CyISMCTS):
             self.tr.vals[r * self.n + j] = root_values[j]
         k = len(root_priors)
         b = tree_edge_block(self.tr, k)
-        if b < 0 or tree_used_bytes(self.tr) > self.mem_cap:
+        if b < 0:
             raise MemoryError("search tree (max_memory_mb below the root's moves)")
         self.tr.nodes[r].edges = <int>b
         j = 0
@@ -1661,15 +1671,15 @@ cdef class CyAZ(CyISMCTS):
         prior_of = {int(a): float(q) for a, q in zip(legal, priors)}
         used_of = {int(a): float(q) for a, q in zip(legal, used)}
         k = self.threads
+        shares = self._share_nodes(), self._share_mb()   # before ``self`` takes its share
         workers = [self] + [CyAZ(self.me, self.model, self.c_puct, self.alpha, self.eps,
                                  self.mix, self.fpu,
-                                 "infostate" if self.by_info else "action",
-                                 self._share_nodes(), self._share_mb(), 1)
+                                 "infostate" if self.by_info else "action", *shares, 1)
                             for _ in range(k - 1)]
         seeds = _seeds(srng, k)
         for i, w in enumerate(workers):
             if k > 1:
-                w._set_limits(self._share_nodes(), self._share_mb())
+                w._set_limits(*shares)
             np_rng = srng.np if i == 0 else np.random.default_rng(seeds[i])
             w._prepare_az(state, seeds[i], allowed, label_state, np_rng, net, used_of,
                           [float(v) for v in values])
@@ -1735,7 +1745,7 @@ cdef class CyAZ(CyISMCTS):
         if not self.can_grow():
             return False
         if tree_used_bytes(self.tr) + <double>(sizeof(Node) + sizeof(double) * self.n) \
-                + <double>edges * sizeof(Edge) > self.mem_cap:
+                + <double>(edges + 1) * sizeof(Edge) > self.tr.max_bytes:
             self.capped = True
             return False
         return True
@@ -1781,6 +1791,8 @@ cdef class CyAZ(CyISMCTS):
         for j in range(k):
             if not only_missing or self.idx[j] == -2:
                 m += 1
+        if m == 0:
+            return 0
         if b >= 0:
             cnt = edge_head(self.tr, b)[0]
             cap = edge_head(self.tr, b)[1]
@@ -1788,8 +1800,9 @@ cdef class CyAZ(CyISMCTS):
             if not self.room(cnt + m if cnt == 0 else 2 * cap + m):
                 return 0
             nb = tree_edge_block(self.tr, cnt + m if cnt == 0 else max(2 * cap, cnt + m))
-            if nb < 0:
-                return -1
+            if nb < 0:                  # the memory cap (or the edge pool's index range)
+                self.capped = True
+                return 0
             if cnt:
                 memcpy(&self.tr.edges[nb + 1], &self.tr.edges[b + 1], sizeof(Edge) * cnt)
             self.tr.nodes[node].edges = <int>nb

@@ -359,3 +359,42 @@ def test_compiled_tree_has_the_references_shape(name, n):
                                                                  ref.evaluations)
     assert 0.75 <= a.nodes / b.nodes <= 1.33, (a.nodes, b.nodes)
     assert abs(a.max_depth - b.max_depth) <= 4, (a.max_depth, b.max_depth)
+
+
+@pytest.mark.skipif("cython" not in BACKENDS, reason="compiled search not built")
+@pytest.mark.parametrize("mb,threads", [(0.01, 1), (0.05, 1), (0.02, 2)])
+def test_compiled_memory_cap_counts_slots_and_edges(mb, threads):
+    """``max_memory_mb`` bounds the slots and the prior edges in use together (each
+    root-parallel tree gets its share, ``mb / threads``); the iteration budget stays exact and
+    the search still answers a legal move. A wide Ratapolis position (88 moves) fills the cap
+    with edges long before the node count matters."""
+    from ratai._speedups.search import CyAZ
+
+    model = Model.init("ratapolis", [3], hidden=(16, 8), seed=3)
+    game, s = decision("ratapolis", seed=2, num_players=3, backend="cython")
+    p = s.current_player()
+    search = CyAZ(p, model, max_memory_mb=mb, threads=threads)
+    worst = []
+
+    def watch(_an):
+        worst.append(search._used_bytes())
+        return True
+
+    an = search.analyze(s, Budget(iterations=3000).check(), SearchRng(4, s, p),
+                        on_progress=watch, every=100)
+    assert an.iterations == 3000 and an.best_action in s.legal_actions(p)
+    assert max(worst) <= mb / threads * 2**20, (max(worst), mb)
+    free = CyAZ(p, model, max_memory_mb=None)
+    free.analyze(s, Budget(iterations=3000).check(), SearchRng(4, s, p))
+    assert free.nodes > an.nodes
+
+
+@pytest.mark.skipif("cython" not in BACKENDS, reason="compiled search not built")
+def test_compiled_threads_split_the_node_cap_evenly():
+    """Each of ``threads=2`` trees gets half of ``max_nodes`` (not a quarter)."""
+    model = Model.init("ratapolis", [3], hidden=(16, 8), seed=3)
+    game, s = decision("ratapolis", seed=2, num_players=3, backend="cython")
+    p = s.current_player()
+    an = make_bot("az", game, p, iterations=600, max_nodes=20, threads=2, model=model,
+                  seed=1, search_backend="cython").analyze(s)
+    assert an.nodes == 20 and an.iterations == 600

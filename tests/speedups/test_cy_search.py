@@ -385,3 +385,13 @@ def test_tree_reuse_continues_the_kept_subtree():
         assert sum(m.visits for m in b.analyze(other).moves) == 3000
     with pytest.raises(ValueError, match="reuse_tree needs a perfect-information game"):
         cy_bot("mcts", mid_game({"num_players": 3}), iterations=10, reuse_tree=True)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_threads_split_the_caps_evenly(kind):
+    """Item 4 with item 5: ``threads=N`` gives every root-parallel tree ``1/N`` of
+    ``max_nodes`` (the first tree's share was once taken before the others were sized, so
+    they got ``1/N**2``): two trees under ``max_nodes=40`` fill 20 nodes each."""
+    s = mid_game({"num_players": 3})
+    an = cy_bot(kind, s, iterations=4000, max_nodes=40, threads=2).analyze(s)
+    assert an.nodes == 40 and an.iterations == 4000
