@@ -252,15 +252,25 @@ ctypedef struct Tree:
     double max_bytes
 
 
+cdef inline long tree_slot_bytes(Tree* t) noexcept nogil:
+    """Bytes of one slot: its ``Node`` and its value sums."""
+    return <long>(sizeof(Node) + sizeof(double) * t.n)
+
+
 cdef inline long tree_bytes(Tree* t) noexcept nogil:
-    return <long>t.cap * <long>(sizeof(Node) + sizeof(double) * t.n) \
-        + t.ecap * <long>sizeof(Edge)
+    return <long>t.cap * tree_slot_bytes(t) + t.ecap * <long>sizeof(Edge)
 
 
 cdef inline long tree_used_bytes(Tree* t) noexcept nogil:
     """Bytes of the slots and edges in use (the pages a search has touched)."""
-    return <long>t.size * <long>(sizeof(Node) + sizeof(double) * t.n) \
-        + t.esize * <long>sizeof(Edge)
+    return <long>t.size * tree_slot_bytes(t) + t.esize * <long>sizeof(Edge)
+
+
+cdef inline bint tree_fits(Tree* t, long slots, long edges) noexcept nogil:
+    """Whether ``slots`` more slots and ``edges`` more edge entries stay within
+    ``max_bytes``."""
+    return tree_used_bytes(t) + <double>slots * tree_slot_bytes(t) \
+        + <double>edges * sizeof(Edge) <= t.max_bytes
 
 
 cdef inline int* edge_head(Tree* t, long b) noexcept nogil:
@@ -270,13 +280,13 @@ cdef inline int* edge_head(Tree* t, long b) noexcept nogil:
 
 cdef long tree_edge_block(Tree* t, int cap) noexcept nogil:
     """A new edge block with room for ``cap`` entries (count 0) at the end of the edge
-    pool; its index, or -1 when out of memory."""
+    pool; its index, or -1 at the byte cap or when out of memory."""
     cdef long newcap = t.ecap if t.ecap > 0 else 256
     cdef void* p
     cdef int* h
     if t.esize + cap + 1 > MAX_SLOTS:    # indices are C ints
         return -1
-    if tree_used_bytes(t) + <double>(cap + 1) * sizeof(Edge) > t.max_bytes:
+    if not tree_fits(t, 0, cap + 1):
         return -1
     while t.esize + cap + 1 > newcap:
         newcap *= 2
@@ -305,7 +315,7 @@ cdef int tree_alloc(Tree* t, int k) noexcept nogil:
     cdef long i
     if first + k > t.max_slots:
         return -1
-    if tree_used_bytes(t) + <double>k * (sizeof(Node) + sizeof(double) * t.n) > t.max_bytes:
+    if not tree_fits(t, k, 0):
         return -1
     while first + k > newcap:
         newcap *= 2
@@ -1695,13 +1705,13 @@ cdef class CyAZ(CyISMCTS):
 
     def _root_stats(self) -> dict:
         cdef Tree* t = self.tr
-        cdef int i, j, n = self.n, st = self.n
+        cdef int i, j, n = self.n
         cdef Node* root = &t.nodes[0]
         out = {}
         for i in range(root.first, root.first + root.nch):
             if t.nodes[i].key < TAG_ACTION and t.nodes[i].visits > 0:
                 out[t.nodes[i].action] = (t.nodes[i].visits,
-                                          [t.vals[i * st + j] for j in range(n)])
+                                          [t.vals[i * n + j] for j in range(n)])
         return out
 
     cdef int tensor(self, int p) noexcept nogil:
@@ -1744,8 +1754,7 @@ cdef class CyAZ(CyISMCTS):
         ``max_memory_mb`` (sets ``capped`` when not)."""
         if not self.can_grow():
             return False
-        if tree_used_bytes(self.tr) + <double>(sizeof(Node) + sizeof(double) * self.n) \
-                + <double>(edges + 1) * sizeof(Edge) > self.tr.max_bytes:
+        if not tree_fits(self.tr, 1, edges + 1):
             self.capped = True
             return False
         return True
@@ -1781,28 +1790,28 @@ cdef class CyAZ(CyISMCTS):
                 nu += 1
         return nu
 
-    cdef int add_edges(self, int node, int k, bint only_missing) noexcept nogil:
+    cdef void add_edges(self, int node, int k, bint only_missing) noexcept nogil:
         """Priors ``pbuf[:k]`` of ``act[:k]`` into ``node``'s edge block (only the moves
         ``map_moves`` found without one when ``only_missing``), moving the block to the end
-        of the pool when it is full (doubling). 0, or -1 when out of memory; at the memory
-        cap nothing is added (``capped``)."""
+        of the pool when it is full (doubling). At the memory cap (or out of memory) nothing
+        is added and ``capped`` is set."""
         cdef int j, m = 0, cnt = 0, cap = 0
         cdef long b = self.tr.nodes[node].edges, nb
         for j in range(k):
             if not only_missing or self.idx[j] == -2:
                 m += 1
         if m == 0:
-            return 0
+            return
         if b >= 0:
             cnt = edge_head(self.tr, b)[0]
             cap = edge_head(self.tr, b)[1]
         if cnt + m > cap:
             if not self.room(cnt + m if cnt == 0 else 2 * cap + m):
-                return 0
+                return
             nb = tree_edge_block(self.tr, cnt + m if cnt == 0 else max(2 * cap, cnt + m))
             if nb < 0:                  # the memory cap (or the edge pool's index range)
                 self.capped = True
-                return 0
+                return
             if cnt:
                 memcpy(&self.tr.edges[nb + 1], &self.tr.edges[b + 1], sizeof(Edge) * cnt)
             self.tr.nodes[node].edges = <int>nb
@@ -1815,11 +1824,10 @@ cdef class CyAZ(CyISMCTS):
                 self.idx[j] = -1
                 cnt += 1
         edge_head(self.tr, b)[0] = cnt
-        return 0
 
     cdef int iterate(self) noexcept nogil:
         cdef int node = 0, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a, ties, total
-        cdef int n = self.n, st = self.n
+        cdef int n = self.n
         cdef unsigned long long key
         cdef double u, best_u, cv, sq, fpu_q
         cdef Node* nd
@@ -1860,18 +1868,14 @@ cdef class CyAZ(CyISMCTS):
                 nd.player = p                        # (also one below a chance node)
                 if self.evaluate(p, k, True) < 0:
                     return -1
-                for j in range(k):
-                    self.idx[j] = -2
-                if self.add_edges(node, k, False) < 0:
-                    return -1
+                self.add_edges(node, k, False)
                 have_value = True
                 break
             nu = self.map_moves(node, k)
             if nu and self.room(nu):                 # moves no earlier world allowed
                 if self.evaluate(p, k, False) < 0:
                     return -1
-                if self.add_edges(node, k, True) < 0:
-                    return -1
+                self.add_edges(node, k, True)
             # PUCT: Q + c P sqrt(N) / (1 + n), N = 1 + visits of the legal moves;
             # unvisited: Q = parent mean - fpu_reduction; exact ties broken uniformly.
             nd = &self.tr.nodes[node]
@@ -1936,5 +1940,5 @@ cdef class CyAZ(CyISMCTS):
             nd = &self.tr.nodes[self.path[i]]
             nd.visits += 1
             for j in range(n):
-                self.tr.vals[self.path[i] * st + j] += self.ret[j]
+                self.tr.vals[self.path[i] * n + j] += self.ret[j]
         return 0
