@@ -1542,14 +1542,15 @@ cdef class CyAZ(CyISMCTS):
     Args:
         player: the searching seat.
         model: a ``ratai.nn.Model`` (checked against the game by the bot).
-        c_puct, dirichlet_alpha, noise_fraction, rollout_mix, fpu_reduction, chance_key:
-            as :class:`ratai.search.az.AZ` (validated by it / the bot).
+        c_puct, dirichlet_alpha, noise_fraction, rollout_mix, fpu_reduction, chance_key,
+        policy_playout: as :class:`ratai.search.az.AZ` (validated by it / the bot).
         max_nodes, max_memory_mb, threads: as :class:`CyUCT`.
     """
 
     cdef object model
     cdef CyNet net
     cdef double c_puct, alpha, eps, mix, fpu
+    cdef int policy_playout
     cdef int dsize
     cdef float* epr                     # the prior of each legal move at the current node
     cdef float* apr                     # scratch: the prior of each action at one node
@@ -1585,7 +1586,7 @@ cdef class CyAZ(CyISMCTS):
     def __init__(self, int player, model, double c_puct=1.5, double dirichlet_alpha=0.3,
                  double noise_fraction=0.0, double rollout_mix=0.0, double fpu_reduction=0.1,
                  str chance_key="infostate", max_nodes=None,
-                 max_memory_mb=DEFAULT_MAX_MEMORY_MB, int threads=1):
+                 max_memory_mb=DEFAULT_MAX_MEMORY_MB, int threads=1, int policy_playout=0):
         if chance_key not in ("infostate", "action"):
             raise ValueError(f"bad chance_key {chance_key!r}: allowed one of "
                              f"('infostate', 'action')")
@@ -1598,6 +1599,7 @@ cdef class CyAZ(CyISMCTS):
         self.eps = noise_fraction
         self.mix = rollout_mix
         self.fpu = fpu_reduction
+        self.policy_playout = policy_playout
         self._limits(max_nodes, max_memory_mb, threads)
 
     def _prepare_az(self, state, unsigned long long seed, allowed, label_state, np_rng,
@@ -1684,7 +1686,8 @@ cdef class CyAZ(CyISMCTS):
         shares = self._share_nodes(), self._share_mb()   # before ``self`` takes its share
         workers = [self] + [CyAZ(self.me, self.model, self.c_puct, self.alpha, self.eps,
                                  self.mix, self.fpu,
-                                 "infostate" if self.by_info else "action", *shares, 1)
+                                 "infostate" if self.by_info else "action", *shares, 1,
+                                 self.policy_playout)
                             for _ in range(k - 1)]
         seeds = _seeds(srng, k)
         for i, w in enumerate(workers):
@@ -1727,17 +1730,51 @@ cdef class CyAZ(CyISMCTS):
                 return -1
         return 0
 
-    cdef int evaluate(self, int p, int k, bint value) noexcept nogil:
-        """Network at seat ``p``'s view of ``self.work``: priors of ``act[:k]`` into
-        ``pbuf``; with ``value``, the leaf value per seat into ``ret`` (mixed with a playout
-        of ``self.work``, which it then mutates, when ``rollout_mix > 0``). 0 or -1."""
-        cdef int j
+    cdef int evaluate(self, int p, int k) noexcept nogil:
+        """Network at seat ``p``'s view of ``self.work``: the value per seat into ``vbuf``,
+        the priors of ``act[:k]`` into ``pbuf``. 0 or -1."""
         if self.tensor(p) < 0:
             return -1
         self.net.c_eval(self.xbuf, p, self.act, k, self.vbuf, self.pbuf, self.scratch, True)
         self.evaluations += 1
-        if not value:
-            return 0
+        return 0
+
+    cdef int leaf_value(self, int p, int k) noexcept nogil:
+        """The value per seat backed up from the leaf ``self.work`` into ``ret``, given
+        ``evaluate(p, k)`` there (``AZ._value``): after ``policy_playout`` decisions of the
+        network's most probable move (exact ties uniformly at random; chance sampled),
+        mixed with a random playout when ``rollout_mix > 0``. Mutates ``self.work``, ``act``
+        and ``pbuf``. 0 or -1."""
+        cdef int step, j, best, ties, q
+        for step in range(self.policy_playout):
+            if k <= 0:
+                break
+            best = 0
+            ties = 1
+            for j in range(1, k):
+                if self.pbuf[j] > self.pbuf[best]:
+                    best = j
+                    ties = 1
+                elif self.pbuf[j] == self.pbuf[best]:
+                    ties += 1
+                    if ratai_uniform(&self.rng) * ties < 1.0:
+                        best = j
+            self.work.c_apply(self.act[best])
+            q = self.work.c_current_player()
+            while q == CHANCE:
+                self.work.c_apply(self.act[self.pick_outcome(
+                    self.work.c_chance_outcomes(self.act, self.prob))])
+                q = self.work.c_current_player()
+            if q == TERMINAL:
+                self.work.c_returns(self.ret)
+                return 0
+            if q == SIMULTANEOUS_NODE:
+                q = self.me
+                k = 0
+            else:
+                k = self.work.c_legal_actions(self.act)
+            if self.evaluate(q, k) < 0:
+                return -1
         if self.mix > 0.0:
             if self.work.c_current_player() != TERMINAL:
                 c_random_playout(self.work, &self.rng, self.idx, self.prob)
@@ -1851,7 +1888,7 @@ cdef class CyAZ(CyISMCTS):
                 node = ch
                 continue
             if p == SIMULTANEOUS_NODE:
-                if self.evaluate(self.me, 0, True) < 0:
+                if self.evaluate(self.me, 0) < 0 or self.leaf_value(self.me, 0) < 0:
                     return -1
                 have_value = True
                 break
@@ -1866,14 +1903,16 @@ cdef class CyAZ(CyISMCTS):
             nd = &self.tr.nodes[node]
             if nd.edges < 0:                         # a new leaf: evaluate and expand
                 nd.player = p                        # (also one below a chance node)
-                if self.evaluate(p, k, True) < 0:
+                if self.evaluate(p, k) < 0:
                     return -1
                 self.add_edges(node, k, False)
+                if self.leaf_value(p, k) < 0:
+                    return -1
                 have_value = True
                 break
             nu = self.map_moves(node, k)
             if nu and self.room(nu):                 # moves no earlier world allowed
-                if self.evaluate(p, k, False) < 0:
+                if self.evaluate(p, k) < 0:
                     return -1
                 self.add_edges(node, k, True)
             # PUCT: Q + c P sqrt(N) / (1 + n), N = 1 + visits of the legal moves;
@@ -1931,7 +1970,9 @@ cdef class CyAZ(CyISMCTS):
                 self.work.c_returns(self.ret)
             else:
                 k = self.work.c_legal_actions(self.act) if p >= 0 else 0
-                if self.evaluate(p if p >= 0 else self.me, k, True) < 0:
+                if p < 0:
+                    p = self.me
+                if self.evaluate(p, k) < 0 or self.leaf_value(p, k) < 0:
                     return -1
         self.depth_sum += depth
         if depth > self.max_depth:

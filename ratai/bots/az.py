@@ -69,13 +69,16 @@ class AZBot(SearchBot):
     of the game; a ``ValueError`` if none is shipped), ``c_puct`` (1.5, in [0, 100]),
     ``dirichlet_alpha`` (0.3, in (0, 100]), ``noise_fraction`` (0: play; 0.25 for
     self-play), ``rollout_mix`` (0: network values only; in [0, 1]), ``fpu_reduction``
-    (0.1, in [0, 1]: first-play urgency), ``temperature`` (0: play the most visited move;
-    > 0: sample a move with probability proportional to ``visits ** (1 / temperature)``,
-    seeded; in [0, 100]), ``chance_key`` (``"infostate"`` or ``"action"``),
-    ``search_backend`` (``"auto"``: the compiled ``CyAZ`` on a Cython state, ``"python"``,
-    ``"cython"``), ``max_nodes``, ``max_memory_mb`` (512), ``threads`` (1; > 1 needs the
-    compiled search), and, as every search kind, ``iterations``/``time_limit``, ``stop``,
-    ``skip_forced``, ``on_progress`` and ``analyze(state, root_moves=[...])``.
+    (0.1, in [0, 1]: first-play urgency), ``policy_playout`` (0: the value at the leaf;
+    an int in 0..1,000: decisions played from a new leaf by the network's most probable
+    move before the value is taken, one evaluation each), ``temperature`` (0: play the
+    most visited move; > 0: sample a move with probability proportional to
+    ``visits ** (1 / temperature)``, seeded; in [0, 100]), ``chance_key``
+    (``"infostate"`` or ``"action"``), ``search_backend`` (``"auto"``: the compiled
+    ``CyAZ`` on a Cython state, ``"python"``, ``"cython"``), ``max_nodes``,
+    ``max_memory_mb`` (512), ``threads`` (1; > 1 needs the compiled search), and, as every
+    search kind, ``iterations``/``time_limit``, ``stop``, ``skip_forced``, ``on_progress``
+    and ``analyze(state, root_moves=[...])``.
 
     Options the caller does not pass take the model's recommended values first
     (:attr:`ratai.nn.Model.play_options`, ``meta["play"]``: e.g. the shipped Rats to Riches
@@ -92,8 +95,8 @@ class AZBot(SearchBot):
 
     kind = "az"
     OPTIONS = ("model", "c_puct", "dirichlet_alpha", "noise_fraction", "rollout_mix",
-               "fpu_reduction", "temperature", "chance_key", "search_backend", "max_nodes",
-               "max_memory_mb", "threads")
+               "fpu_reduction", "policy_playout", "temperature", "chance_key",
+               "search_backend", "max_nodes", "max_memory_mb", "threads")
     ROOT_MOVES = True
 
     def _setup(self, model: Any = None, temperature: float = 0.0,
@@ -128,9 +131,9 @@ class AZBot(SearchBot):
         if cy is not None:
             an = cy.CyAZ(self.player, self.model, s.c_puct, s.alpha, s.eps, s.mix, s.fpu,
                          s.chance_key, self.max_nodes, self.max_memory_mb,
-                         self.threads).analyze(state, budget, srng, on_progress,
-                                               self.progress_every, self.seed, self.kind,
-                                               allowed)
+                         self.threads, s.policy_playout).analyze(
+                             state, budget, srng, on_progress, self.progress_every,
+                             self.seed, self.kind, allowed)
         else:
             an = s.analyze(state, budget, srng, on_progress, self.progress_every, self.seed,
                            self.kind, allowed, self._python_cap())

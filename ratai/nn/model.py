@@ -64,8 +64,10 @@ FORMAT_VERSION = 1
 ARRAY_NAMES = ("w1", "b1", "w2", "b2", "wv", "bv", "wp", "bp")
 _REQUIRED_META = ("format", "game", "params", "players", "data_hash", "layout_version",
                   "hidden")
-#: ``az`` options a model may recommend in ``meta["play"]``, with their allowed ranges.
-PLAY_OPTIONS = {"rollout_mix": (0.0, 1.0), "c_puct": (0.0, 100.0), "fpu_reduction": (0.0, 1.0)}
+#: ``az`` options a model may recommend in ``meta["play"]``: ``(type, lo, hi)`` (``float``
+#: options take any number in the range, ``int`` ones an integer).
+PLAY_OPTIONS = {"rollout_mix": (float, 0.0, 1.0), "c_puct": (float, 0.0, 100.0),
+                "fpu_reduction": (float, 0.0, 1.0), "policy_playout": (int, 0, 1000)}
 #: Parameters a model does not record as ``params`` (covered by ``players``/``data_hash``).
 _NOT_PARAMS = ("num_players", "data_path")
 
@@ -214,19 +216,20 @@ def _parse_meta(arrays: Mapping[str, np.ndarray], where: str) -> dict:
 
 
 def _check_play(play: Any, where: str) -> None:
-    """Raise ``ModelError`` unless ``play`` maps :data:`PLAY_OPTIONS` names to numbers in
-    their ranges."""
+    """Raise ``ModelError`` unless ``play`` maps :data:`PLAY_OPTIONS` names to numbers of
+    their types in their ranges."""
     if not isinstance(play, dict):
         raise ModelError(f"{where}: corrupt (metadata 'play' {play!r} is not an object)")
     for name, value in play.items():
         if name not in PLAY_OPTIONS:
             raise ModelError(f"{where}: metadata 'play' names unknown option {name!r}; "
                              f"allowed: {', '.join(PLAY_OPTIONS)}")
-        lo, hi = PLAY_OPTIONS[name]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not lo <= value <= hi:
+        kind, lo, hi = PLAY_OPTIONS[name]
+        types = (int,) if kind is int else (int, float)
+        if isinstance(value, bool) or not isinstance(value, types) or not lo <= value <= hi:
+            what = "an integer" if kind is int else "a number"
             raise ModelError(f"{where}: metadata 'play' option {name!r} is {value!r}; "
-                             f"allowed a number in [{lo:g}, {hi:g}]")
+                             f"allowed {what} in [{lo:g}, {hi:g}]")
 
 
 def _build_nets(arrays: Mapping[str, np.ndarray], meta: dict, where: str) -> dict[int, Net]:

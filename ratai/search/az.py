@@ -28,7 +28,14 @@ the information-set tree of Cowling, Powley & Whitehouse 2012 (SO-ISMCTS, as
   (``evaluator.evaluate(state, p, legal)``): the priors ``P`` over that determinization's
   legal moves are stored in the node, and the values (expected return of every seat) are
   backed up, mixed with one random playout from the leaf when ``rollout_mix > 0``
-  (``(1 - rollout_mix) * net + rollout_mix * playout``). A move legal in a later
+  (``(1 - rollout_mix) * net + rollout_mix * playout``). With ``policy_playout = K > 0``
+  the leaf is first played on for up to ``K`` decisions by the network's policy (each the
+  move of highest prior at the mover's observation, exact ties uniformly at random; chance
+  outcomes sampled by probability; a clone, the tree does not grow), and the value above
+  (network and random playout) is taken where that line stops: after ``K`` decisions, or
+  at a terminal (its ``returns()``) or ``SIMULTANEOUS`` node. This is the policy-guided
+  start of a playout (Silver et al. 2016, AlphaGo's rollout policy, here the policy head
+  itself, greedy); it costs ``K`` more evaluations per iteration. A move legal in a later
   determinization but not in the first gets its prior from the network at that
   determinization (one more evaluation; priors then need not sum to 1, which PUCT does
   not require). Terminal leaves back up ``returns()``. A ``SIMULTANEOUS`` node inside the
@@ -60,6 +67,7 @@ from .common import (
     Rollout,
     apply_unchecked,
     begin_determinized_root,
+    check_int,
     check_number,
     determinized_loop,
     free_later,
@@ -103,6 +111,19 @@ def dirichlet_noise(priors: np.ndarray, alpha: float, fraction: float,
     return (1.0 - fraction) * priors + fraction * rng.dirichlet([alpha] * priors.size)
 
 
+def _greedy(legal, priors, rnd) -> int:
+    """The move of ``legal`` with the highest prior, exact ties broken uniformly at random."""
+    best_a, best_q, ties = legal[0], priors[0], 1
+    for a, q in zip(legal[1:], priors[1:], strict=True):
+        if q > best_q:
+            best_a, best_q, ties = a, q, 1
+        elif q == best_q:
+            ties += 1
+            if rnd.random() * ties < 1.0:
+                best_a = a
+    return int(best_a)
+
+
 class AZNode:
     """A node of the searching seat's information-set tree: ``visits``/``value`` are the
     statistics of the edge into it (value: sums per seat); ``priors`` (``{action: P}``,
@@ -133,6 +154,8 @@ class AZ:
             the network alone).
         fpu_reduction: first-play urgency: an unvisited move is valued at its parent's
             mean minus this (in [0, 1]; default 0.1).
+        policy_playout: decisions played from a new leaf by the network's most probable
+            move before its value is taken (an int in 0..1,000; default 0: at the leaf).
         chance_key: ``"infostate"`` or ``"action"``, as :class:`ratai.search.ISMCTS`.
 
     Raises:
@@ -144,12 +167,13 @@ class AZ:
     def __init__(self, game: Game, player: int, evaluator: Evaluator, *, c_puct: float = 1.5,
                  dirichlet_alpha: float = 0.3, noise_fraction: float = 0.0,
                  rollout_mix: float = 0.0, fpu_reduction: float = 0.1,
-                 chance_key: str = "infostate"):
+                 chance_key: str = "infostate", policy_playout: int = 0):
         self.c_puct = check_number("c_puct", c_puct, 0.0, 100.0)
         self.alpha = check_number("dirichlet_alpha", dirichlet_alpha, 0.0, 100.0, lo_open=True)
         self.eps = check_number("noise_fraction", noise_fraction, 0.0, 1.0)
         self.mix = check_number("rollout_mix", rollout_mix, 0.0, 1.0)
         self.fpu = check_number("fpu_reduction", fpu_reduction, 0.0, 1.0)
+        self.policy_playout = check_int("policy_playout", policy_playout, 0, 1000)
         if chance_key not in self.CHANCE_KEYS:
             raise ValueError(f"bad chance_key {chance_key!r}: allowed one of {self.CHANCE_KEYS}")
         self.game = game
@@ -164,16 +188,42 @@ class AZ:
 
     # -- evaluation -----------------------------------------------------------------------
     def _leaf(self, s: State, p: int, legal, rnd) -> tuple[list[float], np.ndarray]:
-        """Network values (mixed with a playout) and priors over ``legal`` at seat ``p``'s
-        observation of ``s``."""
+        """The leaf value per seat (:meth:`_value`) and the network's priors over ``legal``
+        at seat ``p``'s observation of ``s``."""
         values, priors = self.evaluator.evaluate(s, p, legal)
         self.evaluations += 1
+        return self._value(s, values, legal, priors, rnd), priors
+
+    def _value(self, s: State, values, legal, priors, rnd) -> list[float]:
+        """The value per seat backed up from leaf ``s`` (module docstring), given the
+        network's ``values`` and ``priors`` over ``legal`` there: after ``policy_playout``
+        decisions of the policy (on a clone of ``s``), mixed with a random playout when
+        ``rollout_mix > 0``. ``s`` is not changed."""
+        w = s
+        for _ in range(self.policy_playout):
+            if not legal:
+                break
+            if w is s:
+                w = s.clone()
+            apply_unchecked(w, _greedy(legal, priors, rnd))
+            q = w.current_player()
+            while q == CHANCE:
+                apply_unchecked(w, sample_outcome(w._chance_outcomes(), rnd.random()))
+                q = w.current_player()
+            if q == TERMINAL:
+                return list(w._returns())
+            if q == SIMULTANEOUS:
+                q, legal = self.player, []
+            else:
+                legal = w._legal_actions()
+            values, priors = self.evaluator.evaluate(w, q, legal)
+            self.evaluations += 1
         vals = [float(v) for v in values]
         if self.mix > 0.0:
-            ret, _ = self.rollout(s.clone(), rnd)
+            ret, _ = self.rollout(w.clone(), rnd)
             m = self.mix
             vals = [(1.0 - m) * v + m * r for v, r in zip(vals, ret, strict=True)]
-        return vals, priors
+        return vals
 
     def root_priors(self, state: State, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """The network's ``(values, priors)`` at the root from the seat's own observation."""

@@ -168,6 +168,7 @@ BOT_OPTION_RANGES: dict[str, tuple] = {
     "noise_fraction": (float, 0.0, 1.0),
     "rollout_mix": (float, 0.0, 1.0),
     "fpu_reduction": (float, 0.0, 1.0),
+    "policy_playout": (int, 0, 1000),
     "temperature": (float, 0.0, 100.0),
 }
 

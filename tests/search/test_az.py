@@ -337,13 +337,15 @@ def test_compiled_threads_and_counters(rt_model):
 
 
 @pytest.mark.skipif("cython" not in BACKENDS, reason="compiled search not built")
+@pytest.mark.parametrize("k", [0, 2])
 @pytest.mark.parametrize("name,n", [("rat_trap", 3), ("rats_to_riches", 3), ("ratapolis", 2)])
-def test_compiled_tree_has_the_references_shape(name, n):
+def test_compiled_tree_has_the_references_shape(name, n, k):
     """The twin grows the reference's tree: a node below a chance node is a new leaf
     (evaluated once, the descent stops), a move's node exists only once selected. Same
     position, network and budget: the network evaluations, the nodes and the depth agree
     within the noise of the two random streams. (Before the fix, the twin went on below
-    every new chance node, about 2 evaluations per iteration, 3x the nodes and depth 100+.)"""
+    every new chance node, about 2 evaluations per iteration, 3x the nodes and depth 100+.)
+    With ``policy_playout=k`` both make ``1 + k`` evaluations per iteration."""
     from ratai._speedups.search import CyAZ
 
     model = Model.init(name, [n], hidden=(16, 8), seed=3)
@@ -351,12 +353,14 @@ def test_compiled_tree_has_the_references_shape(name, n):
     sp = load_game(name, backend="python", num_players=n).deserialize_state(s.serialize())
     p = s.current_player()
     its = 300
-    cy, ref = CyAZ(p, model, rollout_mix=0.5), AZ(sp.get_game(), p, model, rollout_mix=0.5)
+    cy = CyAZ(p, model, rollout_mix=0.5, policy_playout=k)
+    ref = AZ(sp.get_game(), p, model, rollout_mix=0.5, policy_playout=k)
     a = cy.analyze(s, Budget(iterations=its).check(), SearchRng(4, s, p))
     b = ref.analyze(sp, Budget(iterations=its).check(), SearchRng(4, sp, p))
     assert a.iterations == b.iterations == its
     assert abs(cy.evaluations - ref.evaluations) <= 0.1 * its, (cy.evaluations,
                                                                  ref.evaluations)
+    assert ref.evaluations >= (1 + k) * its * 0.9
     assert 0.75 <= a.nodes / b.nodes <= 1.33, (a.nodes, b.nodes)
     assert abs(a.max_depth - b.max_depth) <= 4, (a.max_depth, b.max_depth)
 
@@ -398,3 +402,64 @@ def test_compiled_threads_split_the_node_cap_evenly():
     an = make_bot("az", game, p, iterations=600, max_nodes=20, threads=2, model=model,
                   seed=1, search_backend="cython").analyze(s)
     assert an.nodes == 20 and an.iterations == 600
+
+
+class CountingValues(UniformEvaluator):
+    """Uniform priors; the value of every seat is ``i / 1000`` at the ``i``-th call."""
+
+    def __init__(self, n):
+        super().__init__(n)
+        self.calls = 0
+
+    def evaluate(self, state, player, legal):
+        self.calls += 1
+        _, priors = super().evaluate(state, player, legal)
+        return np.full(self.n, self.calls / 1000, np.float32), priors
+
+
+@pytest.mark.parametrize("k", [0, 1, 3])
+def test_policy_playout_values_the_end_of_the_policy_line(k):
+    """``policy_playout=K``: a new leaf is played on for K decisions by the policy (one
+    evaluation each) and the value backed up is the network's where that line stops (the
+    last evaluation), not the leaf's. One iteration from a mid-game Rat Trap position: the
+    root (call 1), the leaf (call 2), then K more calls."""
+    game, s = decision("rat_trap", num_players=3, backend="python")
+    p = s.current_player()
+    ev = CountingValues(3)
+    an = AZ(game, p, ev, policy_playout=k).analyze(s, Budget(iterations=1).check(),
+                                                    SearchRng(1, s, p))
+    assert ev.calls == k + 2
+    (moved,) = [m for m in an.moves if m.visits]
+    assert moved.values == pytest.approx([(k + 2) / 1000] * 3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_policy_playout_to_the_end_backs_up_returns(backend):
+    """With ``policy_playout`` longer than any game and ``rollout_mix=0`` every backed-up
+    value is a terminal ``returns()`` (Rat Trap 2p: 1, 0 or a shared 0.5 per seat, so every
+    move's value sums are multiples of 0.5), never the network's (a random network's are
+    not)."""
+    model = Model.init("rat_trap", [2], hidden=(16, 8), seed=3)
+    game, s = decision("rat_trap", seed=1, num_players=2, backend=backend)
+    p = s.current_player()
+
+    def halves(k):
+        an = make_bot("az", game, p, model=model, iterations=40, seed=2, rollout_mix=0.0,
+                      policy_playout=k, search_backend=backend).analyze(s)
+        sums = [2 * v * m.visits for m in an.moves if m.visits for v in m.values]
+        return all(abs(x - round(x)) < 1e-6 for x in sums)
+
+    assert halves(1000)
+    assert not halves(0)
+
+
+def test_policy_playout_option_and_play_recommendation(rt_model):
+    game = load_game("rat_trap", num_players=3)
+    for bad in (-1, 1.5, True, 1001):
+        with pytest.raises(ValueError, match="policy_playout"):
+            make_bot("az", game, 0, iterations=10, model=rt_model, policy_playout=bad)
+    bot = make_bot("az", game, 0, iterations=10, model=rt_model.with_meta(
+        play={"policy_playout": 2}))
+    assert bot.search.policy_playout == 2
+    with pytest.raises(ModelError, match="'policy_playout' is 1.5; allowed an integer"):
+        rt_model.with_meta(play={"policy_playout": 1.5})
