@@ -1534,7 +1534,9 @@ cdef class CyAZ(CyISMCTS):
     evaluated, its priors go into an edge block (Leela Zero's edges: 8 bytes per legal
     move, in the tree's edge pool); a move's node (a slot with its value sums) is created
     only when the search first selects it, as in the Python search, so ``nodes`` counts
-    what the Python search counts. A move legal only in a later determinization gets its
+    what the Python search counts. With ``rollout_mix=1`` and no policy playout a leaf's
+    first visit is its playout alone (its priors come when the search first descends
+    through it), as in the Python search. A move legal only in a later determinization gets its
     prior from one more evaluation there (appended to the block). ``max_memory_mb`` counts
     the slots and the edges in use. Random streams differ from the Python search
     (splitmix64), so the trees differ for the same seed; the distributions are the same.
@@ -1551,6 +1553,7 @@ cdef class CyAZ(CyISMCTS):
     cdef CyNet net
     cdef double c_puct, alpha, eps, mix, fpu
     cdef int policy_playout
+    cdef public bint lazy               # the network's value unused: priors on 2nd visit
     cdef int dsize
     cdef float* epr                     # the prior of each legal move at the current node
     cdef float* apr                     # scratch: the prior of each action at one node
@@ -1600,6 +1603,7 @@ cdef class CyAZ(CyISMCTS):
         self.mix = rollout_mix
         self.fpu = fpu_reduction
         self.policy_playout = policy_playout
+        self.lazy = rollout_mix == 1.0 and policy_playout == 0
         self._limits(max_nodes, max_memory_mb, threads)
 
     def _prepare_az(self, state, unsigned long long seed, allowed, label_state, np_rng,
@@ -1738,6 +1742,22 @@ cdef class CyAZ(CyISMCTS):
         self.net.c_eval(self.xbuf, p, self.act, k, self.vbuf, self.pbuf, self.scratch, True)
         self.evaluations += 1
         return 0
+
+    cdef int leaf(self, int p, int k, int node) noexcept nogil:
+        """The value per seat of the leaf ``self.work`` (seat ``p`` to move, ``act[:k]`` its
+        moves) into ``ret``: with ``lazy`` its random playout alone (no evaluation);
+        otherwise ``evaluate``, the priors into ``node``'s edge block (when ``node >= 0``)
+        and ``leaf_value``. Mutates ``self.work``. 0 or -1."""
+        if self.lazy:
+            if self.work.c_current_player() != TERMINAL:
+                c_random_playout(self.work, &self.rng, self.idx, self.prob)
+            self.work.c_returns(self.ret)
+            return 0
+        if self.evaluate(p, k) < 0:
+            return -1
+        if node >= 0:
+            self.add_edges(node, k, False)
+        return self.leaf_value(p, k)
 
     cdef int leaf_value(self, int p, int k) noexcept nogil:
         """The value per seat backed up from the leaf ``self.work`` into ``ret``, given
@@ -1888,7 +1908,7 @@ cdef class CyAZ(CyISMCTS):
                 node = ch
                 continue
             if p == SIMULTANEOUS_NODE:
-                if self.evaluate(self.me, 0) < 0 or self.leaf_value(self.me, 0) < 0:
+                if self.leaf(self.me, 0, -1) < 0:
                     return -1
                 have_value = True
                 break
@@ -1901,15 +1921,16 @@ cdef class CyAZ(CyISMCTS):
                         j += 1
                 k = j
             nd = &self.tr.nodes[node]
-            if nd.edges < 0:                         # a new leaf: evaluate and expand
+            if nd.edges < 0:                         # no priors yet
                 nd.player = p                        # (also one below a chance node)
-                if self.evaluate(p, k) < 0:
+                if nd.visits == 0 or not self.lazy:  # a new leaf: evaluate and expand
+                    if self.leaf(p, k, node) < 0:
+                        return -1
+                    have_value = True
+                    break
+                if self.evaluate(p, k) < 0:          # lazy: its priors now, then descend
                     return -1
                 self.add_edges(node, k, False)
-                if self.leaf_value(p, k) < 0:
-                    return -1
-                have_value = True
-                break
             nu = self.map_moves(node, k)
             if nu and self.room(nu):                 # moves no earlier world allowed
                 if self.evaluate(p, k) < 0:
@@ -1970,9 +1991,7 @@ cdef class CyAZ(CyISMCTS):
                 self.work.c_returns(self.ret)
             else:
                 k = self.work.c_legal_actions(self.act) if p >= 0 else 0
-                if p < 0:
-                    p = self.me
-                if self.evaluate(p, k) < 0 or self.leaf_value(p, k) < 0:
+                if self.leaf(p if p >= 0 else self.me, k, -1) < 0:
                     return -1
         self.depth_sum += depth
         if depth > self.max_depth:

@@ -35,8 +35,12 @@ the information-set tree of Cowling, Powley & Whitehouse 2012 (SO-ISMCTS, as
   (network and random playout) is taken where that line stops: after ``K`` decisions, or
   at a terminal (its ``returns()``) or ``SIMULTANEOUS`` node. This is the policy-guided
   start of a playout (Silver et al. 2016, AlphaGo's rollout policy, here the policy head
-  itself, greedy); it costs ``K`` more evaluations per iteration. A move legal in a later
-  determinization but not in the first gets its prior from the network at that
+  itself, greedy); it costs ``K`` more evaluations per iteration. When the network's
+  value has no weight (``rollout_mix = 1``, ``policy_playout = 0``) a new leaf is valued
+  by its playout alone and not evaluated; its priors are computed the first time the
+  search descends through it (AlphaGo's expansion threshold, Silver et al. 2016, at one
+  visit): the same tree, without the evaluations of leaves never revisited. A move legal
+  in a later determinization but not in the first gets its prior from the network at that
   determinization (one more evaluation; priors then need not sum to 1, which PUCT does
   not require). Terminal leaves back up ``returns()``. A ``SIMULTANEOUS`` node inside the
   tree is a leaf valued by the network from the searching seat's observation; one at the
@@ -174,6 +178,9 @@ class AZ:
         self.mix = check_number("rollout_mix", rollout_mix, 0.0, 1.0)
         self.fpu = check_number("fpu_reduction", fpu_reduction, 0.0, 1.0)
         self.policy_playout = check_int("policy_playout", policy_playout, 0, 1000)
+        #: the network's value has no weight (``rollout_mix=1``, no policy playout): a leaf
+        #: is valued by its playout alone and gets its priors when first descended through
+        self.lazy = self.mix == 1.0 and self.policy_playout == 0
         if chance_key not in self.CHANCE_KEYS:
             raise ValueError(f"bad chance_key {chance_key!r}: allowed one of {self.CHANCE_KEYS}")
         self.game = game
@@ -187,9 +194,13 @@ class AZ:
         self.evaluations = 0
 
     # -- evaluation -----------------------------------------------------------------------
-    def _leaf(self, s: State, p: int, legal, rnd) -> tuple[list[float], np.ndarray]:
+    def _leaf(self, s: State, p: int, legal, rnd) -> tuple[list[float], np.ndarray | None]:
         """The leaf value per seat (:meth:`_value`) and the network's priors over ``legal``
-        at seat ``p``'s observation of ``s``."""
+        at seat ``p``'s observation of ``s`` (``None`` with :attr:`lazy`: no evaluation,
+        the value is the random playout's)."""
+        if self.lazy:
+            ret, _ = self.rollout(s.clone(), rnd)
+            return [float(r) for r in ret], None
         values, priors = self.evaluator.evaluate(s, p, legal)
         self.evaluations += 1
         return self._value(s, values, legal, priors, rnd), priors
@@ -333,11 +344,17 @@ class AZ:
             legal = s._legal_actions()
             if node is root and allowed is not None:
                 legal = [a for a in legal if a in allowed]
-            if node.priors is None:                      # a new leaf: expand and evaluate
+            if node.priors is None:
                 node.player = p
-                values, priors = self._leaf(s, p, legal, rnd)
+                if node.visits == 0 or not self.lazy:    # a new leaf: evaluate and expand
+                    values, priors = self._leaf(s, p, legal, rnd)
+                    if priors is not None:
+                        node.priors = {int(a): float(q)
+                                       for a, q in zip(legal, priors, strict=True)}
+                    break
+                _, priors = self.evaluator.evaluate(s, p, legal)   # lazy: expand now
+                self.evaluations += 1
                 node.priors = {int(a): float(q) for a, q in zip(legal, priors, strict=True)}
-                break
             missing = [a for a in legal if a not in node.priors]
             if missing:                                  # moves no earlier world allowed
                 _, priors = self.evaluator.evaluate(s, p, legal)

@@ -337,15 +337,16 @@ def test_compiled_threads_and_counters(rt_model):
 
 
 @pytest.mark.skipif("cython" not in BACKENDS, reason="compiled search not built")
-@pytest.mark.parametrize("k", [0, 2])
+@pytest.mark.parametrize("k,mix", [(0, 0.5), (2, 0.5), (0, 1.0)])
 @pytest.mark.parametrize("name,n", [("rat_trap", 3), ("rats_to_riches", 3), ("ratapolis", 2)])
-def test_compiled_tree_has_the_references_shape(name, n, k):
+def test_compiled_tree_has_the_references_shape(name, n, k, mix):
     """The twin grows the reference's tree: a node below a chance node is a new leaf
     (evaluated once, the descent stops), a move's node exists only once selected. Same
     position, network and budget: the network evaluations, the nodes and the depth agree
     within the noise of the two random streams. (Before the fix, the twin went on below
     every new chance node, about 2 evaluations per iteration, 3x the nodes and depth 100+.)
-    With ``policy_playout=k`` both make ``1 + k`` evaluations per iteration."""
+    With ``policy_playout=k`` both make ``1 + k`` evaluations per iteration; with
+    ``rollout_mix=1`` both evaluate only the nodes they descend through."""
     from ratai._speedups.search import CyAZ
 
     model = Model.init(name, [n], hidden=(16, 8), seed=3)
@@ -353,14 +354,17 @@ def test_compiled_tree_has_the_references_shape(name, n, k):
     sp = load_game(name, backend="python", num_players=n).deserialize_state(s.serialize())
     p = s.current_player()
     its = 300
-    cy = CyAZ(p, model, rollout_mix=0.5, policy_playout=k)
-    ref = AZ(sp.get_game(), p, model, rollout_mix=0.5, policy_playout=k)
+    cy = CyAZ(p, model, rollout_mix=mix, policy_playout=k)
+    ref = AZ(sp.get_game(), p, model, rollout_mix=mix, policy_playout=k)
     a = cy.analyze(s, Budget(iterations=its).check(), SearchRng(4, s, p))
     b = ref.analyze(sp, Budget(iterations=its).check(), SearchRng(4, sp, p))
     assert a.iterations == b.iterations == its
     assert abs(cy.evaluations - ref.evaluations) <= 0.1 * its, (cy.evaluations,
                                                                  ref.evaluations)
-    assert ref.evaluations >= (1 + k) * its * 0.9
+    if mix < 1:
+        assert ref.evaluations >= (1 + k) * its * 0.9
+    else:
+        assert ref.evaluations < 0.6 * its
     assert 0.75 <= a.nodes / b.nodes <= 1.33, (a.nodes, b.nodes)
     assert abs(a.max_depth - b.max_depth) <= 4, (a.max_depth, b.max_depth)
 
@@ -463,3 +467,29 @@ def test_policy_playout_option_and_play_recommendation(rt_model):
     assert bot.search.policy_playout == 2
     with pytest.raises(ModelError, match="'policy_playout' is 1.5; allowed an integer"):
         rt_model.with_meta(play={"policy_playout": 1.5})
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lazy_priors_grow_the_same_tree(backend):
+    """With ``rollout_mix=1`` (the network's value unused) a leaf is valued by its playout
+    alone and gets its priors when first descended through. On a perfect-information game
+    (First Rat: dice, nothing hidden) that is the same search, visit for visit and value for
+    value, as evaluating every leaf, for fewer evaluations."""
+    model = Model.init("first_rat", [2], hidden=(16, 8), seed=3)
+    game, s = decision("first_rat", seed=4, num_players=2, backend=backend)
+    p = s.current_player()
+    runs = []
+    for lazy in (True, False):
+        if backend == "cython":
+            search = _cy.CyAZ(p, model, rollout_mix=1.0)
+        else:
+            search = AZ(game, p, model, rollout_mix=1.0)
+        assert search.lazy
+        search.lazy = lazy
+        an = search.analyze(s, Budget(iterations=200).check(), SearchRng(6, s, p))
+        runs.append((an, search.evaluations))
+    (lazy_an, lazy_evals), (full_an, full_evals) = runs
+    assert [(m.action, m.visits, m.values) for m in lazy_an.moves] == \
+        [(m.action, m.visits, m.values) for m in full_an.moves]
+    assert lazy_an.nodes == full_an.nodes
+    assert lazy_evals < 0.75 * full_evals, (lazy_evals, full_evals)
