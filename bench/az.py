@@ -4,11 +4,15 @@ Usage (short; the machine is usually shared, so quote ``uptime`` with the figure
 
     python bench/az.py --seconds 1 --hidden 128,64
     python bench/az.py --seconds 1 --sanity 20        # + az:200 (random net) vs random
+    python bench/az.py --seconds 0.2 --packaged       # the shipped networks, as they play
 
 For each game (default player counts: Rat Trap 3, Ratapolis 3, First Rat 2, Rats to Riches
 3) a random-init network of the given hidden sizes (``Model.init``, seed 0) is built and one
 decision position (12 decisions into a seeded game) is searched by the compiled ``CyAZ``
-(``search_backend="cython"``, one thread) for ``--seconds``. Columns:
+(``search_backend="cython"``, one thread) for ``--seconds``. With ``--packaged`` the
+network is the shipped one, searched with its play options (``meta["play"]``: every shipped
+network plays with ``rollout_mix=1``, so only the nodes the search descends through are
+evaluated). Columns:
 
 * ``net/s``: positions per second of ``CyNet.c_eval`` alone on that position's tensor (one
   core, nogil, tensor excluded);
@@ -19,7 +23,7 @@ decision position (12 decisions into a seeded game) is searched by the compiled 
   and everything else the search does: determinization, descent, engine steps); the issue's
   target (>= 20,000/s) is about this column on a twin with a compiled tensor writer;
 * ``az it/s`` and ``ismcts it/s``: iterations per second of the two compiled searches at the
-  same position and time (the ISMCTS row uses its random playouts);
+  same position and time (the ISMCTS row uses its random playouts), and their ratio;
 * ``py share``: evaluations whose tensor came from the Python fallback.
 
 ``--sanity G`` plays G seat-rotated 2-player Rat Trap games of ``az`` (200 iterations, the
@@ -72,13 +76,18 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, c - h), min(1.0, c + h))
 
 
-def measure(name: str, n: int, hidden: tuple[int, int], seconds: float) -> dict:
+def measure(name: str, n: int, hidden: tuple[int, int], seconds: float,
+            shipped: bool = False) -> dict:
     from ratai._speedups.nn import CyNet
     from ratai._speedups.search import CyAZ, CyISMCTS
+    from ratai.nn import packaged
 
     game, s = position(name, n)
     p = s.current_player()
-    model = Model.init(name, [n], hidden=hidden, seed=0)
+    if shipped:
+        model = Model.load(packaged(game))
+    else:
+        model = Model.init(name, [n], hidden=hidden, seed=0)
     net = CyNet(model, n)
     x = s.observation_tensor(p)
     legal = s.legal_actions()
@@ -90,7 +99,7 @@ def measure(name: str, n: int, hidden: tuple[int, int], seconds: float) -> dict:
     for _ in range(200):
         s.observation_tensor(p, out=out)
     tensor_us = (time.perf_counter() - t0) / 200 * 1e6
-    search = CyAZ(p, model)
+    search = CyAZ(p, model, **model.play_options)
     t0 = time.perf_counter()
     an = search.analyze(s, Budget(time_limit=seconds).check(), SearchRng(1, s, p))
     wall = time.perf_counter() - t0
@@ -132,21 +141,25 @@ def main(argv=None) -> int:
     ap.add_argument("--hidden", default="128,64")
     ap.add_argument("--games", default=",".join(g for g, _ in GAMES))
     ap.add_argument("--sanity", type=int, default=0)
+    ap.add_argument("--packaged", action="store_true",
+                    help="the shipped networks with their play options (--hidden ignored)")
     args = ap.parse_args(argv)
     hidden = tuple(int(h) for h in args.hidden.split(","))
     wanted = args.games.split(",")
-    print(f"hidden {hidden[0]}x{hidden[1]}, {args.seconds:g} s per search, one thread")
+    net_of = "shipped networks" if args.packaged else f"hidden {hidden[0]}x{hidden[1]}"
+    print(f"{net_of}, {args.seconds:g} s per search, one thread")
     print("| game | D | params | nonzero | net/s | tensor us | in-search evals/s | az it/s "
-          "| ismcts it/s | py share |")
-    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+          "| ismcts it/s | az / ismcts | py share |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for name, n in GAMES:
         if name not in wanted:
             continue
-        r = measure(name, n, hidden, args.seconds)
+        r = measure(name, n, hidden, args.seconds, args.packaged)
         kind = "compiled" if r["compiled"] else "python"
         print(f"| {r['game']} | {r['D']} | {r['params']:,} | {r['nnz']:.3f} | {r['net']:,.0f} "
               f"| {r['tensor_us']:.1f} ({kind}) | {r['evals']:,.0f} | {r['az']:,.0f} "
-              f"| {r['ismcts']:,.0f} | {r['py_share']:.2f} |", flush=True)
+              f"| {r['ismcts']:,.0f} | {r['az'] / r['ismcts']:.2f} | {r['py_share']:.2f} |",
+              flush=True)
     if args.sanity:
         sanity(args.sanity)
     return 0
