@@ -1536,8 +1536,8 @@ cdef class CyAZ(CyISMCTS):
     only when the search first selects it, as in the Python search, so ``nodes`` counts
     what the Python search counts. With ``rollout_mix=1`` and no policy playout a leaf's
     first visit is its playout alone (its priors come when the search first descends
-    through it), as in the Python search. A move legal only in a later determinization gets its
-    prior from one more evaluation there (appended to the block). ``max_memory_mb`` counts
+    through it; ``lazy``), as in the Python search. A move legal only in a later
+    determinization gets its prior from one more evaluation there (appended to the block). ``max_memory_mb`` counts
     the slots and the edges in use. Random streams differ from the Python search
     (splitmix64), so the trees differ for the same seed; the distributions are the same.
 
@@ -1697,6 +1697,7 @@ cdef class CyAZ(CyISMCTS):
         for i, w in enumerate(workers):
             if k > 1:
                 w._set_limits(*shares)
+            w.lazy = self.lazy
             np_rng = srng.np if i == 0 else np.random.default_rng(seeds[i])
             w._prepare_az(state, seeds[i], allowed, label_state, np_rng, net, used_of,
                           [float(v) for v in values])
