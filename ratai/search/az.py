@@ -115,13 +115,14 @@ def dirichlet_noise(priors: np.ndarray, alpha: float, fraction: float,
     return (1.0 - fraction) * priors + fraction * rng.dirichlet([alpha] * priors.size)
 
 
-def _greedy(legal, priors, rnd) -> int:
-    """The move of ``legal`` with the highest prior, exact ties broken uniformly at random."""
-    best_a, best_q, ties = legal[0], priors[0], 1
-    for a, q in zip(legal[1:], priors[1:], strict=True):
-        if q > best_q:
-            best_a, best_q, ties = a, q, 1
-        elif q == best_q:
+def _argmax(scored, rnd) -> int:
+    """The move of the highest score in ``scored`` (``(move, score)`` pairs), exact ties
+    broken uniformly at random (one draw per tie, seeded by ``rnd``); -1 if empty."""
+    best_a, best_u, ties = -1, -math.inf, 1
+    for a, u in scored:
+        if u > best_u:
+            best_a, best_u, ties = a, u, 1
+        elif u == best_u:
             ties += 1
             if rnd.random() * ties < 1.0:
                 best_a = a
@@ -216,7 +217,7 @@ class AZ:
                 break
             if w is s:
                 w = s.clone()
-            apply_unchecked(w, _greedy(legal, priors, rnd))
+            apply_unchecked(w, _argmax(zip(legal, priors, strict=True), rnd))
             q = w.current_player()
             while q == CHANCE:
                 apply_unchecked(w, sample_outcome(w._chance_outcomes(), rnd.random()))
@@ -299,20 +300,14 @@ class AZ:
         sq = math.sqrt(total)
         fpu = node.value[p] / node.visits - self.fpu if node.visits else 0.0
         c = self.c_puct
-        best_a, best_u, ties = -1, -math.inf, 1
-        for a in legal:
+
+        def u(a):
             ch = children.get(a)
             if ch is None or ch.visits == 0:
-                u = fpu + c * priors[a] * sq
-            else:
-                u = ch.value[p] / ch.visits + c * priors[a] * sq / (1 + ch.visits)
-            if u > best_u:
-                best_a, best_u, ties = a, u, 1
-            elif u == best_u:
-                ties += 1
-                if rnd.random() * ties < 1.0:
-                    best_a = a
-        return best_a
+                return fpu + c * priors[a] * sq
+            return ch.value[p] / ch.visits + c * priors[a] * sq / (1 + ch.visits)
+
+        return _argmax(((a, u(a)) for a in legal), rnd)
 
     def _iterate(self, root: AZNode, s: State, rnd, stats: list[int]) -> None:
         me, cap, allowed = self.player, self._max_nodes, self._allowed
