@@ -1537,8 +1537,8 @@ cdef class CyAZ(CyISMCTS):
     what the Python search counts. With ``rollout_mix=1`` and no policy playout a leaf's
     first visit is its playout alone (its priors come when the search first descends
     through it; ``lazy``), as in the Python search. A move legal only in a later
-    determinization gets its prior from one more evaluation there (appended to the block). ``max_memory_mb`` counts
-    the slots and the edges in use. Random streams differ from the Python search
+    determinization gets its prior from one more evaluation there (appended to the
+    block). ``max_memory_mb`` counts the slots and the edges in use. Random streams differ from the Python search
     (splitmix64), so the trees differ for the same seed; the distributions are the same.
 
     Args:
@@ -1744,15 +1744,19 @@ cdef class CyAZ(CyISMCTS):
         self.evaluations += 1
         return 0
 
+    cdef inline void playout(self) noexcept nogil:
+        """One random playout of ``self.work`` to the end; its returns into ``ret``."""
+        if self.work.c_current_player() != TERMINAL:
+            c_random_playout(self.work, &self.rng, self.idx, self.prob)
+        self.work.c_returns(self.ret)
+
     cdef int leaf(self, int p, int k, int node) noexcept nogil:
         """The value per seat of the leaf ``self.work`` (seat ``p`` to move, ``act[:k]`` its
         moves) into ``ret``: with ``lazy`` its random playout alone (no evaluation);
         otherwise ``evaluate``, the priors into ``node``'s edge block (when ``node >= 0``)
         and ``leaf_value``. Mutates ``self.work``. 0 or -1."""
         if self.lazy:
-            if self.work.c_current_player() != TERMINAL:
-                c_random_playout(self.work, &self.rng, self.idx, self.prob)
-            self.work.c_returns(self.ret)
+            self.playout()
             return 0
         if self.evaluate(p, k) < 0:
             return -1
@@ -1797,9 +1801,7 @@ cdef class CyAZ(CyISMCTS):
             if self.evaluate(q, k) < 0:
                 return -1
         if self.mix > 0.0:
-            if self.work.c_current_player() != TERMINAL:
-                c_random_playout(self.work, &self.rng, self.idx, self.prob)
-            self.work.c_returns(self.ret)
+            self.playout()
             for j in range(self.n):
                 self.ret[j] = (1.0 - self.mix) * self.vbuf[j] + self.mix * self.ret[j]
         else:

@@ -200,8 +200,7 @@ class AZ:
         at seat ``p``'s observation of ``s`` (``None`` with :attr:`lazy`: no evaluation,
         the value is the random playout's)."""
         if self.lazy:
-            ret, _ = self.rollout(s.clone(), rnd)
-            return [float(r) for r in ret], None
+            return self._playout(s, rnd), None
         values, priors = self.evaluator.evaluate(s, p, legal)
         self.evaluations += 1
         return self._value(s, values, legal, priors, rnd), priors
@@ -232,10 +231,15 @@ class AZ:
             self.evaluations += 1
         vals = [float(v) for v in values]
         if self.mix > 0.0:
-            ret, _ = self.rollout(w.clone(), rnd)
             m = self.mix
-            vals = [(1.0 - m) * v + m * r for v, r in zip(vals, ret, strict=True)]
+            vals = [(1.0 - m) * v + m * r
+                    for v, r in zip(vals, self._playout(w, rnd), strict=True)]
         return vals
+
+    def _playout(self, s: State, rnd) -> list[float]:
+        """The returns per seat of one random playout of a clone of ``s``."""
+        ret, _ = self.rollout(s.clone(), rnd)
+        return [float(r) for r in ret]
 
     def root_priors(self, state: State, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """The network's ``(values, priors)`` at the root from the seat's own observation."""
