@@ -3,7 +3,7 @@ and what a cold build costs (``engines/belief.py``, issue 13 item 1).
 
 Usage::
 
-    python bench/beliefs.py --seeds 4
+    python bench/beliefs.py --seeds 4 [--timed]
 
 Random games (seeds ``0..--seeds-1`` per variant, uniform random moves), Cython twin: at every
 decision the deciding seat's compiled sampler is prepared from scratch (``_prepare_resample``
@@ -13,7 +13,9 @@ actions; beyond them the closed form answers); ``worlds`` counts the filter's wo
 with lazy piles, another seat's Manipulator's, stands for all their deals and orders);
 ``manipulated`` is the share of decisions where another seat's Manipulator has ordered piles
 in the round, and ``used there`` the filter's share of those. Times are wall milliseconds of
-one cold build (quote ``uptime`` with them).
+one cold build (quote ``uptime`` with them). ``--timed`` measures inside a search's deadline
+(``belief.belief_deadline``, here an hour away), where the caps are ``belief.TIMED_MAX_WORLDS``
+/ ``TIMED_MAX_EXPANSIONS`` (ten times the untimed ones, ``belief.caps()``).
 
 ``--compare N`` instead checks the closed form (``view._rebuild``) against the filter where
 another seat's Manipulator ordered piles (the filter's piles stay lazy there; exact against
@@ -26,6 +28,7 @@ sample the filter rules out counts as a disagreement.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import time
@@ -33,10 +36,11 @@ import time
 import numpy as np
 
 from ratai.engines import game_class, load_game
+from ratai.engines.belief import belief_deadline
 from ratai.engines.rat_trap import view as V
 
 
-def measure(variant: str, seeds: int) -> dict:
+def measure(variant: str, seeds: int, timed: bool = False) -> dict:
     params = game_class("rat_trap", "python").variants[variant]
     game = load_game("rat_trap", backend="cython", **params)
     used, worlds, ms, manip, manip_used = [], [], [], 0, 0
@@ -52,8 +56,9 @@ def measure(variant: str, seeds: int) -> dict:
             obs = s.observation(p)
             V._BELIEFS._entries.clear()
             t = time.perf_counter()
-            belief = V.exact_belief(game.reference_game(), p, obs, s._own_log(p), game,
-                                    s._obs_digest(p))
+            with belief_deadline(t + 3600) if timed else contextlib.nullcontext():
+                belief = V.exact_belief(game.reference_game(), p, obs, s._own_log(p), game,
+                                        s._obs_digest(p))
             ms.append(1000 * (time.perf_counter() - t))
             used.append(belief is not None)
             if belief is not None:
@@ -114,6 +119,8 @@ def main() -> None:
     ap.add_argument("--variants", default=None, help="comma-separated (default: all)")
     ap.add_argument("--compare", type=int, default=0, metavar="N",
                     help="closed form against the filter on N seeds (see above)")
+    ap.add_argument("--timed", action="store_true",
+                    help="inside a search's deadline: the timed caps (see above)")
     args = ap.parse_args()
     if args.compare:
         sys.path.insert(0, ".")  # tests/ (the brute-force helpers) from the checkout
@@ -128,7 +135,7 @@ def main() -> None:
           "| cold build median / p90 / max (ms) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for v in variants:
-        r = measure(v, args.seeds)
+        r = measure(v, args.seeds, args.timed)
         mu = "-" if r["manip"] == 0 else f"{r['manip']:.0%} / {r['manip_used']:.0%}"
         print(f"| {v} | {r['decisions']} | {r['used']:.0%} | {mu} | {r['worlds'][0]} / "
               f"{r['worlds'][1]} | {r['ms'][0]:.2f} / {r['ms'][1]:.2f} / {r['ms'][2]:.1f} |",

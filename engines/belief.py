@@ -23,6 +23,14 @@ A search bounds the filter by its clock: inside ``with belief_deadline(t)`` (the
 gets ``None`` (its closed form, for that call only) and the cache keeps the steps already
 filtered, so a later call resumes there. Without a deadline (iteration budgets) the filter
 always finishes, so a seeded search stays reproducible.
+
+The caps in force (:func:`caps`) follow from that: without a deadline they bound the time
+(``MAX_WORLDS`` / ``MAX_EXPANSIONS``: a cold build takes at most ~25 ms on a twin); under a
+deadline the clock bounds the time and the caps only the memory, so they are ten times
+higher (``TIMED_MAX_WORLDS`` / ``TIMED_MAX_EXPANSIONS``) and the filter answers where the
+closed form would otherwise (4-5 players with many unseen events; ``bench/README.md``). The
+cache holds at most ``max_states`` stored states in all (least recently used entries first
+out).
 """
 
 from __future__ import annotations
@@ -38,12 +46,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Belief", "BeliefCache", "filter_worlds", "belief_deadline", "MAX_WORLDS",
-           "MAX_EXPANSIONS"]
+__all__ = ["Belief", "BeliefCache", "filter_worlds", "belief_deadline", "caps", "MAX_WORLDS",
+           "MAX_EXPANSIONS", "TIMED_MAX_WORLDS", "TIMED_MAX_EXPANSIONS"]
 
-#: Default caps of one filter: distinct states at any step, and actions applied in all.
+#: Caps of one filter without a deadline (iteration budgets): distinct states at any step,
+#: and actions applied in all (each a clone and an apply).
 MAX_WORLDS = 1_000
 MAX_EXPANSIONS = 3_000
+#: Caps of one filter inside a finite :func:`belief_deadline` (the clock bounds its time;
+#: these its memory: a state takes ~1.1 KB on a twin, ~11 KB on the reference, measured at
+#: 5 players, and a filter holds at most two steps' states).
+TIMED_MAX_WORLDS = 10_000
+TIMED_MAX_EXPANSIONS = 30_000
 
 
 #: The ``time.perf_counter`` time by which a filter must stop (``inf``: none), per thread
@@ -65,9 +79,29 @@ def belief_deadline(t: float) -> Iterator[None]:
         _DEADLINE.reset(token)
 
 
+def caps() -> tuple[int, int]:
+    """The caps ``(max_worlds, max_expansions)`` in force: ``TIMED_MAX_WORLDS`` /
+    ``TIMED_MAX_EXPANSIONS`` inside a finite :func:`belief_deadline`, else ``MAX_WORLDS`` /
+    ``MAX_EXPANSIONS``."""
+    if _DEADLINE.get() < math.inf:
+        return TIMED_MAX_WORLDS, TIMED_MAX_EXPANSIONS
+    return MAX_WORLDS, MAX_EXPANSIONS
+
+
+def _caps(max_worlds: int | None, max_expansions: int | None) -> tuple[int, int]:
+    """The caps asked for, each ``None`` taken from :func:`caps`."""
+    w, e = caps()
+    return (w if max_worlds is None else max_worlds,
+            e if max_expansions is None else max_expansions)
+
+
 class _OutOfTime(Exception):
     """A filter reached its deadline (:func:`belief_deadline`); its layer keeps the states
     expanded so far."""
+
+
+#: :meth:`Belief.showing`'s cached answer "every world" (the belief itself).
+_ALL = object()
 
 
 @dataclass
@@ -86,18 +120,22 @@ class Belief:
     def showing(self, view_key: Hashable, same: Callable[[Any], bool]) -> Belief | None:
         """The worlds for which ``same(world)`` (e.g. they show the seat its current
         observation), weights renormalised; ``None`` if none; ``self`` if all. Cached per
-        ``view_key``."""
+        ``view_key``; the cache never holds ``self`` (``_ALL`` stands for it), so a belief
+        is in no reference cycle and reference counting frees it: the searches run with the
+        cyclic collector paused (``ratai.search.common.paused_gc``), where a cycle would
+        live on until the next full collection."""
         cache = self.__dict__.setdefault("_showing", {})
         if view_key not in cache:
             keep = [i for i, w in enumerate(self.worlds) if same(w)]
             if len(keep) == len(self.worlds):
-                cache[view_key] = self
+                cache[view_key] = _ALL
             elif not keep:
                 cache[view_key] = None
             else:
                 w = np.diff(self.cum, prepend=0.0)[keep]
                 cache[view_key] = Belief([self.worlds[i] for i in keep], np.cumsum(w))
-        return cache[view_key]
+        got = cache[view_key]
+        return self if got is _ALL else got
 
     def probabilities(self) -> np.ndarray:
         """``float64`` vector of shape ``(len(worlds),)``: each world's probability."""
@@ -195,16 +233,17 @@ def _advance(layer: _Layer, codes: Sequence, player: int, max_worlds: int,
     return layer
 
 
-def filter_worlds(anchor: Any, codes: Sequence, player: int, max_worlds: int = MAX_WORLDS,
-                  max_expansions: int = MAX_EXPANSIONS) -> Belief | None:
+def filter_worlds(anchor: Any, codes: Sequence, player: int, max_worlds: int | None = None,
+                  max_expansions: int | None = None) -> Belief | None:
     """The exact belief of ``player`` after the log ``codes`` from ``anchor`` (module
     docstring), or ``None`` beyond the caps.
 
     Args:
         anchor: a state (either backend) the seat knows completely; not modified.
         codes: the seat's ``views`` entries from the anchor on.
-        max_worlds: cap on distinct states at any step.
-        max_expansions: cap on actions applied in all (each a clone and an apply).
+        max_worlds: cap on distinct states at any step (``None``: :func:`caps`).
+        max_expansions: cap on actions applied in all (each a clone and an apply;
+            ``None``: :func:`caps`).
 
     Returns ``None`` too when a :func:`belief_deadline` passes first.
 
@@ -213,7 +252,7 @@ def filter_worlds(anchor: Any, codes: Sequence, player: int, max_worlds: int = M
     """
     layer = _start(anchor)
     try:
-        _advance(layer, codes, player, max_worlds, max_expansions)
+        _advance(layer, codes, player, *_caps(max_worlds, max_expansions))
     except _OutOfTime:
         return None
     return _belief(layer)
@@ -232,16 +271,24 @@ def _belief(layer: _Layer) -> Belief | None:
 
 
 class BeliefCache:
-    """Filters kept per (seat, anchor) and extended as the seat's log grows (least recently
-    used first out). ``get`` returns the same :class:`Belief` object for the same log."""
+    """Filters kept per (seat, anchor, caps) and extended as the seat's log grows. ``get``
+    returns the same :class:`Belief` object for the same log.
 
-    def __init__(self, size: int = 16):
+    Args:
+        size: entries kept (least recently used first out).
+        max_states: stored states kept in all entries together (their layers' states,
+            those of an interrupted step included; least recently used entries first out,
+            the newest always kept). Default ``2 * TIMED_MAX_WORLDS``.
+    """
+
+    def __init__(self, size: int = 16, max_states: int = 2 * TIMED_MAX_WORLDS):
         self.size = size
+        self.max_states = max_states
         self._entries: OrderedDict[tuple, tuple[tuple, _Layer, Belief | None, bool]] = \
             OrderedDict()
 
     def get(self, anchor_key: Hashable, anchor: Callable[[], Any], codes: Sequence,
-            player: int, max_worlds: int = MAX_WORLDS, max_expansions: int = MAX_EXPANSIONS
+            player: int, max_worlds: int | None = None, max_expansions: int | None = None
             ) -> Belief | None:
         """:func:`filter_worlds` for ``anchor()`` (built only when not cached) and ``codes``,
         continuing a cached filter of a prefix of ``codes`` when there is one; ``None``
@@ -250,6 +297,7 @@ class BeliefCache:
         :func:`belief_deadline` passes first (the steps filtered so far are kept and the
         next call for this log or a longer one resumes from them)."""
         codes = tuple(codes)
+        max_worlds, max_expansions = _caps(max_worlds, max_expansions)
         ck = (anchor_key, player, max_worlds, max_expansions)
         hit = self._entries.get(ck)
         # an entry: (log, layer, belief, complete); an interrupted filter is incomplete
@@ -272,6 +320,12 @@ class BeliefCache:
         belief = _belief(layer) if complete else None
         self._entries[ck] = (codes, layer, belief, complete)
         self._entries.move_to_end(ck)
-        while len(self._entries) > self.size:
+        while len(self._entries) > self.size or (
+                len(self._entries) > 1 and self.stored() > self.max_states):
             self._entries.popitem(last=False)
         return belief
+
+    def stored(self) -> int:
+        """The states the cached filters hold in all (what ``max_states`` bounds)."""
+        return sum(len(layer.states or ()) + len(layer.nxt or ())
+                   for _, layer, _, _ in self._entries.values())

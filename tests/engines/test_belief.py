@@ -238,6 +238,90 @@ def test_a_deadline_stops_the_filter_and_a_later_call_resumes_it(backend, monkey
     assert BeliefCache().get("k", lambda: anchor, log, seat) is not None  # no deadline
 
 
+def test_the_caps_in_force():
+    """``belief.caps()``: 1,000 states / 3,000 applied actions without a deadline (iteration
+    budgets: bounded time, reproducible), ten times that inside a finite
+    ``belief_deadline`` (the clock bounds the time, the caps the memory)."""
+    from ratai.engines import belief as B
+
+    assert B.caps() == (B.MAX_WORLDS, B.MAX_EXPANSIONS) == (1_000, 3_000)
+    with B.belief_deadline(float("inf")):
+        assert B.caps() == (1_000, 3_000)
+    with B.belief_deadline(0.0):
+        assert B.caps() == (B.TIMED_MAX_WORLDS, B.TIMED_MAX_EXPANSIONS) == (10_000, 30_000)
+        assert B._caps(5, None) == (5, 30_000)   # a cap asked for explicitly is kept
+    assert B.caps() == (1_000, 3_000)
+
+
+#: 5-player positions (seed, random actions) whose filter applies more than 3,000 actions
+#: (107, 176 and 612 worlds): past the untimed caps, within the timed ones.
+PAST_UNTIMED_CAPS = [(5, 57), pytest.param(11, 57, marks=pytest.mark.slow),
+                     pytest.param(4, 75, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize(("seed", "steps"), PAST_UNTIMED_CAPS)
+def test_a_search_deadline_gives_the_exact_belief_past_the_untimed_caps(seed, steps):
+    """Where the untimed filter gives up (the closed form answers), a search's deadline
+    (every bot's ``analyze`` sets one under a time limit) raises the caps and the belief is
+    the brute-force posterior, exactly; the twin's is the same law."""
+    import time
+
+    from ratai.engines import belief as B
+
+    game = load_game("rat_trap", backend="python", num_players=5)
+    s, actions = random_target(game, seed, steps)
+    seat = s.current_player()
+    obs = s.observation(seat)
+    V._BELIEFS._entries.clear()
+    assert V.exact_belief(game, seat, obs, s.views[seat]) is None
+    with B.belief_deadline(time.perf_counter() + 3600):
+        belief = V.exact_belief(game, seat, obs, s.views[seat])
+    assert belief is not None and len(belief.worlds) > 1
+    post = _brute_force(game, actions, seat, 20_000)
+    got = _projected(belief, lambda w: world_key(w, DROP))
+    assert got.keys() == post.keys()
+    assert max(abs(got[k] - post[k]) for k in post) < 1e-9
+    if "rat_trap" in _CYTHON_REGISTRY:
+        twin = load_game("rat_trap", backend="cython", num_players=5)
+        t = twin.new_initial_state()
+        for a in actions:
+            t.apply_action(a)
+        with B.belief_deadline(time.perf_counter() + 3600):
+            tb = V.exact_belief(game, seat, obs, s.views[seat], twin, t._obs_digest(seat))
+        assert _law(tb) == _law(belief)
+
+
+def test_the_cache_bounds_its_stored_states():
+    """``BeliefCache(max_states=...)``: least recently used entries leave once the cached
+    filters hold more states in all (the newest entry is always kept)."""
+    game = load_game("rat_trap", backend="python", num_players=4)
+    entries = []
+    for seed in range(40):
+        s, _ = random_target(game, seed, 30)
+        if s.is_terminal():
+            continue
+        obs = s.observation(0)
+        log = s.views[0][len(s.views[0]) - obs["round_steps"]:]
+        entries.append((seed, obs, log))
+        if len(entries) == 6:
+            break
+    cache = BeliefCache(size=16, max_states=1)
+    for seed, obs, log in entries:
+        assert cache.get(seed, lambda o=obs: V._round_anchor(game, o), log, 0) is not None
+        assert len(cache._entries) == 1                       # only the newest
+    cache = BeliefCache(size=16, max_states=10**9)
+    for seed, obs, log in entries:
+        cache.get(seed, lambda o=obs: V._round_anchor(game, o), log, 0)
+    assert len(cache._entries) == 6 and cache.stored() > 1
+    worlds = [len(b.worlds) for _, _, b, _ in cache._entries.values()]
+    assert cache.stored() == sum(worlds)
+    cache = BeliefCache(size=16, max_states=sum(worlds[-2:]))  # room for the last two
+    for seed, obs, log in entries:
+        cache.get(seed, lambda o=obs: V._round_anchor(game, o), log, 0)
+        assert cache.stored() <= cache.max_states or len(cache._entries) == 1
+    assert [k[0] for k in cache._entries] == [e[0] for e in entries[-2:]]
+
+
 # ------------------------------------------------------- another seat's Manipulator (RT-10)
 #: Doorway decks small enough that brute force can enumerate every deal and order of the
 #: two piles a Manipulator orders (the packaged decks give 10^4-10^6 states at that step):
