@@ -392,6 +392,12 @@ def paused_gc():
     next collection) after it has freed a tree, or after the last pause ends, off the
     caller's path. Every search bot's ``analyze`` runs inside one pause (a full collection
     over a cache of determinizations cost 89 ms inside a 50 ms budget).
+
+    Searches run back to back (self-play, an arena, hosted bot seats) leave the reaper no
+    moment without a pause, so what was frozen stays frozen and garbage in a reference
+    cycle is never collected: searches and the engines must make none (reference counting
+    frees everything else). ``tests/bots/test_budgets_kinds.py::
+    test_searches_leave_no_cyclic_garbage`` checks every kind on every game.
     """
     with _GC_LOCK:
         if _GC_PAUSES[0] == 0:

@@ -199,6 +199,8 @@ class Dispatcher:
     def __init__(self, workers: int, backend: str):
         self.workers, self.backend = workers, backend
         self._pool = None
+        #: the peak resident memory (MB) each local worker process reported, by pid
+        self.worker_peaks: dict[int, float] = {}
         if backend == "ray":
             try:
                 import ray  # noqa: F401
@@ -230,7 +232,12 @@ class Dispatcher:
                     self.workers, mp_context=multiprocessing.get_context("spawn"))
             futures = [self._pool.submit(play, job) for job in jobs]
             for fut in as_completed(futures):
-                done(fut.result())
+                res = fut.result()
+                if res.get("peak_rss_mb") is not None:
+                    pid = res["pid"]
+                    self.worker_peaks[pid] = max(self.worker_peaks.get(pid, 0.0),
+                                                 res["peak_rss_mb"])
+                done(res)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -650,12 +657,25 @@ class TrainingRun:
                      strength=strength)
         self._commit(pending_eval=strength)
 
+    def _peak_rss_mb(self) -> float | None:
+        """Peak resident memory of this sitting (MB): this process's ``VmHWM`` plus that
+        of each local self-play worker (:func:`ratai.train.selfplay.peak_rss_mb`; the sum
+        bounds their peak together; Ray workers on other machines are not counted);
+        ``None`` where the platform reports none."""
+        from ratai.train.selfplay import peak_rss_mb
+
+        main = peak_rss_mb()
+        if main is None:
+            return None
+        return round(main + sum(self.dispatcher.worker_peaks.values()), 1)
+
     def _finish(self, g: int) -> None:
         entry = {"generation": g, "games_trained": self.state["games_trained"],
                  "positions_seen": self.state["positions_seen"],
                  "gate": self.state.pop("pending_gate", None),
                  "strength": self.state.pop("pending_eval", None),
-                 "seconds": round(self.state.get("seconds", 0.0) + time.time() - self.t0, 1)}
+                 "seconds": round(self.state.get("seconds", 0.0) + time.time() - self.t0, 1),
+                 "peak_rss_mb": self._peak_rss_mb()}
         self._metric("generation", **entry, best=self.state["best"])
         self.state["seconds"] = entry["seconds"]
         self.t0 = time.time()

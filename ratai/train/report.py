@@ -40,6 +40,10 @@ def _init_lines(root: Path) -> list[str]:
             "behind it); the games and minutes above are this run's only.", ""]
 
 
+def _fmt_mb(mb: float | None) -> str:
+    return "-" if mb is None else f"{mb:,.0f}"
+
+
 def report_markdown(root: Path, cfg, state: dict) -> str:
     """The Markdown report: configuration, seed, games, time and strength per generation."""
     from ratai.train.loop import cli_args
@@ -61,9 +65,11 @@ def report_markdown(root: Path, cfg, state: dict) -> str:
              "against random seats, seat-rotated: mean return per seat with its 95% interval "
              "(fair share 1/n). Gating: the new network in one seat against the best in the "
              "others; score = R_new / (R_new + R_best).", "",
+             "Peak RSS: the sitting's peak resident memory so far (`VmHWM`), this process's "
+             "plus each local self-play worker's, in MB.", "",
              "| gen | games trained | loss | value loss | policy loss | value MSE | gate score "
-             "(games) | best | strength vs random | minutes (total) |",
-             "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: |"]
+             "(games) | best | strength vs random | minutes (total) | peak RSS (MB) |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: | ---: |"]
     best = 0
     for entry in state["summary"]:
         g = entry["generation"]
@@ -79,7 +85,8 @@ def report_markdown(root: Path, cfg, state: dict) -> str:
             gate_txt = f"{gate['score']:.3f} ({gate['games']})"
             gate_txt += " promoted" if gate["promoted"] else ""
         lines.append(f"| {g} | {entry['games_trained']} | {loss} | {gate_txt} | {best} | "
-                     f"{_fmt_strength(entry.get('strength'))} | {entry['seconds'] / 60:.1f} |")
+                     f"{_fmt_strength(entry.get('strength'))} | {entry['seconds'] / 60:.1f} | "
+                     f"{_fmt_mb(entry.get('peak_rss_mb'))} |")
     lines += ["", "Configuration (config.json):", "", "```json",
               json.dumps(cfg.to_json(), indent=1, sort_keys=True), "```", ""]
     return "\n".join(lines)

@@ -17,6 +17,8 @@ seat are attached when the game ends. A seat with one legal action plays it unre
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,13 +90,33 @@ def _cached_model(path: str, cache: dict):
     return cache[key]
 
 
+def peak_rss_mb() -> float | None:
+    """This process's peak resident memory so far, in MB: ``VmHWM`` of ``/proc/self/status``
+    on Linux, else ``resource.getrusage``'s ``ru_maxrss`` (KB on Linux and BSD, bytes on
+    macOS); ``None`` where neither exists (Windows)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024
+
+
 def play(job: GameJob) -> dict:
     """Play ``job`` to the end.
 
     Returns:
         ``{"index", "tag", "returns" (list, per seat), "scores", "moves" (actions incl.
-        chance), "decisions" (recorded positions), "seconds", "positions"}`` where
-        ``positions`` is ``None`` when nothing is recorded, else the arrays of
+        chance), "decisions" (recorded positions), "seconds", "pid", "peak_rss_mb" (the
+        playing process's, :func:`peak_rss_mb`), "positions"}`` where ``positions`` is
+        ``None`` when nothing is recorded, else the arrays of
         :data:`ratai.train.buffer.FIELDS` (``z`` filled with the final returns).
     """
     game = load_game(job.game, **job.params)
@@ -162,4 +184,4 @@ def play(job: GameJob) -> dict:
     return {"index": job.index, "tag": dict(job.tag), "returns": returns,
             "scores": [float(s) for s in state.scores()], "moves": state.move_number(),
             "decisions": len(obs), "seconds": round(time.perf_counter() - start, 4),
-            "positions": positions}
+            "pid": os.getpid(), "peak_rss_mb": peak_rss_mb(), "positions": positions}

@@ -39,8 +39,9 @@ needs_torch = pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch is not installe
 TINY = ["rat_trap", "--players", "2", "--generations", "2", "--games-per-gen", "2",
         "--iterations", "4", "--train-steps", "5", "--batch-size", "16", "--gate-games", "2",
         "--eval-games", "1", "--hidden", "16,8", "--seed", "3"]
-#: Fields of metrics.jsonl / state.json that measure wall time (not reproducible).
-CLOCK = {"time", "seconds", "wall_seconds", "game_seconds", "games_per_s", "metrics_bytes"}
+#: Fields of metrics.jsonl / state.json that measure wall time or memory (not reproducible).
+CLOCK = {"time", "seconds", "wall_seconds", "game_seconds", "games_per_s", "metrics_bytes",
+         "peak_rss_mb"}
 
 
 def _shard(n_pos: int, tag: float, n: int = 2, d: int = 3, a: int = 4) -> dict:
@@ -251,6 +252,30 @@ def test_one_tiny_generation_end_to_end(tiny_run):
     report = (root / "report.md").read_text()
     assert "| 2 | 4 |" in report and "Seed 3" in report
     assert not any((root / "work").iterdir())
+    gens = [e for e in events if e["event"] == "generation"]   # the sitting's peak memory
+    assert all(50 < e["peak_rss_mb"] < 4096 for e in gens if sys.platform == "linux")
+    assert "peak RSS (MB)" in report
+
+
+@needs_torch
+def test_two_workers_report_their_peak_memory(tmp_path):
+    """With local worker processes the generation's ``peak_rss_mb`` adds each worker's
+    peak (``VmHWM``) to this process's: more than a run without workers reports."""
+    if sys.platform != "linux":
+        pytest.skip("VmHWM is read from /proc")
+    from ratai.train.loop import Dispatcher
+    from ratai.train.selfplay import GameJob, SeatSpec, peak_rss_mb
+
+    d = Dispatcher(2, "local")
+    seen = []
+    try:
+        d.map([GameJob("rat_trap", {"num_players": 2}, (SeatSpec("random"),) * 2, 1, i)
+               for i in range(4)], seen.append)
+    finally:
+        d.close()
+    assert len(seen) == 4 and {r["pid"] for r in seen} == set(d.worker_peaks)
+    assert os.getpid() not in d.worker_peaks
+    assert all(v > 10 for v in d.worker_peaks.values()) and peak_rss_mb() > 10
 
 
 @needs_torch
