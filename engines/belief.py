@@ -25,7 +25,7 @@ filtered, so a later call resumes there. Without a deadline (iteration budgets) 
 always finishes, so a seeded search stays reproducible.
 
 The caps in force (:func:`caps`) follow from that: without a deadline they bound the time
-(``MAX_WORLDS`` / ``MAX_EXPANSIONS``: a cold build takes at most ~25 ms on a twin); under a
+(``MAX_WORLDS`` / ``MAX_EXPANSIONS``: a cold build takes tens of ms at most on a twin); under a
 deadline the clock bounds the time and the caps only the memory, so they are ten times
 higher (``TIMED_MAX_WORLDS`` / ``TIMED_MAX_EXPANSIONS``) and the filter answers where the
 closed form would otherwise (4-5 players with many unseen events; ``bench/README.md``). The
