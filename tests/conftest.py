@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import signal
+
 import numpy as np
 import pytest
 
 from ratai.engines import _CYTHON_REGISTRY, game_class, load_game, registered_games
 from ratai.engines.api import sample_chance_outcome
+
+
+def sigint_default() -> None:
+    """A ``preexec_fn`` for a child that must see Ctrl-C: SIGINT at its default even when
+    the suite runs as a background job (which starts with SIGINT ignored, and Python then
+    never raises ``KeyboardInterrupt``)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def game_variants(backends: bool = False) -> list[tuple]:

@@ -20,6 +20,7 @@ import pytest
 from ratai.engine import QueryError, parse_query
 from ratai.engines import CHANCE, load_game
 from ratai.engines.api import sample_chance_outcome
+from tests.conftest import sigint_default
 
 
 def _decision_history(name: str, seed: int = 0, **params) -> tuple[list[int], object]:
@@ -30,20 +31,12 @@ def _decision_history(name: str, seed: int = 0, **params) -> tuple[list[int], ob
     return state.history(), state
 
 
-def _sigint_default():
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 class EngineProc:
     def __init__(self, *args: str):
-        # SIGINT at its default in the child even when the suite runs as a background job
-        # (which starts with SIGINT ignored, and Python then never raises KeyboardInterrupt)
         self.proc = subprocess.Popen([sys.executable, "-m", "ratai.cli", "engine", *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, bufsize=1,
-                                     preexec_fn=_sigint_default)
+                                     preexec_fn=sigint_default)
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 

@@ -21,7 +21,7 @@ import pytest
 
 from ratai.cli import cli, main
 from ratai.engines import load_game
-from tests.conftest import sample_action
+from tests.conftest import sample_action, sigint_default
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -173,11 +173,10 @@ def test_every_option_has_help_and_shows_its_default(name, cmd, capsys):
 
 
 def test_ctrl_c_exits_130_without_traceback():
-    # SIGINT at its default in the child even when the suite runs as a background job
     proc = subprocess.Popen([sys.executable, "-m", "ratai.cli", "play", "rat_trap", "--seed",
                              "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=sigint_default)
     try:
         deadline = time.monotonic() + 60
         buf = ""
