@@ -6,6 +6,8 @@ Usage (the default is short; the issue's figures want more games)::
     python bench/az_strength.py --seconds 0.05 --games 20 --workers 2
     python bench/az_strength.py --games-list rat_trap --players 3 --vs random --games 60
     python bench/az_strength.py --budgets 30,100,300,1000,3000 --opponent-iterations 1000
+    python bench/az_strength.py --games-list rats_to_riches --players 4 --seconds 0.2 \
+        --games 40 --seeds 18,19,20,21 --workers 2
 
 For each title (``--games-list``) and player count (``--players``), one ``ratai arena``
 match (``ratai.arena.run_arena``, seats rotated, every game seeded from ``--seed``): ``az``
@@ -16,7 +18,9 @@ of iteration budgets; issue 14's "strength rises with budget") one row per budge
 that many iterations against the rollout search at ``--opponent-iterations`` (``--vs
 rollout``) or against random seats. Prints az's mean return
 per game (a k-way shared win counts 1/k) with its 95% Wilson interval, the fair share
-``1/n``, the ratio to it, and the number of games. A title whose packaged model does not play
+``1/n``, the ratio to it, and the number of games. With ``--seeds`` (a list) each row is
+played once per seed (``--games`` games each, one printed row per seed) and a ``pooled`` row
+follows: all those games in one mean and one interval. A title whose packaged model does not play
 that player count is reported as such. The machine's load changes equal-time results: quote
 ``uptime`` with them.
 """
@@ -49,6 +53,9 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seeds", default=None,
+                    help="seeds, comma-separated: one match of --games games each, then "
+                         "their pooled row (overrides --seed)")
     ap.add_argument("--budgets", default=None,
                     help="az iteration budgets, comma-separated: one row each")
     ap.add_argument("--opponent-iterations", type=int, default=1000,
@@ -56,6 +63,10 @@ def main(argv=None) -> int:
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                     help="an az option (e.g. rollout_mix=1); repeatable")
     a = ap.parse_args(argv)
+    try:
+        a.seed_list = [int(x) for x in a.seeds.split(",")] if a.seeds else [a.seed]
+    except ValueError:
+        ap.error(f"bad --seeds {a.seeds!r}: allowed integers, comma-separated")
     opts = "".join(f":{o}" for o in a.option)
     print(f"{'title':15s} {'n':>2s} {'az':>10s} {'opponents':>16s} {'return':>6s} "
           f"{'95% interval':>15s} {'fair':>5s} {'ratio':>5s} {'games':>5s} {'s':>6s}")
@@ -83,22 +94,39 @@ def main(argv=None) -> int:
 
 
 def row(title: str, a, me: str, other: str) -> None:
-    """One seat-rotated match of ``me`` in one seat against ``other`` in the rest; prints
-    its row."""
+    """Seat-rotated matches of ``me`` in one seat against ``other`` in the rest, one per seed
+    of ``a.seed_list``; prints a row per match and, with more than one seed, the pooled
+    row."""
     bots = [me] + [other] * (a.players - 1)
-    t0 = time.perf_counter()
-    records = run_arena(title, {"num_players": a.players}, bots, a.games, seed=a.seed,
-                        workers=a.workers)
-    total = 0.0
-    for r in records:
-        seats = [s for s, spec in enumerate(r["seats"]) if spec == me]
-        total += sum(r["returns"][s] for s in seats)
-    mean = total / len(records)
-    lo, hi = wilson_interval(total, len(records))
-    fair = 1.0 / a.players
-    print(f"{title:15s} {a.players:2d} {me:>10s} {other:>16s} {mean:6.3f} "
-          f"[{lo:.3f}, {hi:.3f}] {fair:5.2f} {mean / fair:5.2f} {len(records):5d} "
-          f"{time.perf_counter() - t0:6.0f}")
+    pooled_total, pooled_games, pooled_s = 0.0, 0, 0.0
+    for seed in a.seed_list:
+        t0 = time.perf_counter()
+        records = run_arena(title, {"num_players": a.players}, bots, a.games, seed=seed,
+                            workers=a.workers)
+        total = 0.0
+        for r in records:
+            seats = [s for s, spec in enumerate(r["seats"]) if spec == me]
+            total += sum(r["returns"][s] for s in seats)
+        seconds = time.perf_counter() - t0
+        label = f"seed {seed}" if len(a.seed_list) > 1 else ""
+        print_row(title, a.players, me, other, total, len(records), seconds, label)
+        pooled_total += total
+        pooled_games += len(records)
+        pooled_s += seconds
+    if len(a.seed_list) > 1:
+        print_row(title, a.players, me, other, pooled_total, pooled_games, pooled_s, "pooled")
+
+
+def print_row(title: str, players: int, me: str, other: str, total: float, games: int,
+              seconds: float, label: str = "") -> None:
+    """One result row: az's mean return per game (``total`` over ``games``), its 95% Wilson
+    interval, the fair share and the ratio to it, the games and the wall seconds."""
+    mean = total / games
+    lo, hi = wilson_interval(total, games)
+    fair = 1.0 / players
+    print(f"{title:15s} {players:2d} {me:>10s} {other:>16s} {mean:6.3f} "
+          f"[{lo:.3f}, {hi:.3f}] {fair:5.2f} {mean / fair:5.2f} {games:5d} "
+          f"{seconds:6.0f} {label}".rstrip())
 
 
 if __name__ == "__main__":

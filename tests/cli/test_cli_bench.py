@@ -52,3 +52,37 @@ def test_plot_axes_start_at_zero_with_plain_ticks_and_depth(tmp_path, monkeypatc
     assert ax_depth.get_ylabel().startswith("deepest ply")
     assert [t.get_text() for t in ax_strength.get_xticklabels()] == ["10", "30", "100", "300"]
     assert [t.get_text() for t in ax_speed.get_xticklabels()] == ["0.125", "0.25", "0.5", "1"]
+
+
+def _az_strength():
+    """``bench/az_strength.py`` as a module (bench/ is scripts, not a package)."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "bench" / "az_strength.py"
+    spec = importlib.util.spec_from_file_location("az_strength", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_az_strength_pools_seeds(capsys):
+    """``--seeds``: one row per seed, then one pooled row over all their games, whose mean
+    is the games-weighted mean of the seeds' rows."""
+    from ratai.arena import wilson_interval
+    mod = _az_strength()
+    assert mod.main(["--games-list", "rats_to_riches", "--players", "2", "--budgets", "3",
+                     "--opponent-iterations", "3", "--games", "2", "--seeds", "1,2"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
+    assert [r[-1] for r in rows] == ["1", "2", "pooled"] and rows[0][-2] == "seed"
+    means = [float(r[4]) for r in rows]
+    games = [int(r[-4]) if r[-1] != "pooled" else int(r[-3]) for r in rows]
+    assert games == [2, 2, 4]
+    assert means[2] == pytest.approx((means[0] + means[1]) / 2, abs=1e-3)
+    lo, hi = wilson_interval(means[2] * 4, 4)
+    assert rows[2][5] == f"[{lo:.3f}," and rows[2][6] == f"{hi:.3f}]"
+
+
+def test_az_strength_bad_seeds_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        _az_strength().main(["--seeds", "1,x"])
+    assert exc.value.code == 2 and "bad --seeds '1,x'" in capsys.readouterr().err
