@@ -16,13 +16,12 @@ with hidden information) in the others, both at ``--seconds`` per move (``--vs r
 ``az`` at ``--iterations`` against random seats (``--vs random``). With ``--budgets`` (a list
 of iteration budgets; issue 14's "strength rises with budget") one row per budget: ``az`` at
 that many iterations against the rollout search at ``--opponent-iterations`` (``--vs
-rollout``) or against random seats. Prints az's mean return
-per game (a k-way shared win counts 1/k) with its 95% Wilson interval, the fair share
-``1/n``, the ratio to it, and the number of games. With ``--seeds`` (a list) each row is
-played once per seed (``--games`` games each, one printed row per seed) and a ``pooled`` row
-follows: all those games in one mean and one interval. A title whose packaged model does not play
-that player count is reported as such. The machine's load changes equal-time results: quote
-``uptime`` with them.
+rollout``) or against random seats. Prints az's mean return per game (a k-way shared win
+counts 1/k) with its 95% Wilson interval, the fair share ``1/n``, the ratio to it, and the
+number of games. With ``--seeds`` (a list) each row is played once per seed (``--games``
+games each, one printed row per seed) and a ``pooled`` row follows: all those games in one
+mean and one interval. A title whose packaged model does not play that player count is
+reported as such. The machine's load changes equal-time results: quote ``uptime`` with them.
 """
 
 from __future__ import annotations
