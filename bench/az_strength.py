@@ -30,7 +30,7 @@ import argparse
 import sys
 import time
 
-from ratai.arena import run_arena, wilson_interval
+from ratai.arena import run_arena, standings
 from ratai.engines import load_game
 from ratai.nn import Model, ModelError, packaged
 
@@ -95,36 +95,32 @@ def main(argv=None) -> int:
 def row(title: str, a, me: str, other: str) -> None:
     """Seat-rotated matches of ``me`` in one seat against ``other`` in the rest, one per seed
     of ``a.seed_list``; prints a row per match and, with more than one seed, the pooled
-    row."""
+    row (``ratai.arena.standings`` over all their records)."""
     bots = [me] + [other] * (a.players - 1)
-    pooled_total, pooled_games, pooled_s = 0.0, 0, 0.0
+    pooled: list[dict] = []
+    pooled_s = 0.0
     for seed in a.seed_list:
         t0 = time.perf_counter()
         records = run_arena(title, {"num_players": a.players}, bots, a.games, seed=seed,
                             workers=a.workers)
-        total = 0.0
-        for r in records:
-            seats = [s for s, spec in enumerate(r["seats"]) if spec == me]
-            total += sum(r["returns"][s] for s in seats)
         seconds = time.perf_counter() - t0
         label = f"seed {seed}" if len(a.seed_list) > 1 else ""
-        print_row(title, a.players, me, other, total, len(records), seconds, label)
-        pooled_total += total
-        pooled_games += len(records)
+        print_row(title, a.players, me, other, records, seconds, label)
+        pooled += records
         pooled_s += seconds
     if len(a.seed_list) > 1:
-        print_row(title, a.players, me, other, pooled_total, pooled_games, pooled_s, "pooled")
+        print_row(title, a.players, me, other, pooled, pooled_s, "pooled")
 
 
-def print_row(title: str, players: int, me: str, other: str, total: float, games: int,
+def print_row(title: str, players: int, me: str, other: str, records: list[dict],
               seconds: float, label: str = "") -> None:
-    """One result row: az's mean return per game (``total`` over ``games``), its 95% Wilson
+    """One result row for ``records``: ``me``'s mean return per game, its 95% Wilson
     interval, the fair share and the ratio to it, the games and the wall seconds."""
-    mean = total / games
-    lo, hi = wilson_interval(total, games)
+    st = next(s for s in standings(records, [me, other]) if s.bot == me)
+    lo, hi = st.wilson95
     fair = 1.0 / players
-    print(f"{title:15s} {players:2d} {me:>10s} {other:>16s} {mean:6.3f} "
-          f"[{lo:.3f}, {hi:.3f}] {fair:5.2f} {mean / fair:5.2f} {games:5d} "
+    print(f"{title:15s} {players:2d} {me:>10s} {other:>16s} {st.win_rate:6.3f} "
+          f"[{lo:.3f}, {hi:.3f}] {fair:5.2f} {st.win_rate / fair:5.2f} {st.games:5d} "
           f"{seconds:6.0f} {label}".rstrip())
 
 
