@@ -55,7 +55,8 @@ class CyAZ(CyISMCTS):
                  dirichlet_alpha: float = 0.3, noise_fraction: float = 0.0,
                  rollout_mix: float = 0.0, fpu_reduction: float = 0.1,
                  chance_key: str = "infostate", max_nodes: int | None = None,
-                 max_memory_mb: float | None = 512.0, threads: int = 1) -> None: ...
+                 max_memory_mb: float | None = 512.0, threads: int = 1,
+                 policy_playout: int = 0, policy_temperature: float = 1.0) -> None: ...
     def analyze(self, state: Any, budget: Any, srng: Any, on_progress: Any = None,
                 every: int = 100, seed: Any = None, kind: str = "az",
                 allowed: Sequence[int] | None = None) -> Analysis: ...

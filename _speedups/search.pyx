@@ -99,7 +99,7 @@ import numpy as np
 
 from ratai.engines.api import keep_views
 
-from libc.math cimport log, sqrt
+from libc.math cimport log, pow, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
@@ -1545,13 +1545,14 @@ cdef class CyAZ(CyISMCTS):
         player: the searching seat.
         model: a ``ratai.nn.Model`` (checked against the game by the bot).
         c_puct, dirichlet_alpha, noise_fraction, rollout_mix, fpu_reduction, chance_key,
-        policy_playout: as :class:`ratai.search.az.AZ` (validated by it / the bot).
+        policy_playout, policy_temperature: as :class:`ratai.search.az.AZ` (validated by it
+        / the bot).
         max_nodes, max_memory_mb, threads: as :class:`CyUCT`.
     """
 
     cdef object model
     cdef CyNet net
-    cdef double c_puct, alpha, eps, mix, fpu
+    cdef double c_puct, alpha, eps, mix, fpu, ptemp
     cdef int policy_playout
     cdef public bint lazy               # the network's value unused: priors on 2nd visit
     cdef int dsize
@@ -1589,7 +1590,8 @@ cdef class CyAZ(CyISMCTS):
     def __init__(self, int player, model, double c_puct=1.5, double dirichlet_alpha=0.3,
                  double noise_fraction=0.0, double rollout_mix=0.0, double fpu_reduction=0.1,
                  str chance_key="infostate", max_nodes=None,
-                 max_memory_mb=DEFAULT_MAX_MEMORY_MB, int threads=1, int policy_playout=0):
+                 max_memory_mb=DEFAULT_MAX_MEMORY_MB, int threads=1, int policy_playout=0,
+                 double policy_temperature=1.0):
         if chance_key not in ("infostate", "action"):
             raise ValueError(f"bad chance_key {chance_key!r}: allowed one of "
                              f"('infostate', 'action')")
@@ -1603,6 +1605,7 @@ cdef class CyAZ(CyISMCTS):
         self.mix = rollout_mix
         self.fpu = fpu_reduction
         self.policy_playout = policy_playout
+        self.ptemp = policy_temperature
         self.lazy = rollout_mix == 1.0 and policy_playout == 0
         self._limits(max_nodes, max_memory_mb, threads)
 
@@ -1659,7 +1662,7 @@ cdef class CyAZ(CyISMCTS):
     def analyze(self, state, budget, srng, on_progress=None, int every=100, seed=None,
                 str kind="az", allowed=None):
         """Search from the seat's information state in ``state``; as ``AZ.analyze``."""
-        from ratai.search.az import dirichlet_noise
+        from ratai.search.az import dirichlet_noise, tempered
         budget.begin()
         player = self.me
         if state.current_player() == SIMULTANEOUS_NODE:
@@ -1683,6 +1686,7 @@ cdef class CyAZ(CyISMCTS):
         if net is None:
             net = cache[n] = CyNet(self.model, n)
         values, priors = net.evaluate(state.observation_tensor(player), player, legal)
+        priors = tempered(priors, self.ptemp)
         used = dirichlet_noise(priors, self.alpha, self.eps, srng.np)
         prior_of = {int(a): float(q) for a, q in zip(legal, priors)}
         used_of = {int(a): float(q) for a, q in zip(legal, used)}
@@ -1691,7 +1695,7 @@ cdef class CyAZ(CyISMCTS):
         workers = [self] + [CyAZ(self.me, self.model, self.c_puct, self.alpha, self.eps,
                                  self.mix, self.fpu,
                                  "infostate" if self.by_info else "action", *shares, 1,
-                                 self.policy_playout)
+                                 self.policy_playout, self.ptemp)
                             for _ in range(k - 1)]
         seeds = _seeds(srng, k)
         for i, w in enumerate(workers):
@@ -1737,11 +1741,21 @@ cdef class CyAZ(CyISMCTS):
 
     cdef int evaluate(self, int p, int k) noexcept nogil:
         """Network at seat ``p``'s view of ``self.work``: the value per seat into ``vbuf``,
-        the priors of ``act[:k]`` into ``pbuf``. 0 or -1."""
+        the priors of ``act[:k]`` into ``pbuf`` (at ``policy_temperature``: ``tempered``).
+        0 or -1."""
+        cdef int i
+        cdef double e, tot = 0.0
         if self.tensor(p) < 0:
             return -1
         self.net.c_eval(self.xbuf, p, self.act, k, self.vbuf, self.pbuf, self.scratch, True)
         self.evaluations += 1
+        if self.ptemp != 1.0 and k:
+            e = 1.0 / self.ptemp
+            for i in range(k):
+                self.pbuf[i] = pow(self.pbuf[i], e)
+                tot += self.pbuf[i]
+            for i in range(k):
+                self.pbuf[i] /= tot
         return 0
 
     cdef inline void playout(self) noexcept nogil:

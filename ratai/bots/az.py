@@ -71,7 +71,10 @@ class AZBot(SearchBot):
     self-play), ``rollout_mix`` (0: network values only; in [0, 1]), ``fpu_reduction``
     (0.1, in [0, 1]: first-play urgency), ``policy_playout`` (0: the value at the leaf;
     an int in 0..1,000: decisions played from a new leaf by the network's most probable
-    move before the value is taken, one evaluation each), ``temperature`` (0: play the
+    move before the value is taken, one evaluation each), ``policy_temperature`` (1: the
+    network's priors as they are; in [0.05, 100]: the softmax temperature of the priors,
+    ``< 1`` sharper, ``> 1`` flatter; Leela Chess Zero's policy softmax temperature),
+    ``temperature`` (0: play the
     most visited move; > 0: sample a move with probability proportional to
     ``visits ** (1 / temperature)``, seeded; in [0, 100]), ``chance_key``
     (``"infostate"`` or ``"action"``), ``search_backend`` (``"auto"``: the compiled
@@ -85,9 +88,9 @@ class AZBot(SearchBot):
     network plays with ``rollout_mix=1.0``, its measured best), then the defaults above.
 
     ``analyze()`` reports every legal root move (or the ``root_moves``) with
-    ``MoveStat.prior`` the network prior, ``visits`` (the self-play policy target) and
-    ``values`` the mean value per seat. With ``temperature > 0`` ``best_action`` is the
-    sampled move (``moves`` stay sorted by visits).
+    ``MoveStat.prior`` the network prior (at ``policy_temperature``), ``visits`` (the
+    self-play policy target) and ``values`` the mean value per seat. With ``temperature >
+    0`` ``best_action`` is the sampled move (``moves`` stay sorted by visits).
 
     Raises:
         ValueError / ModelError: as :func:`load_model`, or a bad option (named, with range).
@@ -95,7 +98,8 @@ class AZBot(SearchBot):
 
     kind = "az"
     OPTIONS = ("model", "c_puct", "dirichlet_alpha", "noise_fraction", "rollout_mix",
-               "fpu_reduction", "policy_playout", "temperature", "chance_key",
+               "fpu_reduction", "policy_playout", "policy_temperature", "temperature",
+               "chance_key",
                "search_backend", "max_nodes", "max_memory_mb", "threads")
     ROOT_MOVES = True
 
@@ -131,7 +135,7 @@ class AZBot(SearchBot):
         if cy is not None:
             an = cy.CyAZ(self.player, self.model, s.c_puct, s.alpha, s.eps, s.mix, s.fpu,
                          s.chance_key, self.max_nodes, self.max_memory_mb,
-                         self.threads, s.policy_playout).analyze(
+                         self.threads, s.policy_playout, s.policy_temperature).analyze(
                              state, budget, srng, on_progress, self.progress_every,
                              self.seed, self.kind, allowed)
         else:

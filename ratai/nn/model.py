@@ -67,7 +67,8 @@ _REQUIRED_META = ("format", "game", "params", "players", "data_hash", "layout_ve
 #: ``az`` options a model may recommend in ``meta["play"]``: ``(type, lo, hi)`` (``float``
 #: options take any number in the range, ``int`` ones an integer).
 PLAY_OPTIONS = {"rollout_mix": (float, 0.0, 1.0), "c_puct": (float, 0.0, 100.0),
-                "fpu_reduction": (float, 0.0, 1.0), "policy_playout": (int, 0, 1000)}
+                "fpu_reduction": (float, 0.0, 1.0), "policy_playout": (int, 0, 1000),
+                "policy_temperature": (float, 0.05, 100.0)}
 #: Parameters a model does not record as ``params`` (covered by ``players``/``data_hash``).
 _NOT_PARAMS = ("num_players", "data_path")
 

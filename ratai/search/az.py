@@ -26,7 +26,9 @@ the information-set tree of Cowling, Powley & Whitehouse 2012 (SO-ISMCTS, as
 * **expansion and leaf value**: the first time a node is reached it is evaluated by the
   network at the acting seat's observation *of the determinized state*
   (``evaluator.evaluate(state, p, legal)``): the priors ``P`` over that determinization's
-  legal moves are stored in the node, and the values (expected return of every seat) are
+  legal moves are stored in the node (at softmax temperature ``policy_temperature``,
+  :func:`tempered`: ``P**(1/T)`` renormalised, Leela Chess Zero's policy softmax
+  temperature; 1 by default), and the values (expected return of every seat) are
   backed up, mixed with one random playout from the leaf when ``rollout_mix > 0``
   (``(1 - rollout_mix) * net + rollout_mix * playout``). With ``policy_playout = K > 0``
   the leaf is first played on for up to ``K`` decisions by the network's policy (each the
@@ -48,7 +50,8 @@ the information-set tree of Cowling, Powley & Whitehouse 2012 (SO-ISMCTS, as
 * **root**: evaluated once from the seat's own ``observation_tensor`` (its information;
   nothing hidden), counted as the root's first visit; with ``noise_fraction > 0`` the root
   priors are ``(1 - eps) * P + eps * Dirichlet(dirichlet_alpha)`` (self-play exploration;
-  ``0`` for play). ``Analysis.moves[i].prior`` is the network prior (before noise);
+  ``0`` for play). ``Analysis.moves[i].prior`` is the prior the search used, before noise
+  (the network's, at ``policy_temperature``);
   ``values`` the move's mean value per seat.
 
 Because the search reads the root only through ``resample_from_infostate`` and the seat's
@@ -81,7 +84,7 @@ from .common import (
 from .ismcts import _pv
 from .uct import MULTI_PV_LIMIT, with_pvs
 
-__all__ = ["AZ", "AZNode", "Evaluator", "UniformEvaluator", "dirichlet_noise"]
+__all__ = ["AZ", "AZNode", "Evaluator", "UniformEvaluator", "dirichlet_noise", "tempered"]
 
 
 class Evaluator(Protocol):
@@ -103,6 +106,18 @@ class UniformEvaluator:
         k = len(legal)
         return (np.full(self.n, self.value, np.float32),
                 np.full(k, 1.0 / k if k else 0.0, np.float32))
+
+
+def tempered(priors, temperature: float) -> np.ndarray:
+    """The priors at softmax temperature ``temperature`` (Leela Chess Zero's policy softmax
+    temperature): ``P**(1/T)`` renormalised, which is the softmax of the logits divided by
+    ``T`` (float64). ``T = 1`` returns them unchanged; ``T < 1`` sharpens, ``T > 1`` flattens
+    them towards uniform."""
+    priors = np.asarray(priors, np.float64)
+    if temperature == 1.0 or priors.size == 0:
+        return priors
+    q = np.power(priors, 1.0 / temperature)
+    return q / q.sum()
 
 
 def dirichlet_noise(priors: np.ndarray, alpha: float, fraction: float,
@@ -161,6 +176,8 @@ class AZ:
             mean minus this (in [0, 1]; default 0.1).
         policy_playout: decisions played from a new leaf by the network's most probable
             move before its value is taken (an int in 0..1,000; default 0: at the leaf).
+        policy_temperature: the softmax temperature ``T`` of the network's priors
+            (:func:`tempered`; in [0.05, 100], default 1: as the network gives them).
         chance_key: ``"infostate"`` or ``"action"``, as :class:`ratai.search.ISMCTS`.
 
     Raises:
@@ -172,13 +189,16 @@ class AZ:
     def __init__(self, game: Game, player: int, evaluator: Evaluator, *, c_puct: float = 1.5,
                  dirichlet_alpha: float = 0.3, noise_fraction: float = 0.0,
                  rollout_mix: float = 0.0, fpu_reduction: float = 0.1,
-                 chance_key: str = "infostate", policy_playout: int = 0):
+                 chance_key: str = "infostate", policy_playout: int = 0,
+                 policy_temperature: float = 1.0):
         self.c_puct = check_number("c_puct", c_puct, 0.0, 100.0)
         self.alpha = check_number("dirichlet_alpha", dirichlet_alpha, 0.0, 100.0, lo_open=True)
         self.eps = check_number("noise_fraction", noise_fraction, 0.0, 1.0)
         self.mix = check_number("rollout_mix", rollout_mix, 0.0, 1.0)
         self.fpu = check_number("fpu_reduction", fpu_reduction, 0.0, 1.0)
         self.policy_playout = check_int("policy_playout", policy_playout, 0, 1000)
+        self.policy_temperature = check_number("policy_temperature", policy_temperature,
+                                               0.05, 100.0)
         #: the network's value has no weight (``rollout_mix=1``, no policy playout): a leaf
         #: is valued by its playout alone and gets its priors when first descended through
         self.lazy = self.mix == 1.0 and self.policy_playout == 0
@@ -195,14 +215,20 @@ class AZ:
         self.evaluations = 0
 
     # -- evaluation -----------------------------------------------------------------------
+    def _evaluate(self, s: State, p: int, legal) -> tuple[np.ndarray, np.ndarray]:
+        """One network evaluation (counted): ``(values, priors)`` at seat ``p``'s observation
+        of ``s``, the priors at ``policy_temperature``."""
+        values, priors = self.evaluator.evaluate(s, p, legal)
+        self.evaluations += 1
+        return values, tempered(priors, self.policy_temperature)
+
     def _leaf(self, s: State, p: int, legal, rnd) -> tuple[list[float], np.ndarray | None]:
         """The leaf value per seat (:meth:`_value`) and the network's priors over ``legal``
         at seat ``p``'s observation of ``s`` (``None`` with :attr:`lazy`: no evaluation,
         the value is the random playout's)."""
         if self.lazy:
             return self._playout(s, rnd), None
-        values, priors = self.evaluator.evaluate(s, p, legal)
-        self.evaluations += 1
+        values, priors = self._evaluate(s, p, legal)
         return self._value(s, values, legal, priors, rnd), priors
 
     def _value(self, s: State, values, legal, priors, rnd) -> list[float]:
@@ -227,8 +253,7 @@ class AZ:
                 q, legal = self.player, []
             else:
                 legal = w._legal_actions()
-            values, priors = self.evaluator.evaluate(w, q, legal)
-            self.evaluations += 1
+            values, priors = self._evaluate(w, q, legal)
         vals = [float(v) for v in values]
         if self.mix > 0.0:
             m = self.mix
@@ -243,8 +268,7 @@ class AZ:
 
     def root_priors(self, state: State, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """The network's ``(values, priors)`` at the root from the seat's own observation."""
-        values, priors = self.evaluator.evaluate(state, self.player, legal)
-        self.evaluations += 1
+        values, priors = self._evaluate(state, self.player, legal)
         return np.asarray(values, np.float64), np.asarray(priors, np.float64)
 
     # -- the search -----------------------------------------------------------------------
@@ -351,13 +375,11 @@ class AZ:
                         node.priors = {int(a): float(q)
                                        for a, q in zip(legal, priors, strict=True)}
                     break
-                _, priors = self.evaluator.evaluate(s, p, legal)   # lazy: expand now
-                self.evaluations += 1
+                _, priors = self._evaluate(s, p, legal)   # lazy: expand now
                 node.priors = {int(a): float(q) for a, q in zip(legal, priors, strict=True)}
             missing = [a for a in legal if a not in node.priors]
             if missing:                                  # moves no earlier world allowed
-                _, priors = self.evaluator.evaluate(s, p, legal)
-                self.evaluations += 1
+                _, priors = self._evaluate(s, p, legal)
                 for a, q in zip(legal, priors, strict=True):
                     node.priors.setdefault(int(a), float(q))
             a = self._select(node, legal, p, rnd)

@@ -169,6 +169,7 @@ BOT_OPTION_RANGES: dict[str, tuple] = {
     "rollout_mix": (float, 0.0, 1.0),
     "fpu_reduction": (float, 0.0, 1.0),
     "policy_playout": (int, 0, 1000),
+    "policy_temperature": (float, 0.05, 100.0),
     "temperature": (float, 0.0, 100.0),
 }
 

@@ -19,7 +19,7 @@ from ratai.engines import load_game
 from ratai.engines.api import CHANCE, sample_chance_outcome
 from ratai.nn import Model, ModelError
 from ratai.search import Budget, SearchRng, numbers
-from ratai.search.az import AZ, UniformEvaluator
+from ratai.search.az import AZ, UniformEvaluator, tempered
 
 BACKENDS = ["python"]
 try:
@@ -122,11 +122,14 @@ def _check_root_puct(reports, legal, prior, root_value, c, fpu, tol):
         prev = now
 
 
+@pytest.mark.parametrize("temp", [1.0, 0.5, 2.0])
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", ["rat_trap", "rats_to_riches"])
-def test_puct_root_formula_on_a_real_game(name, backend):
+def test_puct_root_formula_on_a_real_game(name, backend, temp):
     """The same check on a real game with a random network, both backends (the compiled
-    search's priors and root value are CyNet's, the reference's numpy's)."""
+    search's priors and root value are CyNet's, the reference's numpy's); with
+    ``policy_temperature=temp`` the search's priors (and the reported ones) are the
+    network's at that softmax temperature."""
     model = Model.init(name, [3], hidden=(16, 8), seed=2)
     model = model.with_arrays({k: v * 30 for k, v in model.arrays().items()
                                if k.startswith("wp")})   # priors far from uniform
@@ -138,13 +141,14 @@ def test_puct_root_formula_on_a_real_game(name, backend):
         values, priors = CyNet(model, 3).evaluate(s.observation_tensor(p), p, legal)
     else:
         values, priors = model.evaluate(s, p)
-    prior = {a: float(q) for a, q in zip(legal, priors, strict=True)}
-    assert max(prior.values()) > min(prior.values()) + 0.05
+    assert max(priors) > min(priors) + 0.05
+    prior = {a: float(q) for a, q in zip(legal, tempered(priors, temp), strict=True)}
     reports = []
     bot = make_bot("az", game, p, iterations=80, model=model, seed=5, c_puct=2.0,
                    fpu_reduction=0.05, search_backend=backend, progress_every=1,
-                   on_progress=reports.append)
-    bot.analyze(s)
+                   on_progress=reports.append, policy_temperature=temp)
+    an = bot.analyze(s)
+    assert {m.action: m.prior for m in an.moves} == pytest.approx(prior, abs=1e-5)
     assert len(reports) == 80
     _check_root_puct(reports, legal, prior, float(values[p]), 2.0, 0.05, 1e-9)
 
@@ -237,6 +241,7 @@ def test_temperature_samples_by_visits(rt_model):
     ("c_puct", -1.0), ("c_puct", math.nan), ("dirichlet_alpha", 0.0), ("noise_fraction", 1.5),
     ("rollout_mix", -0.1), ("temperature", -1), ("temperature", math.inf),
     ("fpu_reduction", 2.0), ("chance_key", "nope"), ("threads", 0), ("max_nodes", 0),
+    ("policy_temperature", 0.0), ("policy_temperature", 101.0),
     ("search_backend", "gpu"),
 ])
 def test_options_are_range_checked(rt_model, option, value):
@@ -337,9 +342,10 @@ def test_compiled_threads_and_counters(rt_model):
 
 
 @pytest.mark.skipif("cython" not in BACKENDS, reason="compiled search not built")
-@pytest.mark.parametrize("k,mix", [(0, 0.5), (2, 0.5), (0, 1.0)])
+@pytest.mark.parametrize("k,mix,temp", [(0, 0.5, 1.0), (2, 0.5, 1.0), (0, 1.0, 1.0),
+                                         (0, 1.0, 0.5)])
 @pytest.mark.parametrize("name,n", [("rat_trap", 3), ("rats_to_riches", 3), ("ratapolis", 2)])
-def test_compiled_tree_has_the_references_shape(name, n, k, mix):
+def test_compiled_tree_has_the_references_shape(name, n, k, mix, temp):
     """The twin grows the reference's tree: a node below a chance node is a new leaf
     (evaluated once, the descent stops), a move's node exists only once selected. Same
     position, network and budget: the network evaluations, the nodes and the depth agree
@@ -354,8 +360,9 @@ def test_compiled_tree_has_the_references_shape(name, n, k, mix):
     sp = load_game(name, backend="python", num_players=n).deserialize_state(s.serialize())
     p = s.current_player()
     its = 300
-    cy = CyAZ(p, model, rollout_mix=mix, policy_playout=k)
-    ref = AZ(sp.get_game(), p, model, rollout_mix=mix, policy_playout=k)
+    cy = CyAZ(p, model, rollout_mix=mix, policy_playout=k, policy_temperature=temp)
+    ref = AZ(sp.get_game(), p, model, rollout_mix=mix, policy_playout=k,
+             policy_temperature=temp)
     a = cy.analyze(s, Budget(iterations=its).check(), SearchRng(4, s, p))
     b = ref.analyze(sp, Budget(iterations=its).check(), SearchRng(4, sp, p))
     assert a.iterations == b.iterations == its
@@ -467,6 +474,32 @@ def test_policy_playout_option_and_play_recommendation(rt_model):
     assert bot.search.policy_playout == 2
     with pytest.raises(ModelError, match="'policy_playout' is 1.5; allowed an integer"):
         rt_model.with_meta(play={"policy_playout": 1.5})
+
+
+def test_tempered_is_the_softmax_of_the_logits_over_t():
+    """``P**(1/T)`` renormalised equals ``softmax(z / T)`` (Leela Chess Zero's policy
+    softmax temperature); T = 1 leaves the priors, a large T flattens them to uniform."""
+    z = np.random.default_rng(0).normal(size=7) * 3
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    for temp in (0.05, 0.5, 1.0, 1.7, 100.0):
+        q = np.exp((z - z.max()) / temp)
+        assert tempered(p, temp) == pytest.approx(q / q.sum(), rel=1e-9, abs=1e-300)
+    assert tempered(p, 1.0) is not None and list(tempered(p, 1.0)) == list(p)
+    assert tempered(p, 100.0) == pytest.approx(np.full(7, 1 / 7), abs=0.02)
+    assert tempered([], 0.5).size == 0
+
+
+def test_policy_temperature_option_and_play_recommendation(rt_model):
+    game = load_game("rat_trap", num_players=3)
+    bot = make_bot("az", game, 0, iterations=10, model=rt_model.with_meta(
+        play={"policy_temperature": 0.7}))
+    assert bot.search.policy_temperature == 0.7
+    bot = make_bot("az", game, 0, iterations=10, policy_temperature=1.5,
+                   model=rt_model.with_meta(play={"policy_temperature": 0.7}))
+    assert bot.search.policy_temperature == 1.5      # the caller's option wins
+    with pytest.raises(ModelError, match="policy_temperature"):
+        rt_model.with_meta(play={"policy_temperature": 0.0})
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
