@@ -74,9 +74,8 @@ class AZBot(SearchBot):
     move before the value is taken, one evaluation each), ``policy_temperature`` (1: the
     network's priors as they are; in [0.05, 100]: the softmax temperature of the priors,
     ``< 1`` sharper, ``> 1`` flatter; Leela Chess Zero's policy softmax temperature),
-    ``temperature`` (0: play the
-    most visited move; > 0: sample a move with probability proportional to
-    ``visits ** (1 / temperature)``, seeded; in [0, 100]), ``chance_key``
+    ``temperature`` (0: play the most visited move; > 0: sample a move with probability
+    proportional to ``visits ** (1 / temperature)``, seeded; in [0, 100]), ``chance_key``
     (``"infostate"`` or ``"action"``), ``search_backend`` (``"auto"``: the compiled
     ``CyAZ`` on a Cython state, ``"python"``, ``"cython"``), ``max_nodes``,
     ``max_memory_mb`` (512), ``threads`` (1; > 1 needs the compiled search), and, as every
@@ -99,8 +98,7 @@ class AZBot(SearchBot):
     kind = "az"
     OPTIONS = ("model", "c_puct", "dirichlet_alpha", "noise_fraction", "rollout_mix",
                "fpu_reduction", "policy_playout", "policy_temperature", "temperature",
-               "chance_key",
-               "search_backend", "max_nodes", "max_memory_mb", "threads")
+               "chance_key", "search_backend", "max_nodes", "max_memory_mb", "threads")
     ROOT_MOVES = True
 
     def _setup(self, model: Any = None, temperature: float = 0.0,
