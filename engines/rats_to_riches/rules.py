@@ -262,8 +262,11 @@ class RatsToRichesGame(Game):
     def heuristic_value(self, state: State, player: int) -> float:
         """0.5 + (own worth − best rival's worth) / (2 × $100), clipped to [0, 1].
 
-        Worth = Swindle + 3 × income + the sale value of the rat's pipes; a finished game
-        gives the result (1, 0 or 1/k). Reads only ``state.observation(player)``.
+        Worth = Swindle + 3 × income + the sale value of the rat's pipes (rulebook "Blue
+        Cards are Pipes": N pipes sold at once pay N²), counting the pipes already put into
+        a sale it has open with those it holds (the sale pays for all of them if it goes
+        on), so starting or growing a sale does not lower its worth; a finished game gives
+        the result (1, 0 or 1/k). Reads only ``state.observation(player)``.
         """
         obs = state.observation(player)
         if obs["winners"]:
@@ -276,6 +279,8 @@ class RatsToRichesGame(Game):
             if obs["golden_rat"] == p:
                 income += self.data.big_cheese_income
             pipes = sum(self.pipes[self.key_id[k]] * c for k, c in tab.items() if k != "Flush")
+            pipes += sum(f["pipes"] for f in obs["pending"]
+                         if f["kind"] == "sell" and f["player"] == p)
             worth.append(obs["cash"][p] + 3 * income + pipe_sale_value(pipes))
         best_rival = max(w for p, w in enumerate(worth) if p != player)
         v = 0.5 + (worth[player] - best_rival) / (2.0 * self.data.win_cash)

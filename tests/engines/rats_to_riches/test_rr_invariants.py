@@ -189,6 +189,38 @@ def test_heuristic_value_is_in_unit_interval_and_prefers_the_richer():
     assert game.heuristic_value(s, 1) == 1.0 and game.heuristic_value(s, 0) == 0.0
 
 
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_heuristic_counts_the_pipes_of_an_open_sale(backend):
+    """Rulebook "Blue Cards are Pipes" (N pipes sold at once pay N²): the worth of a rat's
+    pipes counts those already put into its open sale with those it holds, so putting a
+    pipe into the sale does not lower ``heuristic_value`` (it did: the sale's pipes had left
+    the tableau uncounted, and the heuristic bot never started a sale), and selling early
+    does (2² + 8² < 10²). Once the sale is open, the heuristic bot adds every pipe and wins
+    with the tenth ($0 + 10² = $100, RR-1)."""
+    from ratai.bots import make_bot
+
+    game, s = make_state(2, cash=[0, 98], tableau={0: {PIPE: 10}})
+    if backend == "cython":
+        game = load_game("rats_to_riches", backend="cython", num_players=2)
+        s = game.deserialize_state(s.serialize())
+    before = game.heuristic_value(s, 0)
+    sell = s.string_to_action(0, f"sell {PIPE}")
+    s.apply_action(sell)
+    assert game.heuristic_value(s, 0) == before
+    s.apply_action(sell)
+    assert game.heuristic_value(s, 0) == before
+    early = s.clone()
+    early.apply_action(early.string_to_action(0, "sell the chosen pipes"))
+    assert early.observation(0)["cash"][0] == 4
+    assert game.heuristic_value(early, 0) < before
+    bot = make_bot("heuristic", game, 0, seed=0)
+    decisions = 0
+    while s.current_player() == 0:
+        s.apply_action(bot.step(s))
+        decisions += 1
+    assert decisions == 8 and s.is_terminal() and s.returns()[0] == 1.0
+
+
 # ----------------------------------------------------------------------------- params, data
 @pytest.mark.parametrize("n", [1, 6, "x"])
 def test_bad_num_players(n):
