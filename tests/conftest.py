@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import signal
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +18,16 @@ def sigint_default() -> None:
     the suite runs as a background job (which starts with SIGINT ignored, and Python then
     never raises ``KeyboardInterrupt``)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def load_script(relpath: str):
+    """A script of the repository (``bench/``, ``scripts/``: not packages) as a module,
+    ``relpath`` relative to the repository root."""
+    path = Path(__file__).resolve().parents[1] / relpath
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def game_variants(backends: bool = False) -> list[tuple]:

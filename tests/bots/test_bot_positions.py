@@ -34,8 +34,9 @@ from pathlib import Path
 import pytest
 
 from ratai.bots import make_bot
+from ratai.bots.az import load_model
 from ratai.engines import CHANCE, TERMINAL, load_game
-from ratai.nn import Model, ModelError, packaged
+from ratai.nn import ModelError
 
 _ENGINE_TESTS = Path(__file__).parents[1] / "engines"
 
@@ -372,7 +373,7 @@ def _asked(pos: Position, kind: str) -> bool:
         return pos.plan <= ROLLOUT_PLAN
     if kind == "az":
         try:
-            Model.load(packaged(pos.game)).check_game(pos.game)
+            load_model(None, pos.game)   # the bot's own loader (cached) and refusal
         except ModelError:
             return False
     return True

@@ -7,6 +7,7 @@ import io
 import pytest
 
 from ratai.cli import main
+from tests.conftest import load_script
 
 
 def test_bench_writes_table_and_plot(tmp_path):
@@ -56,13 +57,7 @@ def test_plot_axes_start_at_zero_with_plain_ticks_and_depth(tmp_path, monkeypatc
 
 def _az_strength():
     """``bench/az_strength.py`` as a module (bench/ is scripts, not a package)."""
-    import importlib.util
-    from pathlib import Path
-    path = Path(__file__).resolve().parents[2] / "bench" / "az_strength.py"
-    spec = importlib.util.spec_from_file_location("az_strength", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("bench/az_strength.py")
 
 
 def test_az_strength_pools_seeds(capsys):

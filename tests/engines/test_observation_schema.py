@@ -8,7 +8,6 @@ and its JSON path; the reference docs are current."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 
 from ratai.engines import load_game, registered_games
 from ratai.engines.api import ObservationError
-from tests.conftest import VARIANT_IDS, game_variants, random_playout
+from tests.conftest import VARIANT_IDS, game_variants, load_script, random_playout
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = game_variants(backends=True)
@@ -172,10 +171,7 @@ def test_a_valid_observation_round_trips():
 
 
 def test_reference_docs_are_current():
-    spec = importlib.util.spec_from_file_location("make_obs_docs",
-                                                  ROOT / "scripts" / "make_obs_docs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("scripts/make_obs_docs.py")
     for name in registered_games():
         path = ROOT / "docs" / "observations" / f"{name}.md"
         assert path.read_text() == module.page(name), \
