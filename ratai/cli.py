@@ -1002,6 +1002,9 @@ def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") 
               help="run directory (created; an existing run of the same config resumes)")
 @click.option("--generations", type=click.IntRange(min=1), default=10,
               help="generations to reach (a resumed run may raise it)")
+@click.option("--max-minutes", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="time budget in minutes of run time, all sittings: no generation starts "
+                   "once it is spent (a resumed run may raise it)  [default: none]")
 @click.option("--games-per-gen", type=click.IntRange(min=1), default=40,
               help="self-play games per generation (player counts in turn)")
 @click.option("--iterations", type=click.IntRange(min=1), default=100,
@@ -1043,10 +1046,10 @@ def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") 
               help="warm start: a model file (e.g. a shipped one) as generation 0; same "
                    "game, players and hidden sizes")
 @click.pass_context
-def train(ctx, game, players, param, run_dir, generations, games_per_gen, iterations, workers,
-          backend, seed, buffer_positions, hidden, train_steps, batch_size, lr, l2,
-          temperature_moves, dirichlet_alpha, noise_fraction, c_puct, rollout_mix, gate_games,
-          gate_threshold, eval_games, init):
+def train(ctx, game, players, param, run_dir, generations, max_minutes, games_per_gen,
+          iterations, workers, backend, seed, buffer_positions, hidden, train_steps,
+          batch_size, lr, l2, temperature_moves, dirichlet_alpha, noise_fraction, c_puct,
+          rollout_mix, gate_games, gate_threshold, eval_games, init):
     out = _out(ctx)
     params = _parse_params(param)
     if "num_players" in params:
@@ -1060,8 +1063,8 @@ def train(ctx, game, players, param, run_dir, generations, games_per_gen, iterat
         from ratai.train import TrainConfig, TrainingRun
 
         cfg = TrainConfig(game, players, params, generations=generations,
-                          games_per_gen=games_per_gen, iterations=iterations, c_puct=c_puct,
-                          rollout_mix=rollout_mix,
+                          max_minutes=max_minutes, games_per_gen=games_per_gen,
+                          iterations=iterations, c_puct=c_puct, rollout_mix=rollout_mix,
                           dirichlet_alpha=dirichlet_alpha, noise_fraction=noise_fraction,
                           temperature_moves=temperature_moves,
                           buffer_positions=buffer_positions, hidden=hidden,
@@ -1079,6 +1082,10 @@ def train(ctx, game, players, param, run_dir, generations, games_per_gen, iterat
     out.write(f"{'resumed; ' if resumed else ''}{game} players {','.join(map(str, cfg.players))}"
               f": generation {state['generation']}, best {state['best']}, "
               f"{state['games_trained']} self-play games, {state['seconds'] / 60:.1f} min\n")
+    if state["generation"] < cfg.generations:
+        out.write(f"stopped at the time budget (--max-minutes {max_minutes:g}) before "
+                  f"generation {state['generation'] + 1} of {cfg.generations}; raise it to "
+                  "continue\n")
     last = state["summary"][-1] if state["summary"] else {}
     for n, s in sorted((last.get("strength") or {}).items()):
         if not s["games"]:

@@ -58,7 +58,7 @@ from ratai.train.buffer import (
 from ratai.train.selfplay import GameJob, SeatSpec, derived_seed, play
 
 #: Options that may differ when a run is resumed (they change only speed or length).
-RESUMABLE = ("generations", "workers", "backend")
+RESUMABLE = ("generations", "workers", "backend", "max_minutes")
 _PHASE_SEEDS = {"init": 0, "selfplay": 1, "train": 2, "gate": 3, "eval": 4}
 
 
@@ -77,6 +77,11 @@ class TrainConfig:
     e.g. from a shipped model); it must be of the same game, parameters, player counts,
     hidden sizes, component data and tensor layout (checked when the run is created; a
     resumed run no longer reads it).
+
+    ``max_minutes``: a time budget in minutes of run time (the run's ``seconds``, summed
+    over its sittings): no generation starts once it is spent, so the run stops after the
+    generation that spends it (generation 0 always completes). ``None``: no budget. Like
+    ``generations`` it may change when a run resumes (:data:`RESUMABLE`).
 
     ``rollout_mix`` in [0, 1]: the weight of one random playout in the leaf value of every
     ``az`` search of the run (self-play, gating, evaluation). 0 is AlphaZero (the network
@@ -115,6 +120,7 @@ class TrainConfig:
     init: str | None = None
     workers: int = 1
     backend: str = "local"
+    max_minutes: float | None = None
 
     def check(self) -> TrainConfig:
         """Validate against the game; raises ``ValueError`` naming the bad value."""
@@ -144,6 +150,9 @@ class TrainConfig:
             raise ValueError("bad noise: noise_fraction 0..1, dirichlet_alpha > 0")
         if not (self.lr > 0 and math.isfinite(self.lr)) or self.l2 < 0:
             raise ValueError("bad optimiser settings: lr > 0, l2 >= 0")
+        if self.max_minutes is not None and not (self.max_minutes > 0
+                                                 and math.isfinite(self.max_minutes)):
+            raise ValueError(f"bad max_minutes {self.max_minutes}: allowed > 0")
         if self.backend not in ("local", "ray"):
             raise ValueError(f"bad backend {self.backend!r}: allowed 'local' or 'ray'")
         if self.model_dtype not in ("float16", "float32"):
@@ -374,8 +383,7 @@ class TrainingRun:
         atomic_write_json(self._p("state.json"), self.state)
 
     def _metric(self, event: str, **fields: Any) -> None:
-        fields = {"event": event, "time": round(time.time() - self.t0 + self.state.get(
-            "seconds", 0.0), 2), **fields}
+        fields = {"event": event, "time": round(self.run_seconds(), 2), **fields}
         with open(self._p("metrics.jsonl"), "a") as f:
             f.write(json.dumps(fields, sort_keys=True) + "\n")
             f.flush()
@@ -436,6 +444,9 @@ class TrainingRun:
             while self.state["generation"] < self.cfg.generations:
                 g = self.state["generation"] + 1
                 phase = self.state["phase"]
+                if phase == "selfplay" and self.out_of_time():
+                    write_report(self.root, self.cfg, self.state)   # says why it stopped
+                    break
                 if phase == "selfplay":
                     self._selfplay(g)
                     phase = "train"
@@ -451,6 +462,16 @@ class TrainingRun:
         finally:
             self.dispatcher.close()
         return self.state
+
+    def run_seconds(self) -> float:
+        """Seconds of run time so far, every sitting included (``state.json``'s ``seconds``
+        plus this sitting's since its last finished generation)."""
+        return self.state.get("seconds", 0.0) + time.time() - self.t0
+
+    def out_of_time(self) -> bool:
+        """Is the run's time budget (``max_minutes``) spent?"""
+        limit = self.cfg.max_minutes
+        return limit is not None and self.run_seconds() >= 60.0 * limit
 
     def _phase_progress(self, description: str, total: int):
         if self.progress is None:
@@ -674,7 +695,7 @@ class TrainingRun:
                  "positions_seen": self.state["positions_seen"],
                  "gate": self.state.pop("pending_gate", None),
                  "strength": self.state.pop("pending_eval", None),
-                 "seconds": round(self.state.get("seconds", 0.0) + time.time() - self.t0, 1),
+                 "seconds": round(self.run_seconds(), 1),
                  "peak_rss_mb": self._peak_rss_mb()}
         self._metric("generation", **entry, best=self.state["best"])
         self.state["seconds"] = entry["seconds"]

@@ -40,6 +40,18 @@ def _init_lines(root: Path) -> list[str]:
             "behind it); the games and minutes above are this run's only.", ""]
 
 
+def _budget_lines(cfg, state: dict) -> list[str]:
+    """A line when the run's time budget (``--max-minutes``) stopped it short of
+    ``--generations``."""
+    limit = cfg.max_minutes
+    if limit is None or state["generation"] >= cfg.generations \
+            or state.get("seconds", 0.0) < 60.0 * limit:
+        return []
+    return [f"Stopped at its time budget (`--max-minutes {limit:g}`) after generation "
+            f"{state['generation']} of the {cfg.generations} asked; the same command with a "
+            "higher budget continues it.", ""]
+
+
 def _fmt_mb(mb: float | None) -> str:
     return "-" if mb is None else f"{mb:,.0f}"
 
@@ -59,7 +71,7 @@ def report_markdown(root: Path, cfg, state: dict) -> str:
              f"hidden {cfg.hidden[0]}x{cfg.hidden[1]}; {state['games_trained']} self-play games "
              f"({state['positions_seen']} positions) over {max(0, state['generation'])} "
              f"generations in {state.get('seconds', 0.0) / 60:.1f} min; best generation "
-             f"{state['best']}.", "", *_init_lines(root),
+             f"{state['best']}.", "", *_budget_lines(cfg, state), *_init_lines(root),
              "Strength: the generation's network (az, "
              f"{cfg.eval_iterations or cfg.iterations} iterations, no noise) in one seat "
              "against random seats, seat-rotated: mean return per seat with its 95% interval "

@@ -342,6 +342,31 @@ def test_a_finished_run_resumes_to_more_generations(tiny_run, tmp_path):
 
 
 @needs_torch
+def test_max_minutes_stops_between_generations_and_a_larger_budget_continues(tiny_run,
+                                                                              tmp_path):
+    """``--max-minutes``: no generation starts once the run's time (all sittings) is spent;
+    the run stays resumable and a larger budget (or none) continues it to the results of
+    an uninterrupted run."""
+    root = tmp_path / "budget"
+    shutil.copytree(tiny_run[0], root)
+    spent = json.loads((root / "state.json").read_text())["seconds"] / 60
+    more = [*TINY[:3], "--generations", "3", *TINY[5:], "--run", str(root)]
+    out, _ = _run(["train", *more, "--max-minutes", f"{spent / 2:.6f}"])
+    assert "generation 2" in out and "stopped at the time budget" in out
+    state = json.loads((root / "state.json").read_text())
+    assert state["generation"] == 2 and state["phase"] == "selfplay"
+    assert "Stopped at its time budget" in (root / "report.md").read_text()
+    assert not any((root / "work").iterdir())
+    out, _ = _run(["train", *more, "--max-minutes", "600"])
+    assert "generation 3" in out and "stopped" not in out
+    assert "Stopped at its time budget" not in (root / "report.md").read_text()
+    from ratai.train import TrainConfig
+
+    with pytest.raises(ValueError, match="max_minutes"):
+        TrainConfig("rat_trap", [2], max_minutes=0.0).check()
+
+
+@needs_torch
 @pytest.mark.parametrize("args, message", [
     (["rat_trap", "--players", "1"], "num_players"),
     (["rat_trap", "--players", "2", "--param", "big_gang=7"], "big_gang"),
