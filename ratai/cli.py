@@ -1003,8 +1003,9 @@ def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") 
 @click.option("--generations", type=click.IntRange(min=1), default=10,
               help="generations to reach (a resumed run may raise it)")
 @click.option("--max-minutes", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="time budget in minutes of run time, all sittings: no generation starts "
-                   "once it is spent (a resumed run may raise it)  [default: none]")
+              help="time budget in minutes of run time, all sittings: a generation starts "
+                   "only if it would end within it, as long as the last one took (a resumed "
+                   "run may raise it)  [default: none]")
 @click.option("--games-per-gen", type=click.IntRange(min=1), default=40,
               help="self-play games per generation (player counts in turn)")
 @click.option("--iterations", type=click.IntRange(min=1), default=100,
@@ -1083,9 +1084,9 @@ def train(ctx, game, players, param, run_dir, generations, max_minutes, games_pe
               f": generation {state['generation']}, best {state['best']}, "
               f"{state['games_trained']} self-play games, {state['seconds'] / 60:.1f} min\n")
     if state["generation"] < cfg.generations:
-        out.write(f"stopped at the time budget (--max-minutes {max_minutes:g}) before "
-                  f"generation {state['generation'] + 1} of {cfg.generations}; raise it to "
-                  "continue\n")
+        out.write(f"stopped at the time budget (--max-minutes {max_minutes:g}): generation "
+                  f"{state['generation'] + 1} of {cfg.generations} would have ended past it; "
+                  "raise it to continue\n")
     last = state["summary"][-1] if state["summary"] else {}
     for n, s in sorted((last.get("strength") or {}).items()):
         if not s["games"]:

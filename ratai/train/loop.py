@@ -79,9 +79,11 @@ class TrainConfig:
     resumed run no longer reads it).
 
     ``max_minutes``: a time budget in minutes of run time (the run's ``seconds``, summed
-    over its sittings): no generation starts once it is spent, so the run stops after the
-    generation that spends it (generation 0 always completes). ``None``: no budget. Like
-    ``generations`` it may change when a run resumes (:data:`RESUMABLE`).
+    over its sittings): a generation starts only if it would end within the budget, taking
+    its time to be the last finished generation's, so the run ends within the budget unless
+    a generation runs longer than the one before it (generation 0 always completes).
+    ``None``: no budget. Like ``generations`` it may change when a run resumes
+    (:data:`RESUMABLE`).
 
     ``rollout_mix`` in [0, 1]: the weight of one random playout in the leaf value of every
     ``az`` search of the run (self-play, gating, evaluation). 0 is AlphaZero (the network
@@ -444,8 +446,8 @@ class TrainingRun:
             while self.state["generation"] < self.cfg.generations:
                 g = self.state["generation"] + 1
                 phase = self.state["phase"]
-                if phase == "selfplay" and self.out_of_time():
-                    write_report(self.root, self.cfg, self.state)   # says why it stopped
+                if phase == "selfplay" and self.out_of_time():   # the report says why
+                    write_report(self.root, self.cfg, {**self.state, "stopped_by_budget": True})
                     break
                 if phase == "selfplay":
                     self._selfplay(g)
@@ -469,9 +471,14 @@ class TrainingRun:
         return self.state.get("seconds", 0.0) + time.time() - self.t0
 
     def out_of_time(self) -> bool:
-        """Is the run's time budget (``max_minutes``) spent?"""
+        """Would the next generation end past the run's time budget (``max_minutes``)? Its
+        time is taken to be the last finished generation's."""
         limit = self.cfg.max_minutes
-        return limit is not None and self.run_seconds() >= 60.0 * limit
+        if limit is None:
+            return False
+        done = [e["seconds"] for e in self.state["summary"][-2:]]
+        last = done[-1] - done[0] if len(done) == 2 else 0.0
+        return self.run_seconds() + last > 60.0 * limit
 
     def _phase_progress(self, description: str, total: int):
         if self.progress is None:

@@ -42,14 +42,14 @@ def _init_lines(root: Path) -> list[str]:
 
 def _budget_lines(cfg, state: dict) -> list[str]:
     """A line when the run's time budget (``--max-minutes``) stopped it short of
-    ``--generations``."""
-    limit = cfg.max_minutes
-    if limit is None or state["generation"] >= cfg.generations \
-            or state.get("seconds", 0.0) < 60.0 * limit:
+    ``--generations`` (``state["stopped_by_budget"]``, set only in the report written at
+    that stop)."""
+    if cfg.max_minutes is None or state["generation"] >= cfg.generations \
+            or not state.get("stopped_by_budget"):
         return []
-    return [f"Stopped at its time budget (`--max-minutes {limit:g}`) after generation "
-            f"{state['generation']} of the {cfg.generations} asked; the same command with a "
-            "higher budget continues it.", ""]
+    return [f"Stopped at its time budget (`--max-minutes {cfg.max_minutes:g}`): generation "
+            f"{state['generation'] + 1} of the {cfg.generations} asked would have ended past "
+            "it; the same command with a higher budget continues the run.", ""]
 
 
 def _fmt_mb(mb: float | None) -> str:

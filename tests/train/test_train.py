@@ -344,14 +344,17 @@ def test_a_finished_run_resumes_to_more_generations(tiny_run, tmp_path):
 @needs_torch
 def test_max_minutes_stops_between_generations_and_a_larger_budget_continues(tiny_run,
                                                                               tmp_path):
-    """``--max-minutes``: no generation starts once the run's time (all sittings) is spent;
-    the run stays resumable and a larger budget (or none) continues it to the results of
-    an uninterrupted run."""
+    """``--max-minutes``: a generation starts only if it would end within the run's time
+    budget (all sittings), taking it to last as long as the one before; the run stays
+    resumable and a larger budget continues it."""
     root = tmp_path / "budget"
     shutil.copytree(tiny_run[0], root)
-    spent = json.loads((root / "state.json").read_text())["seconds"] / 60
+    summary = json.loads((root / "state.json").read_text())["summary"]
+    spent, last = summary[-1]["seconds"], summary[-1]["seconds"] - summary[-2]["seconds"]
+    assert last > 0
     more = [*TINY[:3], "--generations", "3", *TINY[5:], "--run", str(root)]
-    out, _ = _run(["train", *more, "--max-minutes", f"{spent / 2:.6f}"])
+    # not spent yet, but generation 3 would end past it
+    out, _ = _run(["train", *more, "--max-minutes", f"{(spent + last / 2) / 60:.6f}"])
     assert "generation 2" in out and "stopped at the time budget" in out
     state = json.loads((root / "state.json").read_text())
     assert state["generation"] == 2 and state["phase"] == "selfplay"
