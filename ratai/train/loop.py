@@ -154,7 +154,7 @@ class TrainConfig:
             raise ValueError("bad optimiser settings: lr > 0, l2 >= 0")
         if self.max_minutes is not None and not (self.max_minutes > 0
                                                  and math.isfinite(self.max_minutes)):
-            raise ValueError(f"bad max_minutes {self.max_minutes}: allowed > 0")
+            raise ValueError(f"bad max_minutes {self.max_minutes}: allowed a finite number > 0")
         if self.backend not in ("local", "ray"):
             raise ValueError(f"bad backend {self.backend!r}: allowed 'local' or 'ray'")
         if self.model_dtype not in ("float16", "float32"):
