@@ -21,8 +21,10 @@ from ratai.engines import load_game
 
 #: (game, params, seats): a seat is "human" or a bot spec. The search budgets are about
 #: 0.1-0.3 s per move on one core of a 2-core machine (rat_trap ismcts ~40k iterations/s,
-#: first_rat mcts ~4k/s, ratapolis ismcts ~0.6-2k/s, rats_to_riches mcts ~12k/s), so the
-#: search seats play at a strength that shows, and the demo stays under ~1 minute.
+#: first_rat mcts ~4k/s, ratapolis ismcts ~0.6-2k/s, rats_to_riches az ~10k/s), so the
+#: search seats play at a strength that shows, and the demo stays under ~1 minute. Every
+#: bot family plays somewhere: the rollout searches, the learned ``az`` (its packaged
+#: network), the heuristic and random.
 LINEUP: list[tuple[str, dict, list]] = [
     ("rat_trap", {"num_players": 4},
      ["human", {"kind": "ismcts", "iterations": 4000}, {"kind": "heuristic"}, "random"]),
@@ -31,7 +33,7 @@ LINEUP: list[tuple[str, dict, list]] = [
     ("ratapolis", {"num_players": 3},
      [{"kind": "ismcts", "iterations": 300}, {"kind": "heuristic"}, "random"]),
     ("rats_to_riches", {"num_players": 3},
-     [{"kind": "mcts", "iterations": 1500}, {"kind": "heuristic"}, "random"]),
+     [{"kind": "az", "iterations": 1500}, {"kind": "heuristic"}, "random"]),
 ]
 HINT_BOT = {"kind": "ismcts", "iterations": 2000}
 
