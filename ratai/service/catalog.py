@@ -15,6 +15,7 @@ from typing import Any
 
 from ratai.engines import Game, UnknownGameError, game_class, load_game, registered_games
 from ratai.engines.api import canonical_json
+from ratai.nn.model import PLAY_OPTIONS
 
 from .config import Limits
 from .errors import InvalidArgument, NotFound, ResourceExhausted
@@ -162,14 +163,11 @@ BOT_OPTION_RANGES: dict[str, tuple] = {
     "chance_samples": (int, 1, 256),
     "joint_samples": (int, 1, 256),
     "max_evals": (int, 1, 100_000),
-    # az (the packaged model only: a client cannot name a model file on the server)
-    "c_puct": (float, 0.0, 100.0),
+    # az (the packaged model only: a client cannot name a model file on the server): the
+    # options a model may recommend, in their ranges, and the self-play ones
+    **PLAY_OPTIONS,
     "dirichlet_alpha": (float, 0.001, 100.0),
     "noise_fraction": (float, 0.0, 1.0),
-    "rollout_mix": (float, 0.0, 1.0),
-    "fpu_reduction": (float, 0.0, 1.0),
-    "policy_playout": (int, 0, 1000),
-    "policy_temperature": (float, 0.05, 100.0),
     "temperature": (float, 0.0, 100.0),
 }
 
