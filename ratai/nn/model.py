@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from ratai.engines.api import canonical_json
+from ratai.search.az import PLAY_OPTION_RANGES
 
 __all__ = ["FORMAT_VERSION", "Model", "ModelError", "Net", "game_data_hash", "layout_version",
            "model_params", "packaged", "ARRAY_NAMES", "PLAY_OPTIONS"]
@@ -65,10 +66,8 @@ ARRAY_NAMES = ("w1", "b1", "w2", "b2", "wv", "bv", "wp", "bp")
 _REQUIRED_META = ("format", "game", "params", "players", "data_hash", "layout_version",
                   "hidden")
 #: ``az`` options a model may recommend in ``meta["play"]``: ``(type, lo, hi)`` (``float``
-#: options take any number in the range, ``int`` ones an integer).
-PLAY_OPTIONS = {"rollout_mix": (float, 0.0, 1.0), "c_puct": (float, 0.0, 100.0),
-                "fpu_reduction": (float, 0.0, 1.0), "policy_playout": (int, 0, 1000),
-                "policy_temperature": (float, 0.05, 100.0)}
+#: options take any number in the range, ``int`` ones an integer); the bot's own table.
+PLAY_OPTIONS = PLAY_OPTION_RANGES
 #: Parameters a model does not record as ``params`` (covered by ``players``/``data_hash``).
 _NOT_PARAMS = ("num_players", "data_path")
 

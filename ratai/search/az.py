@@ -84,7 +84,8 @@ from .common import (
 from .ismcts import _pv
 from .uct import MULTI_PV_LIMIT, with_pvs
 
-__all__ = ["AZ", "AZNode", "Evaluator", "UniformEvaluator", "dirichlet_noise", "tempered"]
+__all__ = ["AZ", "AZNode", "Evaluator", "PLAY_OPTION_RANGES", "UniformEvaluator",
+           "dirichlet_noise", "tempered"]
 
 
 class Evaluator(Protocol):
@@ -159,6 +160,25 @@ class AZNode:
         self.player = player
 
 
+#: The options of :class:`AZ` that set how it plays, ``name: (type, lo, hi)`` (a ``float``
+#: option takes any finite number in ``[lo, hi]``, an ``int`` one an integer): the one table
+#: the bot checks them against, that a model's recommended ``play`` options are checked
+#: against (``ratai.nn.model.PLAY_OPTIONS``) and that the service's catalogue serves.
+PLAY_OPTION_RANGES: dict[str, tuple[type, float, float]] = {
+    "rollout_mix": (float, 0.0, 1.0),
+    "c_puct": (float, 0.0, 100.0),
+    "fpu_reduction": (float, 0.0, 1.0),
+    "policy_playout": (int, 0, 1000),
+    "policy_temperature": (float, 0.05, 100.0),
+}
+
+
+def _play_option(name: str, value: Any) -> float | int:
+    """``value`` checked against :data:`PLAY_OPTION_RANGES` (``ValueError`` naming it)."""
+    kind, lo, hi = PLAY_OPTION_RANGES[name]
+    return check_int(name, value, lo, hi) if kind is int else check_number(name, value, lo, hi)
+
+
 class AZ:
     """PUCT over SO-ISMCTS for seat ``player`` (see the module docstring).
 
@@ -191,14 +211,13 @@ class AZ:
                  rollout_mix: float = 0.0, fpu_reduction: float = 0.1,
                  chance_key: str = "infostate", policy_playout: int = 0,
                  policy_temperature: float = 1.0):
-        self.c_puct = check_number("c_puct", c_puct, 0.0, 100.0)
+        self.c_puct = _play_option("c_puct", c_puct)
         self.alpha = check_number("dirichlet_alpha", dirichlet_alpha, 0.0, 100.0, lo_open=True)
         self.eps = check_number("noise_fraction", noise_fraction, 0.0, 1.0)
-        self.mix = check_number("rollout_mix", rollout_mix, 0.0, 1.0)
-        self.fpu = check_number("fpu_reduction", fpu_reduction, 0.0, 1.0)
-        self.policy_playout = check_int("policy_playout", policy_playout, 0, 1000)
-        self.policy_temperature = check_number("policy_temperature", policy_temperature,
-                                               0.05, 100.0)
+        self.mix = _play_option("rollout_mix", rollout_mix)
+        self.fpu = _play_option("fpu_reduction", fpu_reduction)
+        self.policy_playout = _play_option("policy_playout", policy_playout)
+        self.policy_temperature = _play_option("policy_temperature", policy_temperature)
         #: the network's value has no weight (``rollout_mix=1``, no policy playout): a leaf
         #: is valued by its playout alone and gets its priors when first descended through
         self.lazy = self.mix == 1.0 and self.policy_playout == 0
