@@ -19,7 +19,7 @@ from ratai.engines import load_game
 from ratai.engines.api import CHANCE, sample_chance_outcome
 from ratai.nn import Model, ModelError
 from ratai.search import Budget, SearchRng, numbers
-from ratai.search.az import AZ, UniformEvaluator, tempered
+from ratai.search.az import AZ, PLAY_OPTION_RANGES, UniformEvaluator, tempered
 
 BACKENDS = ["python"]
 try:
@@ -248,6 +248,29 @@ def test_options_are_range_checked(rt_model, option, value):
     game = load_game("rat_trap", num_players=3)
     with pytest.raises(ValueError, match=option):
         make_bot("az", game, 0, iterations=10, model=rt_model, **{option: value})
+
+
+@pytest.mark.parametrize("option", sorted(PLAY_OPTION_RANGES))
+def test_play_option_ranges_are_one_table(rt_model, option):
+    """The bot, a model's recommended ``play`` options and the service's catalogue accept
+    each play option's bounds and refuse just past them, all from ``PLAY_OPTION_RANGES``."""
+    from ratai.service.catalog import check_option
+    from ratai.service.errors import InvalidArgument
+
+    kind, lo, hi = PLAY_OPTION_RANGES[option]
+    step = 1 if kind is int else 1e-3
+    game = load_game("rat_trap", num_players=3)
+    for value in (lo, hi):
+        make_bot("az", game, 0, iterations=1, model=rt_model, **{option: value})
+        rt_model.with_meta(play={option: value})
+        assert check_option("az", option, value) == value
+    for value in (lo - step, hi + step):
+        with pytest.raises(ValueError, match=option):
+            make_bot("az", game, 0, iterations=1, model=rt_model, **{option: value})
+        with pytest.raises(ModelError, match=option):
+            rt_model.with_meta(play={option: value})
+        with pytest.raises(InvalidArgument, match=option):
+            check_option("az", option, value)
 
 
 def test_model_refusals(rt_model, tmp_path, monkeypatch):
