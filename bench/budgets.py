@@ -145,12 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     extra = parse_opts(a.opt)
     budgets = [float(x) for x in a.budgets.split(",")]
-    print(f"{'game':15s} {'kind':11s} {'budget s':>8s} {'n':>3s} {'median ms':>9s} "
-          f"{'p99 ms':>7s} {'max ms':>7s}")
-    rows = []
     floor_reps = a.reps if a.floor_reps is None else a.floor_reps
     if floor_reps < 0:
         raise SystemExit(f"bad --floor-reps {floor_reps}: allowed an int >= 0")
+    print(f"{'game':15s} {'kind':11s} {'budget s':>8s} {'n':>3s} {'median ms':>9s} "
+          f"{'p99 ms':>7s} {'max ms':>7s}")
+    rows = []
     for b in budgets if floor_reps else []:
         ms = [1000 * x for x in floor(b, floor_reps)]
         rows.append({"game": "-", "kind": "busy-loop", "budget_s": b, "n": len(ms),

@@ -15,7 +15,7 @@ from typing import Any
 
 from ratai.engines import Game, UnknownGameError, game_class, load_game, registered_games
 from ratai.engines.api import canonical_json
-from ratai.nn.model import PLAY_OPTIONS
+from ratai.search.az import PLAY_OPTION_RANGES
 
 from .config import Limits
 from .errors import InvalidArgument, NotFound, ResourceExhausted
@@ -165,7 +165,7 @@ BOT_OPTION_RANGES: dict[str, tuple] = {
     "max_evals": (int, 1, 100_000),
     # az (the packaged model only: a client cannot name a model file on the server): the
     # options a model may recommend, in their ranges, and the self-play ones
-    **PLAY_OPTIONS,
+    **PLAY_OPTION_RANGES,
     "dirichlet_alpha": (float, 0.001, 100.0),
     "noise_fraction": (float, 0.0, 1.0),
     "temperature": (float, 0.0, 100.0),
