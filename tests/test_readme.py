@@ -22,3 +22,20 @@ def test_readme_python_block_runs(code):
 def test_readme_names_the_two_commands():
     assert 'pip install -e ".[test]" && ratai demo' in README
     assert 'pip install -e ".[test]" && pytest' in README
+
+
+def test_relative_links_in_the_docs_resolve():
+    """Every relative Markdown link in README, docs/, bench/README and the model reports
+    names a file or directory of the repository (anchors and URLs are not checked)."""
+    root = Path(__file__).resolve().parents[1]
+    pages = [root / "README.md", root / "bench" / "README.md",
+             *sorted((root / "docs").rglob("*.md")),
+             *sorted((root / "ratai" / "models").glob("*.md"))]
+    broken = []
+    for page in pages:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+            if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+                continue
+            if not (page.parent / target.split("#")[0]).exists():
+                broken.append(f"{page.relative_to(root)}: {target}")
+    assert not broken, broken
