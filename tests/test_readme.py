@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
 BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
 
 
@@ -27,15 +28,14 @@ def test_readme_names_the_two_commands():
 def test_relative_links_in_the_docs_resolve():
     """Every relative Markdown link in README, docs/, bench/README and the model reports
     names a file or directory of the repository (anchors and URLs are not checked)."""
-    root = Path(__file__).resolve().parents[1]
-    pages = [root / "README.md", root / "bench" / "README.md",
-             *sorted((root / "docs").rglob("*.md")),
-             *sorted((root / "ratai" / "models").glob("*.md"))]
+    pages = [ROOT / "README.md", ROOT / "bench" / "README.md",
+             *sorted((ROOT / "docs").rglob("*.md")),
+             *sorted((ROOT / "ratai" / "models").glob("*.md"))]
     broken = []
     for page in pages:
         for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
             if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
                 continue
             if not (page.parent / target.split("#")[0]).exists():
-                broken.append(f"{page.relative_to(root)}: {target}")
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
     assert not broken, broken
