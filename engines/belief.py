@@ -21,8 +21,10 @@ asks at each of its decisions), so a game pays per new step, not per call.
 A search bounds the filter by its clock: inside ``with belief_deadline(t)`` (the bots'
 ``analyze`` sets half its time limit) a filter still running at ``t`` stops, the caller
 gets ``None`` (its closed form, for that call only) and the cache keeps the steps already
-filtered, so a later call resumes there. Without a deadline (iteration budgets) the filter
-always finishes, so a seeded search stays reproducible.
+filtered, so a later call resumes there. ``belief_deadline(t, stop)`` also stops it as soon
+as the search's cancel flag is set (a cold filter of a 5-player round takes seconds on the
+reference engine; the cancel must not wait for it). Without a deadline (iteration budgets)
+and without a cancel the filter always finishes, so a seeded search stays reproducible.
 
 The caps in force (:func:`caps`) follow from that: without a deadline they bound the time
 (``MAX_WORLDS`` / ``MAX_EXPANSIONS``: a cold build takes tens of ms at most on a twin); under a
@@ -64,18 +66,26 @@ TIMED_MAX_EXPANSIONS = 30_000
 #: and task (set by :func:`belief_deadline`).
 _DEADLINE: contextvars.ContextVar[float] = contextvars.ContextVar("ratai_belief_deadline",
                                                                   default=math.inf)
+#: The cancel flags in force (objects with ``is_set()``), per thread and task.
+_STOPS: contextvars.ContextVar[tuple] = contextvars.ContextVar("ratai_belief_stops",
+                                                               default=())
 
 
 @contextlib.contextmanager
-def belief_deadline(t: float) -> Iterator[None]:
+def belief_deadline(t: float, stop: Any = None) -> Iterator[None]:
     """Bound every filter run inside the block by ``t`` (``time.perf_counter`` seconds;
-    ``inf``: unbounded). An earlier deadline already in force is kept. The filter checks the
-    clock before each applied action (one clone and apply: 20-100 us on the reference
-    engine, 1-5 us on a twin); a state interrupted halfway is expanded again on resuming."""
+    ``inf``: unbounded) and by the cancel flag ``stop`` (anything with ``is_set()``, e.g. a
+    ``threading.Event``; ``None``: none). An earlier deadline already in force is kept, and
+    so are earlier flags (any one set stops the filter). The filter checks both before each
+    applied action (one clone and apply: 20-100 us on the reference engine, 1-5 us on a
+    twin); a state interrupted halfway is expanded again on resuming."""
     token = _DEADLINE.set(min(t, _DEADLINE.get()))
+    stops = _STOPS.set(_STOPS.get() + (stop,)) if stop is not None else None
     try:
         yield
     finally:
+        if stops is not None:
+            _STOPS.reset(stops)
         _DEADLINE.reset(token)
 
 
@@ -180,11 +190,12 @@ def _advance(layer: _Layer, codes: Sequence, player: int, max_worlds: int,
 
     Raises:
         ValueError: no state explains the log (an impossible information state).
-        _OutOfTime: the deadline of :func:`belief_deadline` passed; ``layer`` keeps every
-            state expanded so far (a later call resumes with the next one).
+        _OutOfTime: the deadline of :func:`belief_deadline` passed or its cancel flag was
+            set; ``layer`` keeps every state expanded so far (a later call resumes with the
+            next one).
     """
     end = len(codes)
-    deadline = _DEADLINE.get()
+    deadline, stops = _DEADLINE.get(), _STOPS.get()
     clock = time.perf_counter
     while layer.states is not None and (
             layer.nxt is not None or any(pos < end for pos, _ in layer.states)):
@@ -205,7 +216,8 @@ def _advance(layer: _Layer, codes: Sequence, player: int, max_worlds: int,
             for a, prob in moves:
                 if state._view_code(a, player) != codes[pos]:
                     continue
-                if clock() >= deadline:  # this state is expanded again on resuming
+                if clock() >= deadline or (stops and any(f.is_set() for f in stops)):
+                    # this state is expanded again on resuming
                     layer.expansions = before
                     raise _OutOfTime
                 child = state.clone()
@@ -245,7 +257,7 @@ def filter_worlds(anchor: Any, codes: Sequence, player: int, max_worlds: int | N
         max_expansions: cap on actions applied in all (each a clone and an apply;
             ``None``: :func:`caps`).
 
-    Returns ``None`` too when a :func:`belief_deadline` passes first.
+    Returns ``None`` too when a :func:`belief_deadline` passes (or its flag is set) first.
 
     Raises:
         ValueError: no history from ``anchor`` explains ``codes``.

@@ -179,8 +179,9 @@ class SearchBot(Bot):
         self._legal = legal  # the seat's legal moves, for _analyze (listing can be costly)
         # no full collection of the cyclic gc runs inside the budget, and an exact-belief
         # filter (Rat Trap's determinizations) may take at most BELIEF_SHARE of the time
-        # limit: past it, this call searches the closed form and the next call resumes it
-        with belief_deadline(budget.share_end(BELIEF_SHARE)), paused_gc():
+        # limit and stops on a cancel: past either, this call searches the closed form and
+        # the next call resumes the filter
+        with belief_deadline(budget.share_end(BELIEF_SHARE), budget.stop), paused_gc():
             if allowed is not None:
                 return self._analyze(state, budget, self._rng(state),
                                      on_progress or self.on_progress, allowed=allowed)
@@ -324,10 +325,14 @@ class SearchBot(Bot):
         self._kept = (tree, s1, s1.history())
         flag = _PonderFlag(self.stop)
         budget = Budget(time_limit=self.ponder_seconds, stop=flag)
+        budget.begin()
 
         def run():
             try:
-                self._pondered = tree.ponder(s1, [], budget, srng)
+                # an exact-belief filter of a determinization stops with the ponder search
+                # (the next call joins this thread: it must not wait for a cold filter)
+                with belief_deadline(budget.end, flag):
+                    self._pondered = tree.ponder(s1, [], budget, srng)
             except Exception:  # noqa: BLE001 - a ponder failure only loses the ponder
                 self._pondered = 0
 

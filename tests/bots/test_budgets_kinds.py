@@ -335,7 +335,9 @@ def test_analyze_pauses_the_collector_and_bounds_the_belief_filter(kind, monkeyp
     """Issue 13, item 8: inside every bot kind's ``analyze`` the cyclic collector is paused
     (a full collection over the belief cache cost 89 ms in a 50 ms budget) and an
     exact-belief filter may use ``BELIEF_SHARE`` of the time limit; without a time limit it
-    is unbounded (a seeded iteration budget stays reproducible). Both are restored after."""
+    is unbounded (a seeded iteration budget stays reproducible). The search's cancel flag
+    stops the filter too (a cold 5-player filter took 2 s past a cancel before it did).
+    All are restored after."""
     import gc
 
     from ratai.bots.search_bots import BELIEF_SHARE
@@ -345,7 +347,7 @@ def test_analyze_pauses_the_collector_and_bounds_the_belief_filter(kind, monkeyp
     real = B.BeliefCache.get
 
     def get(self, *a, **k):
-        seen.append((B._DEADLINE.get(), gc.isenabled()))
+        seen.append((B._DEADLINE.get(), gc.isenabled(), B._STOPS.get()))
         return real(self, *a, **k)
 
     monkeypatch.setattr(B.BeliefCache, "get", get)
@@ -360,18 +362,20 @@ def test_analyze_pauses_the_collector_and_bounds_the_belief_filter(kind, monkeyp
         seen.clear()
         budget = {"time_limit": limit} if limit else {"iterations": 20}
         bot = make_bot(kind, game, p, seed=1, **budget, **kw)
+        cancel = threading.Event()
         t0 = time.perf_counter()
-        bot.analyze(s)
+        bot.analyze(s, stop=cancel)
         if kind == "heuristic":    # one ply on the true position: no determinization
             continue
         assert seen, "no determinization asked for a belief"
-        for deadline, enabled in seen:
-            assert not enabled
+        for deadline, enabled, stops in seen:
+            assert not enabled and cancel in stops
             if limit is None:
                 assert deadline == math.inf
             else:
                 assert t0 < deadline <= t0 + BELIEF_SHARE * limit + 0.05
         assert gc.isenabled() == gc_was and B._DEADLINE.get() == math.inf
+        assert B._STOPS.get() == ()
 
 
 @pytest.mark.parametrize("name", GAMES)

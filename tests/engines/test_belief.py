@@ -190,20 +190,25 @@ class _Ticks:
         return self.t
 
 
-@pytest.mark.parametrize("backend", ["python", "cython"])
-def test_a_deadline_stops_the_filter_and_a_later_call_resumes_it(backend, monkeypatch):
-    """Issue 13, item 8: inside ``belief_deadline(t)`` (set by every bot's ``analyze``) a
-    filter still running at ``t`` answers ``None`` (the closed form for that call) and the
-    cache keeps the steps it completed; calls resumed with later deadlines reach exactly the
-    belief of an uninterrupted filter (same worlds, same weights). Without a deadline the
-    filter always finishes."""
-    from ratai.engines import belief as B
+class _FlagAfter:
+    """A cancel flag (``is_set()``) that turns set on its ``n``-th read."""
 
+    def __init__(self, n):
+        self.n = n
+
+    def is_set(self):
+        self.n -= 1
+        return self.n <= 0
+
+
+def _several_worlds(backend):
+    """A Rat Trap 4-player position whose seat 2 believes several worlds: ``(anchor, log,
+    seat, full)``, ``full`` the uninterrupted filter's belief."""
     if backend == "cython" and "rat_trap" not in _CYTHON_REGISTRY:
         pytest.skip("compiled extensions not built")
     game = load_game("rat_trap", backend=backend, num_players=4)
     seat = 2
-    for k in range(40):                     # a position with several worlds
+    for k in range(40):
         s, _ = random_target(game, 21 + k, 12 + k % 20)
         if s.is_terminal():
             continue
@@ -216,26 +221,73 @@ def test_a_deadline_stops_the_filter_and_a_later_call_resumes_it(backend, monkey
             anchor = game._from_reference(anchor)
         full = BeliefCache().get("k", lambda a=anchor: a, log, seat)
         if full is not None and len(full.worlds) > 1 and len(log) > 4:
-            break
-    else:
-        pytest.fail("no position with several worlds")
+            return anchor, log, seat, full
+    pytest.fail("no position with several worlds")
+
+
+def _resumed_until_complete(cache, anchor, log, seat, bound):
+    """Call ``cache.get`` inside ``bound()`` (a fresh ``belief_deadline`` context each call)
+    until it answers; returns ``(belief, calls)``."""
+    calls, got = 0, None
+    while got is None:
+        calls += 1
+        with bound():
+            got = cache.get("k", lambda: anchor, log, seat)
+        assert calls < 10_000
+    return got, calls
+
+
+def _same_law(got, full):
+    assert [w._world_key() for w in got.worlds] == [w._world_key() for w in full.worlds]
+    assert np.array_equal(got.cum, full.cum)
+
+
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_a_deadline_stops_the_filter_and_a_later_call_resumes_it(backend, monkeypatch):
+    """Issue 13, item 8: inside ``belief_deadline(t)`` (set by every bot's ``analyze``) a
+    filter still running at ``t`` answers ``None`` (the closed form for that call) and the
+    cache keeps the steps it completed; calls resumed with later deadlines reach exactly the
+    belief of an uninterrupted filter (same worlds, same weights). Without a deadline the
+    filter always finishes."""
+    from ratai.engines import belief as B
+
+    anchor, log, seat, full = _several_worlds(backend)
     ticks = _Ticks()
     monkeypatch.setattr(B, "time", ticks)
     cache = BeliefCache()
     with B.belief_deadline(0.0):           # already past: nothing is filtered
         assert cache.get("k", lambda: anchor, log, seat) is None
-    calls, got = 0, None
-    while got is None:
-        calls += 1
-        with B.belief_deadline(ticks.t + 6):  # 6 clock reads a call: a step or less
-            got = cache.get("k", lambda: anchor, log, seat)
-        assert calls < 10_000
+    # 6 clock reads a call: a step or less
+    got, calls = _resumed_until_complete(cache, anchor, log, seat,
+                                         lambda: B.belief_deadline(ticks.t + 6))
     assert calls > 3                        # it was interrupted, and resumed
-    assert [w._world_key() for w in got.worlds] == [w._world_key() for w in full.worlds]
-    assert np.array_equal(got.cum, full.cum)
+    _same_law(got, full)
     with B.belief_deadline(0.0):            # complete now: cached, no clock needed
         assert cache.get("k", lambda: anchor, log, seat) is got
     assert BeliefCache().get("k", lambda: anchor, log, seat) is not None  # no deadline
+
+
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_a_cancel_stops_the_filter_and_a_later_call_resumes_it(backend):
+    """Issue 13 ("cancel reaches the worker"): ``belief_deadline(t, stop)`` (every bot's
+    ``analyze`` passes its cancel flag) stops a filter as soon as the flag is set, whatever
+    the deadline (a cold 5-player filter takes seconds on the reference engine); the cache
+    keeps the steps done and resumed calls reach exactly the uninterrupted belief. A flag of
+    an enclosing block stays in force inside a nested one."""
+    import math
+
+    from ratai.engines import belief as B
+
+    anchor, log, seat, full = _several_worlds(backend)
+    cache = BeliefCache()
+    with B.belief_deadline(math.inf, _FlagAfter(1)):   # already cancelled
+        assert cache.get("k", lambda: anchor, log, seat) is None
+    with B.belief_deadline(math.inf, _FlagAfter(1)), B.belief_deadline(math.inf):
+        assert cache.get("k", lambda: anchor, log, seat) is None   # the outer flag holds
+    got, calls = _resumed_until_complete(cache, anchor, log, seat,
+                                         lambda: B.belief_deadline(math.inf, _FlagAfter(6)))
+    assert calls > 3
+    _same_law(got, full)
 
 
 def test_the_caps_in_force():
