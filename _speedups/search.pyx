@@ -93,6 +93,7 @@ Where results differ from the Python search for the same seed:
 * Chance keys are 64-bit digests, not strings (see above).
 """
 
+import contextvars
 import threading
 
 import numpy as np
@@ -801,7 +802,10 @@ def _run(workers, budget, on_progress, int every, report):
             stop.set()
 
     for i in range(1, k):
-        th = threading.Thread(target=work, args=(workers[i], shares[i], locks[i]), daemon=True,
+        # each worker runs in a copy of the caller's context, so the exact-belief filter's
+        # deadline, cancel flag and caps (``belief_deadline``) hold on every thread
+        th = threading.Thread(target=contextvars.copy_context().run,
+                              args=(work, workers[i], shares[i], locks[i]), daemon=True,
                               name=f"ratai-search-{i}")
         th.start()
         threads.append(th)

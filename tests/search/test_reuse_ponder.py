@@ -230,6 +230,44 @@ def test_ponder_searches_between_calls_and_stops():
     bot.close()
 
 
+def test_ponder_thread_bounds_the_belief_filter():
+    """The ponder search's exact-belief filter (a determinization on the ponder thread) is
+    bounded by the ponder budget's end and stopped by its flag: the next call joins that
+    thread and must not wait for a cold filter."""
+    import math
+
+    from ratai.engines import belief as B
+
+    seen = []
+
+    class Tree:                    # stands in for the kept compiled tree
+        def _reroot(self, state, keys, srng):
+            return True
+
+        def ponder(self, state, keys, budget, srng):
+            seen.append((B._DEADLINE.get(), B._STOPS.get(), budget.end))
+            return 1
+
+        def halt_now(self):
+            pass
+
+        def release(self):
+            pass
+
+    game, s, _ = _rat_trap_at_my_turn()
+    bot = make_bot("ismcts", game, 0, seed=2, iterations=20, ponder=True, ponder_seconds=3.0)
+    an = bot.analyze(s)
+    bot._stop_ponder()
+    bot._kept = (Tree(), s.clone(), s.history())
+    bot._start_ponder(an.best_action)
+    flag = bot._ponder_flag
+    bot._ponder_thread.join(2.0)
+    assert len(seen) == 1
+    deadline, stops, end = seen[0]
+    assert deadline == end < math.inf and flag in stops
+    bot.close()
+
+
 def test_ponder_options_are_checked():
     game = load_game("rat_trap", backend="cython")
     with pytest.raises(ValueError, match="ponder_seconds"):

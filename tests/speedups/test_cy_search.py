@@ -306,6 +306,33 @@ def test_threads_deterministic_and_no_peeking(kind):
     assert numbers(one) != numbers(two)
 
 
+def test_worker_threads_keep_the_callers_belief_bounds():
+    """Every worker thread of ``threads=N`` runs in a copy of the caller's context, so an
+    exact-belief filter it runs (a determinization the compiled sampler declines goes to
+    the reference path, which filters) has the caller's deadline, cancel flag and caps
+    (``belief_deadline``), not a fresh thread's (no deadline, the untimed caps)."""
+    import math
+
+    from ratai.engines import belief as B
+    from ratai.search.common import Budget
+
+    seen = {}
+
+    class Worker:
+        def _loop(self, limit, deadline, stop, lock, progress, every):
+            seen[threading.current_thread().name] = (B._DEADLINE.get(), B._STOPS.get(),
+                                                      B.caps())
+
+    flag = threading.Event()
+    with B.belief_deadline(123.0, flag):
+        cy._run([Worker(), Worker(), Worker()], Budget(iterations=3).check(), None, 0, None)
+    assert len(seen) == 3
+    for deadline, stops, caps in seen.values():
+        assert deadline == 123.0 and flag in stops
+        assert caps == (B.TIMED_MAX_WORLDS, B.TIMED_MAX_EXPANSIONS)
+    assert B._DEADLINE.get() == math.inf and B._STOPS.get() == ()
+
+
 def test_search_does_not_stall_other_threads():
     """Item 5: the compiled loop runs without the GIL in ~1 ms chunks, so a Python thread
     ticking every millisecond keeps ticking during a search (it stalled ~300 ms before)."""
