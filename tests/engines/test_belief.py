@@ -237,7 +237,9 @@ def _resumed_until_complete(cache, anchor, log, seat, bound):
     return got, calls
 
 
-def _same_law(got, full):
+def _assert_identical(got, full):
+    """The same worlds in the same order with exactly the same cumulative weights (stricter
+    than comparing :func:`_law`)."""
     assert [w._world_key() for w in got.worlds] == [w._world_key() for w in full.worlds]
     assert np.array_equal(got.cum, full.cum)
 
@@ -261,7 +263,7 @@ def test_a_deadline_stops_the_filter_and_a_later_call_resumes_it(backend, monkey
     got, calls = _resumed_until_complete(cache, anchor, log, seat,
                                          lambda: B.belief_deadline(ticks.t + 6))
     assert calls > 3                        # it was interrupted, and resumed
-    _same_law(got, full)
+    _assert_identical(got, full)
     with B.belief_deadline(0.0):            # complete now: cached, no clock needed
         assert cache.get("k", lambda: anchor, log, seat) is got
     assert BeliefCache().get("k", lambda: anchor, log, seat) is not None  # no deadline
@@ -287,7 +289,7 @@ def test_a_cancel_stops_the_filter_and_a_later_call_resumes_it(backend):
     got, calls = _resumed_until_complete(cache, anchor, log, seat,
                                          lambda: B.belief_deadline(math.inf, _FlagAfter(6)))
     assert calls > 3
-    _same_law(got, full)
+    _assert_identical(got, full)
 
 
 def test_the_caps_in_force():
