@@ -11,6 +11,11 @@ position in ``c_eval`` (``nogil``, no allocation):
   actions only** (``h2 . wp[:, a] + bp[a]``, with ``wp`` stored transposed so each is one
   contiguous dot product), then their softmax.
 
+A seat-relative network (``Model.seat_relative``) reads the same absolute tensor through its
+maps (``Model.seat_maps``): input ``i`` uses the weight row of its relative position, seat
+``s``'s value comes from output ``(s - player) mod n`` and action ``a``'s logit from column
+``actions[player, a]``; so the search passes absolute tensors, seats and actions either way.
+
 Sums are float32 as in the numpy reference (``Model.evaluate_batch``); the sigmoid and the
 softmax run in double. Results equal the reference within 1e-5 (``tests/nn``).
 """
@@ -28,12 +33,14 @@ cdef class CyNet:
     Args:
         model: a ``ratai.nn.Model``.
         n: the player count (one of ``model.players``).
+        game: the ``n``-player game whose seat maps a seat-relative network uses
+            (``Model.seat_maps``; ``None``: the model's registry game).
 
     Raises:
         ModelError: the model has no network for ``n`` players.
     """
 
-    def __init__(self, model, int n):
+    def __init__(self, model, int n, game=None):
         net = model.net(n)
         self.n = n
         self.d = net.tensor_size
@@ -50,6 +57,19 @@ cdef class CyNet:
             "wpt": np.ascontiguousarray(net.wp.T, np.float32),
             "bp": np.ascontiguousarray(net.bp, np.float32),
         }
+        maps = model.seat_maps(n, game)
+        self.relative = maps is not None
+        if self.relative:
+            inv = np.empty_like(maps.obs)
+            rows = np.arange(self.d)
+            for p in range(n):
+                inv[p, maps.obs[p]] = rows
+            arrs["inv"] = np.ascontiguousarray(inv, np.int64)
+            arrs["rot"] = np.ascontiguousarray(maps.rotate, np.int64)
+            arrs["act"] = np.ascontiguousarray(maps.actions, np.int64)
+            self.inv = _lptr(arrs["inv"])
+            self.rot = _lptr(arrs["rot"])
+            self.act = _lptr(arrs["act"])
         self.arrays = arrs
         self.w1 = _ptr(arrs["w1"])
         self.b1 = _ptr(arrs["b1"])
@@ -63,7 +83,8 @@ cdef class CyNet:
     cdef int c_eval(self, const float* x, int player, const int* legal, int k,
                     double* values, double* priors, float* scratch,
                     bint softmax) noexcept nogil:
-        cdef int i, j, a, h1 = self.h1, h2 = self.h2
+        cdef int i, j, h1 = self.h1, h2 = self.h2
+        cdef long a, o
         cdef float xi, hi, acc
         cdef float* h = scratch
         cdef float* g = scratch + h1
@@ -74,7 +95,10 @@ cdef class CyNet:
         for i in range(self.d):
             xi = x[i]
             if xi != 0.0:
-                row = self.w1 + <long>i * h1
+                if self.relative:
+                    row = self.w1 + self.inv[<long>player * self.d + i] * h1
+                else:
+                    row = self.w1 + <long>i * h1
                 for j in range(h1):
                     h[j] += xi * row[j]
         row = self.w1 + <long>(self.d + player) * h1
@@ -92,14 +116,17 @@ cdef class CyNet:
             if g[j] < 0.0:
                 g[j] = 0.0
         for i in range(self.n):
-            row = self.wvt + <long>i * h2
-            acc = self.bv[i]
+            o = self.rot[player * self.n + i] if self.relative else i
+            row = self.wvt + o * h2
+            acc = self.bv[o]
             for j in range(h2):
                 acc += g[j] * row[j]
             values[i] = 1.0 / (1.0 + exp(-<double>acc))
         zmax = -1e300
         for i in range(k):
             a = legal[i]
+            if self.relative:
+                a = self.act[<long>player * self.na + a]
             row = self.wpt + <long>a * h2
             acc = self.bp[a]
             for j in range(h2):
@@ -170,4 +197,10 @@ cdef class CyNet:
 cdef float* _ptr(object arr):
     """The data pointer of a C-contiguous float32 array (kept alive by ``self.arrays``)."""
     cdef float[::1] v = arr.reshape(-1)
+    return &v[0]
+
+
+cdef long* _lptr(object arr):
+    """The data pointer of a C-contiguous int64 array (kept alive by ``self.arrays``)."""
+    cdef long[::1] v = arr.reshape(-1)
     return &v[0]

@@ -1688,7 +1688,7 @@ cdef class CyAZ(CyISMCTS):
                 pass
         net = cache.get(n)
         if net is None:
-            net = cache[n] = CyNet(self.model, n)
+            net = cache[n] = CyNet(self.model, n, state.get_game())
         values, priors = net.evaluate(state.observation_tensor(player), player, legal)
         priors = tempered(priors, self.ptemp)
         used = dirichlet_noise(priors, self.alpha, self.eps, srng.np)

@@ -398,6 +398,60 @@ class Game(ABC):
         """The tensor's slices (``obs_schema.TensorSlice``: path, start, size, encoding)."""
         return list(self._obs_spec().layout.slices)
 
+    # -- seat-relative views (the az network's mover-first input, ratai/nn/model.py) --------
+    def observation_seat_permutation(self, player: int) -> np.ndarray:
+        """``observation_tensor(player)[perm]`` is the seat-relative tensor of ``player``:
+        every per-seat list and seat value of the schema renumbered ``(s - player) mod n``,
+        so ``player``'s own entries come first, then the next seats in turn order
+        (``obs_schema.TensorLayout.seat_permutation``; fields that hold a seat as a number
+        stay absolute).
+
+        Returns:
+            read-only ``int64`` array of shape ``observation_tensor_shape()``.
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+        """
+        return self._obs_spec().layout.seat_permutation(check_player(player,
+                                                                     self.num_players()))
+
+    def _action_seat_blocks(self) -> Sequence[tuple[int, int]]:
+        """The action-id blocks that name a seat, as ``(base, stride)``: id ``base +
+        s * stride + o`` (``0 <= o < stride``) names seat ``s`` for every seat ``s <
+        num_players()``. Default: no action names a seat."""
+        return ()
+
+    def action_seat_permutation(self, player: int) -> np.ndarray:
+        """The seat-relative action ids of ``player``: ``perm[a]`` is action ``a`` with the
+        seat it names (a target, a colour) renumbered ``(s - player) mod n``; ids that name
+        no seat map to themselves. A permutation of ``range(num_distinct_actions())``.
+
+        Returns:
+            read-only ``int64`` array of shape ``(num_distinct_actions(),)``.
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+        """
+        player = check_player(player, self.num_players())
+        key = (self.name, canonical_json(_jsonable(self.params)), int(player))
+        perm = _ACTION_PERMS.get(key)
+        if perm is None:
+            n = self.num_players()
+            perm = np.arange(self.num_distinct_actions(), dtype=np.int64)
+            for base, stride in self._action_seat_blocks():
+                ids = base + np.arange(n * stride).reshape(n, stride)
+                perm[ids] = ids[(np.arange(n) - player) % n]
+            perm = self._extend_action_seat_permutation(perm)
+            perm.setflags(write=False)
+            _ACTION_PERMS[key] = perm
+        return perm
+
+    def _extend_action_seat_permutation(self, perm: np.ndarray) -> np.ndarray:
+        """Hook for ids made of other ids (Ratapolis' joint plans): ``perm`` holds the
+        blocks' map, identity elsewhere. Default: unchanged."""
+        return perm
+
+
     def state_from_observation(self, player: int, observation: Mapping[str, Any],
                                rng: Any = None) -> State:
         """A full state consistent with ``observation`` (an ``observation(player)`` dict).
@@ -781,6 +835,8 @@ def _copy_json(v: Any) -> Any:
     return v
 
 
+#: (game name, canonical params, seat) -> ``Game.action_seat_permutation`` (read-only)
+_ACTION_PERMS: dict = {}
 #: (game name, canonical params) -> ObservationSpec (kept out of the Game object, which is
 #: pickled to worker processes).
 _OBS_SPECS: dict[tuple[str, str], Any] = {}

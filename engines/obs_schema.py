@@ -123,9 +123,12 @@ def enum(values: Iterable[Any], description: str) -> dict:
     return {"enum": list(values), "description": description}
 
 
-def seat(num_players: int, description: str) -> dict:
-    """A seat ``0..num_players-1`` (tensor: one-hot)."""
-    return {"enum": list(range(int(num_players))), "description": description}
+def seat(num_players: int, description: str, seats: int | None = None) -> dict:
+    """A seat ``0..num_players-1`` (tensor: one-hot). The first ``seats`` values (default
+    all) are the players' seats, which a seat-relative encoding renumbers from the observer
+    (:meth:`TensorLayout.seat_permutation`); later values (Rat Trap's Third Rat) stay put."""
+    return {"enum": list(range(int(num_players))), "description": description,
+            "x-seat": int(num_players if seats is None else seats)}
 
 
 def string(description: str, max_length: int = 200) -> dict:
@@ -156,16 +159,32 @@ def array(items: dict, max_items: int, description: str, min_items: int = 0,
     return node
 
 
-def fixed(items: dict | Sequence[dict], description: str, n: int | None = None) -> dict:
-    """A list of exactly ``n`` ``items`` (or the given per-position schemas)."""
+def fixed(items: dict | Sequence[dict], description: str, n: int | None = None,
+          per_seat: int | None = None) -> dict:
+    """A list of exactly ``n`` ``items`` (or the given per-position schemas).
+
+    ``per_seat``: the list is indexed by seat and its first ``per_seat`` items are the
+    players' seats (the rest, e.g. Rat Trap's Third Rat, stay put), so a seat-relative
+    encoding puts the observer's item first (:meth:`TensorLayout.seat_permutation`)."""
     prefix = [items] * int(n) if isinstance(items, dict) else list(items)
-    return {"type": "array", "prefixItems": prefix, "items": False,
+    node = {"type": "array", "prefixItems": prefix, "items": False,
             "minItems": len(prefix), "maxItems": len(prefix), "description": description}
+    if per_seat is not None:
+        if not 1 <= int(per_seat) <= len(prefix):
+            raise ValueError(f"per_seat={per_seat!r}: allowed 1..{len(prefix)}")
+        node["x-per-seat"] = int(per_seat)
+    return node
 
 
-def multiset(values: Iterable[Any], max_items: int, description: str) -> dict:
-    """A list of ``values`` (repeats allowed, order irrelevant; tensor: counts)."""
-    return {"type": "array", "items": {"enum": list(values)}, "maxItems": int(max_items),
+def multiset(values: Iterable[Any], max_items: int, description: str,
+             seats: int | None = None) -> dict:
+    """A list of ``values`` (repeats allowed, order irrelevant; tensor: counts). ``seats``:
+    the values are seats and the first ``seats`` of them the players' (renumbered from the
+    observer in a seat-relative encoding, as :func:`seat`)."""
+    items: dict = {"enum": list(values)}
+    if seats is not None:
+        items["x-seat"] = int(seats)
+    return {"type": "array", "items": items, "maxItems": int(max_items),
             "description": description, "x-tensor": "multiset"}
 
 
@@ -190,13 +209,17 @@ def obj(properties: Mapping[str, dict], description: str,
 
 
 def mapping(keys: Iterable[str], value: dict, description: str,
-            required: bool = False) -> dict:
-    """An object whose keys are among ``keys`` (all of them when ``required``)."""
+            required: bool = False, per_seat: int | None = None) -> dict:
+    """An object whose keys are among ``keys`` (all of them when ``required``).
+    ``per_seat``: the keys are seats, the first ``per_seat`` the players' (as in
+    :func:`fixed`)."""
     keys = [str(k) for k in keys]
     node = {"type": "object", "propertyNames": {"enum": keys},
             "additionalProperties": value, "description": description}
     if required:
         node["required"] = keys
+    if per_seat is not None:
+        node["x-per-seat"] = int(per_seat)
     return node
 
 
@@ -302,7 +325,52 @@ class TensorLayout:
     def __init__(self, schema: dict):
         self.slices: list[TensorSlice] = []
         self.size = 0  # grows as _compile lays the leaves out
+        # seat groups ``(starts, size)``: block ``j`` (``tensor[starts[j]:starts[j] + size]``)
+        # belongs to seat ``j`` (a per-seat list's item, or a seat enum's one-hot cell); an
+        # enclosing group is appended after the groups inside it
+        self._seat_groups: list[tuple[tuple[int, ...], int]] = []
         self._write = self._compile(schema, "$")
+        self._seat_perms: dict[int, np.ndarray] = {}
+
+    def seat_permutation(self, player: int) -> np.ndarray:
+        """The seat-relative tensor of ``player`` as an index map: ``tensor[perm]`` renumbers
+        every seat ``s`` of the schema's per-seat lists (``fixed(..., per_seat=k)``) and seat
+        enums (``seat(..., seats=k)``) as ``(s - player) mod k``, so the observer's own
+        entries come first and the others follow in turn order. Fields that hold a seat as a
+        number stay absolute.
+
+        Returns:
+            ``int64`` array of shape ``(size,)``, a permutation (identity for seat 0).
+
+        Raises:
+            ValueError: ``player`` is negative or not a seat of some per-seat group.
+        """
+        player = int(player)
+        perm = self._seat_perms.get(player)
+        if perm is not None:
+            return perm
+        if player < 0:
+            raise ValueError(f"bad player {player!r}: a seat is >= 0")
+        perm = np.arange(self.size, dtype=np.int64)
+        for starts, size in reversed(self._seat_groups):  # outer groups first
+            k = len(starts)
+            if player >= k:
+                raise ValueError(f"bad player {player!r}: the layout has {k} seats")
+            src = np.asarray(starts, dtype=np.int64)
+            block = np.full(self.size, -1, dtype=np.int64)
+            for j, a in enumerate(starts):
+                block[a:a + size] = j
+            inside = block[perm] >= 0
+            i = perm[inside]
+            j = block[i]
+            perm[inside] = src[(j + player) % k] + (i - src[j])
+        perm.setflags(write=False)
+        self._seat_perms[player] = perm
+        return perm
+
+    def _seat_group(self, starts: Sequence[int], size: int, path: str) -> None:
+        if size > 0:
+            self._seat_groups.append((tuple(int(a) for a in starts), int(size)))
 
     def _leaf(self, path: str, size: int, encoding: str, node: dict, **numbers: Any) -> int:
         start = self.size
@@ -331,6 +399,13 @@ class TensorLayout:
             index = {json.dumps(v): i for i, v in enumerate(values)}
             start = self._leaf(path, len(values), "one-hot over " + ", ".join(
                 json.dumps(v) for v in values), node, kind="enum", values=tuple(values))
+            if "x-seat" in node:
+                seats = int(node["x-seat"])
+                if [v for v in values if isinstance(v, int)][:seats] != list(range(seats)):
+                    raise ValueError(f"{path}: a seat enum lists its seats 0..{seats - 1} "
+                                     f"in order")
+                self._seat_group([start + index[json.dumps(v)] for v in range(seats)], 1,
+                                 path)
 
             def write_enum(v, out, start=start, index=index):
                 out[start + index[json.dumps(v)]] = 1.0
@@ -367,6 +442,9 @@ class TensorLayout:
             start = self._leaf(path, len(values), f"count of each of {len(values)} values "
                                f"/ {n}", node, kind="multiset", values=tuple(values),
                                scale=1.0 / n, divisor=n)
+            if "x-seat" in node["items"]:
+                self._seat_group([start + index[json.dumps(v)]
+                                  for v in range(int(node["items"]["x-seat"]))], 1, path)
 
             def write_multiset(v, out, start=start, index=index, n=n):
                 # 1/n added in the buffer's own precision (float32 for the tensor), the same
@@ -377,8 +455,16 @@ class TensorLayout:
                     out[start + index[json.dumps(x)]] += inc
             return write_multiset
         if "prefixItems" in node:
-            writers = [self._compile(item, f"{path}[{i}]")
-                       for i, item in enumerate(node["prefixItems"])]
+            writers, bounds = [], []
+            for i, item in enumerate(node["prefixItems"]):
+                begin = self.size
+                writers.append(self._compile(item, f"{path}[{i}]"))
+                bounds.append((begin, self.size - begin))
+            if "x-per-seat" in node:
+                seats = bounds[:int(node["x-per-seat"])]
+                if len({size for _, size in seats}) != 1:
+                    raise ValueError(f"{path}: a per-seat list's items differ in tensor size")
+                self._seat_group([a for a, _ in seats], seats[0][1], path)
 
             def write_fixed(v, out, writers=writers):
                 for w, x in zip(writers, v, strict=True):
@@ -423,14 +509,21 @@ class TensorLayout:
         if keys is None:
             raise ValueError(f"{path}: a mapping needs propertyNames.enum to be encoded")
         required = set(node.get("required", ()))
-        parts = []
+        parts, bounds = [], []
         for key in keys:
             sub_path = f"{path}.{key}"
+            begin = self.size
             flag = None
             if key not in required:
                 flag = self._leaf(sub_path, 1, "1 if present", node["additionalProperties"],
                                   kind="flag")
             parts.append((key, flag, self._compile(node["additionalProperties"], sub_path)))
+            bounds.append((begin, self.size - begin))
+        if "x-per-seat" in node:
+            seats = bounds[:int(node["x-per-seat"])]
+            if len({size for _, size in seats}) != 1:
+                raise ValueError(f"{path}: a per-seat mapping's values differ in tensor size")
+            self._seat_group([a for a, _ in seats], seats[0][1], path)
 
         def write_map(v, out, parts=parts):
             for key, flag, w in parts:

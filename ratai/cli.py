@@ -1037,6 +1037,9 @@ def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") 
                    "AlphaZero (network values), 1 Expert Iteration (a rollout-valued "
                    "search the network learns to imitate); recorded as the models' play "
                    "option")
+@click.option("--seat-relative", is_flag=True, default=False,
+              help="train a seat-relative network: it sees every position from the mover's "
+                   "chair (own fields first; values and seat-naming actions renumbered)")
 @click.option("--gate-games", type=click.IntRange(min=0), default=20,
               help="arena games new vs best per generation (0: always promote)")
 @click.option("--gate-threshold", type=click.FloatRange(0, 1), default=0.55,
@@ -1050,7 +1053,7 @@ def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") 
 def train(ctx, game, players, param, run_dir, generations, max_minutes, games_per_gen,
           iterations, workers, backend, seed, buffer_positions, hidden, train_steps,
           batch_size, lr, l2, temperature_moves, dirichlet_alpha, noise_fraction, c_puct,
-          rollout_mix, gate_games, gate_threshold, eval_games, init):
+          rollout_mix, seat_relative, gate_games, gate_threshold, eval_games, init):
     out = _out(ctx)
     params = _parse_params(param)
     if "num_players" in params:
@@ -1072,7 +1075,7 @@ def train(ctx, game, players, param, run_dir, generations, max_minutes, games_pe
                           batch_size=batch_size, train_steps=train_steps, lr=lr, l2=l2,
                           gate_games=gate_games, gate_threshold=gate_threshold,
                           eval_games=eval_games, seed=seed, workers=workers, backend=backend,
-                          init=init)
+                          init=init, seat_relative=seat_relative)
         run = TrainingRun(run_dir, cfg)
     except ValueError as exc:
         raise UsageError(str(exc)) from None

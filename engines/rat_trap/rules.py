@@ -183,6 +183,10 @@ class RatTrapGame(Game):
         self.white_roll = _pair_probs(self.data.white_die)
         return params
 
+    def _action_seat_blocks(self):
+        """``TARGET + s``: choose seat ``s`` (the Third Rat, the last rat, names no seat)."""
+        return [(TARGET, 1)]
+
     def num_distinct_actions(self) -> int:
         return TRCARD + len(self.data.third_rat_cards)
 

@@ -41,7 +41,7 @@ def observation_schema(game) -> dict:
     deck = sum(game.deck)
     rounds = d.max_rounds + 1  # the tie-break round (RT-5, RT-11)
     tr = "; the Third Rat is the last rat in the 2-player game" if game.third_rat >= 0 else ""
-    rat = seat(P, "a rat (a seat" + tr + ")")
+    rat = seat(P, "a rat (a seat" + tr + ")", seats=n)
     card = enum(list(range(len(CARD_TYPES))), "a card: " + ", ".join(
         f"{i} {t}" for i, t in enumerate(CARD_TYPES)))
     face = enum(list(range(len(FACES))), "a die face: " + ", ".join(
@@ -53,12 +53,12 @@ def observation_schema(game) -> dict:
     result = obj({
         "round": integer(1, rounds, "the round"),
         "revealed": fixed(nullable(cards), "each rat's stored cards shown at the round's "
-                          "end (null: eliminated, its cards lost)", n=P),
-        "eliminated": fixed(boolean("eliminated"), "rats eliminated that round", n=P),
-        "gained": fixed(points, "points each rat scored that round", n=P),
-        "stored_counts": fixed(integer(0, deck, "cards"), "cards each rat stored", n=P),
+                          "end (null: eliminated, its cards lost)", n=P, per_seat=n),
+        "eliminated": fixed(boolean("eliminated"), "rats eliminated that round", n=P, per_seat=n),
+        "gained": fixed(points, "points each rat scored that round", n=P, per_seat=n),
+        "stored_counts": fixed(integer(0, deck, "cards"), "cards each rat stored", n=P, per_seat=n),
         "roles": fixed(nullable(enum(list(ROLES), "a role")), "roles revealed at the end "
-                       "of that round (roles variant)", n=n),
+                       "of that round (roles variant)", n=n, per_seat=n),
     }, "the result of a finished round (rulebook 'End of the round')")
     roles = enum(list(ROLES), "a role card (Everyone Has a Role to Play)")
     return document("rat_trap", "Rat Trap observation", obj({
@@ -66,7 +66,7 @@ def observation_schema(game) -> dict:
                          "RT-11)"),
         "turn": integer(0, 100_000, "turns played this round", scale=(0, 30)),
         "active": rat,
-        "points": fixed(points, f"points {per_rat} ({d.win_points} to win)", n=P),
+        "points": fixed(points, f"points {per_rat} ({d.win_points} to win)", n=P, per_seat=n),
         "round_results": array(result, rounds, "finished rounds, first first"),
         "winners": array(rat, P, "the winning rats (RT-5), empty before the end"),
         "tiebreak_round": boolean("this round is the tie-break round (RT-5, RT-11)"),
@@ -78,13 +78,14 @@ def observation_schema(game) -> dict:
                      "(who decides, which pile)"}, "engine bookkeeping of the current step"),
         "scratches": fixed(integer(0, d.scratches_to_eliminate, "scratches"),
                            f"scratches {per_rat} ({d.scratches_to_eliminate} eliminate)",
-                           n=P),
-        "eliminated": fixed(boolean("eliminated"), f"eliminated this round {per_rat}", n=P),
+                           n=P, per_seat=n),
+        "eliminated": fixed(boolean("eliminated"), f"eliminated this round {per_rat}", n=P,
+                            per_seat=n),
         "trap_out": fixed(integer(0, deck, "Traps"), "Traps revealed beside each pile", n=piles),
         "used_clovers": integer(0, deck, "Lucky Clovers used this round (RT-2)"),
-        "role_public": fixed(boolean("revealed"), "roles revealed by use (RT-9)", n=n),
-        "role_gone": fixed(boolean("gone"), "roles used up this round", n=n),
-        "not_fool": multiset(list(range(n)), n, "seats known not to hold the Fool"),
+        "role_public": fixed(boolean("revealed"), "roles revealed by use (RT-9)", n=n, per_seat=n),
+        "role_gone": fixed(boolean("gone"), "roles used up this round", n=n, per_seat=n),
+        "not_fool": multiset(list(range(n)), n, "seats known not to hold the Fool", seats=n),
         "manip_piles": multiset(list(range(piles)), piles, "the piles the Manipulator "
                                 "ordered (RT-10)"),
         "ordering": integer(-1, piles - 1, "the pile being ordered by the Manipulator, -1 "
@@ -101,14 +102,15 @@ def observation_schema(game) -> dict:
         "acc_white": integer(-1, P - 1, "the accomplice with the white dice (RT-7)"),
         "acc_black": integer(-1, P - 1, "the accomplice with the black dice (RT-7)"),
         "returned": array(face, 2, "dice returned to the active rat"),
-        "kept": mapping([str(k) for k in range(P)], face, "the face each rat kept this turn"),
+        "kept": mapping([str(k) for k in range(P)], face, "the face each rat kept this turn",
+                        per_seat=n),
         "cat_targets": array(rat, P, "rats the cat still has to visit"),
         "tr_card": integer(-1, len(d.third_rat_cards) - 1, "the Third Rat card in play, -1 "
                            "none (RT-8)"),
         "quiet": fixed(fixed(integer(0, deck, "cards"), "per pile", n=piles),
                        "cards each seat drew from each pile this round that were not "
                        "revealed as a Trap (public; a Fool's quiet draw may hide a Trap)",
-                       n=n),
+                       n=n, per_seat=n),
         "round_steps": skip(integer(0, 10_000_000, "entries of each seat's views log since "
                                     "the round began"),
                             "bookkeeping of the perfect-recall log (the exact belief "
@@ -117,18 +119,21 @@ def observation_schema(game) -> dict:
         "pile_placed": fixed(nullable(integer(0, deck, "cards")), "cards of each ordered "
                              "pile already placed by the Manipulator (null: not ordered)",
                              n=piles),
-        "stored_counts": fixed(integer(0, deck, "cards"), f"stored cards {per_rat}", n=P),
+        "stored_counts": fixed(integer(0, deck, "cards"), f"stored cards {per_rat}", n=P,
+                               per_seat=n),
         "lost_counts": fixed(integer(0, deck, "cards"), f"cards lost this round {per_rat}",
-                             n=P),
+                             n=P, per_seat=n),
         "third_rat_cards": nullable(cards, "the Third Rat's stored cards (face up, RT-8)"),
         "third_rat_lost": nullable(cards, "the Third Rat's lost cards"),
-        "public_roles": fixed(nullable(roles), "each seat's role if revealed", n=n),
+        "public_roles": fixed(nullable(roles), "each seat's role if revealed", n=n, per_seat=n),
         "roles_dealt": integer(0, n, "roles dealt so far (in seat order)"),
         "player": seat(n, "the seat this observation is for"),
         "my_cards": cards,
         "my_lost": cards,
-        "known": fixed(cards, "cards the seat knows each rat holds (from steals, RT-4)", n=P),
-        "known_by": fixed(cards, "cards of the seat each other seat knows about", n=n),
+        "known": fixed(cards, "cards the seat knows each rat holds (from steals, RT-4)", n=P,
+                       per_seat=n),
+        "known_by": fixed(cards, "cards of the seat each other seat knows about", n=n,
+                          per_seat=n),
         "role": nullable(roles, "the seat's own role (roles variant), or null"),
         "pile_cards": nullable(fixed(nullable(array(card, deck, "cards, top first")),
                                      "the order of each pile the seat ordered", n=piles),

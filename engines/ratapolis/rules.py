@@ -250,6 +250,18 @@ class RatapolisGame(Game):
         self._geo_cache: dict[tuple[int, ...], tuple[list[list[int]], list[list[int]]]] = {}
 
     # -- constants ------------------------------------------------------------------------
+    def _action_seat_blocks(self):
+        """Attacks ``1 + x * P + c`` name the seat ``c`` (its colour, RP-11); Archive looks
+        ``LOOK + j`` the seat ``j``."""
+        return [(1 + x * self.P, 1) for x in range(self.nb)] + [(self.LOOK, 1)]
+
+    def _extend_action_seat_permutation(self, perm):
+        """A joint view's plan ``PLAN + left * C + right`` maps both of its cells."""
+        if self.num_distinct_actions() > self.PLAN:
+            cells = perm[:self.C]
+            perm[self.PLAN:] = self.PLAN + (cells[:, None] * self.C + cells[None, :]).ravel()
+        return perm
+
     def num_distinct_actions(self) -> int:
         if self.params["simultaneous"]:
             return self.PLAN + self.C * self.C

@@ -48,7 +48,7 @@ def observation_schema(game) -> dict:
     hunt_round = obj({
         "face_up": multiset(letters, 4, "hunt cards laid face up this round (Phase 1)"),
         "dealt": fixed(boolean("dealt a hunt card"), "which seats hold a hunt card this "
-                       "round", n=n),
+                       "round", n=n, per_seat=n),
         "my_card": nullable(card, "the seat's own hunt card this round, or null"),
         "hunted": nullable(building, "the tile hunted this round (Phase 4), or null before"),
         "radio_discarded": multiset(letters, 4, "hunt cards the Radio station discarded "
@@ -85,12 +85,14 @@ def observation_schema(game) -> dict:
         "current_player": integer(-4, n - 1, "the seat to act, -1 at a chance node, -4 at "
                                   "the end (engines/api.py)"),
         "board": mapping(letters, fixed(integer(0, n * rats, "rats", scale=(0, 10)),
-                                        "rats of each seat on the building", n=n),
+                                        "rats of each seat on the building", n=n,
+                                        per_seat=n),
                          "the buildings still in the city and the rats on each (RP-1)"),
         "removed": multiset(letters, len(letters), "hunted tiles (empty areas, RP-5)"),
-        "supply": fixed(integer(0, rats, "rats"), "rats in each seat's supply", n=n),
+        "supply": fixed(integer(0, rats, "rats"), "rats in each seat's supply", n=n, per_seat=n),
         "cheese_tokens": fixed(integer(0, d.cheese_tokens, "tokens"),
-                               "cheese tokens of each seat (RP-7)", n=n),
+                               "cheese tokens of each seat (RP-7)", n=n,
+                               per_seat=n),
         "cheese_bank": integer(0, d.cheese_tokens, "cheese tokens left (RP-7)"),
         "tokens": mapping(letters, integer(-1, n - 1, "holder seat, or -1 on its tile"),
                           "property tokens in play and who holds each (Setup 3)"),
@@ -104,7 +106,8 @@ def observation_schema(game) -> dict:
         "rounds": array(hunt_round, rounds, "hunt cards and plans of each round so far"),
         "archive_looks": array(look, rounds * n, "Archive looks so far, in order"),
         "committed": fixed(integer(0, 2, "cells"), "plan cells each seat has committed "
-                           "this round (hidden until the reveal, RP-2)", n=n),
+                           "this round (hidden until the reveal, RP-2)", n=n,
+                           per_seat=n),
         "my_plan": array(cell, 2, "the seat's own committed cells this round, left first"),
         "hotel": nullable(obj({"from": building, "to": building,
                                "cell": integer(0, 1, "which plan cell (0 left, 1 right)")},

@@ -229,6 +229,12 @@ class RatsToRichesGame(Game):
         self.key_id = {k: i for i, k in enumerate(self.keys)}
         return params
 
+    def _action_seat_blocks(self):
+        """The program blocks that choose a rat ``q`` (``base + q * width + k``)."""
+        return [(p.base, p.width) for p in self.layout.programs
+                if p.size and p.shape in (P.SHAPE_TARGET, P.SHAPE_TARGET_CHEESE,
+                                          P.SHAPE_TARGET_CARD)]
+
     def num_distinct_actions(self) -> int:
         return self.layout.size
 

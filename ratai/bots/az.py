@@ -58,6 +58,7 @@ def load_model(model: Any, game) -> Model:
         raise ValueError(f"bad model {model!r}: allowed a path, a ratai.nn.Model or None "
                          f"(the packaged model)")
     model.check_game(game)
+    model.seat_maps(game.num_players(), game)  # a seat-relative network's maps, from game
     return model
 
 

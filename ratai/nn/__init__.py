@@ -12,11 +12,12 @@ from .model import (
     Model,
     ModelError,
     Net,
+    SeatMaps,
     game_data_hash,
     layout_version,
     model_params,
     packaged,
 )
 
-__all__ = ["FORMAT_VERSION", "Model", "ModelError", "Net", "game_data_hash", "layout_version",
-           "model_params", "packaged"]
+__all__ = ["FORMAT_VERSION", "Model", "ModelError", "Net", "SeatMaps", "game_data_hash",
+           "layout_version", "model_params", "packaged"]

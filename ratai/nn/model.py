@@ -27,10 +27,23 @@ name), ``params`` (the game parameters other than ``num_players`` and ``data_pat
 file the game was built from: :func:`game_data_hash`), ``layout_version`` (``{"n": hash}``
 of ``game.observation_tensor_layout()`` per player count: :func:`layout_version`),
 ``hidden`` (``[H1, H2]``), ``generation`` (int), ``games_trained`` (int), ``created``
-(ISO-8601 UTC), ``notes`` (free text), and optionally ``play``: the ``az`` search options
-this network was measured to play best with (:data:`PLAY_OPTIONS`, e.g. ``{"rollout_mix":
-1.0}``), which the bot uses unless the caller passes them (:meth:`Model.with_meta` sets
-them; ``ratai/models/*.md`` give the measurements). Unknown extra keys are kept and ignored.
+(ISO-8601 UTC), ``notes`` (free text), ``seat_relative`` (format 2 only, below), and
+optionally ``play``: the ``az`` search options this network was measured to play best with
+(:data:`PLAY_OPTIONS`, e.g. ``{"rollout_mix": 1.0}``), which the bot uses unless the caller
+passes them (:meth:`Model.with_meta` sets them; ``ratai/models/*.md`` give the
+measurements). Unknown extra keys are kept and ignored.
+
+**Seat-relative networks** (``meta["seat_relative"]: true``, file format 2): the network sees
+the position from the mover's chair. Its input is ``observation_tensor(p)[perm_p]`` (then the
+seat one-hot, unchanged), where ``perm_p = game.observation_seat_permutation(p)`` renumbers
+every per-seat field ``(s - p) mod n`` (the mover first, then the next seats in turn order);
+its value head gives seat ``(p + k) mod n`` at output ``k``; its policy head scores action
+``game.action_seat_permutation(p)[a]`` for action ``a`` (a target or colour renumbered the
+same way). One set of weights thus learns "my points" once instead of once per seat.
+:meth:`Model.evaluate` (and the compiled ``CyNet``) return values in absolute seat order and
+priors of the absolute actions either way; :meth:`Model.evaluate_batch` is the raw network.
+Format 1 files are the absolute networks; this ratai reads both and writes format 2 only for
+seat-relative networks (so an older ratai refuses them instead of misreading them).
 
 A model refuses a game it was not trained for (:meth:`Model.check_game`), naming the
 mismatch: game, player count, parameters, component data, tensor layout.
@@ -56,11 +69,13 @@ import numpy as np
 from ratai.engines.api import canonical_json
 from ratai.search.az import PLAY_OPTION_RANGES
 
-__all__ = ["FORMAT_VERSION", "Model", "ModelError", "Net", "game_data_hash", "layout_version",
-           "model_params", "packaged", "ARRAY_NAMES", "PLAY_OPTIONS"]
+__all__ = ["FORMAT_VERSION", "Model", "ModelError", "Net", "SeatMaps", "game_data_hash",
+           "layout_version", "model_params", "packaged", "ARRAY_NAMES", "PLAY_OPTIONS"]
 
-#: The file format this ratai reads and writes (``meta["format"]``).
-FORMAT_VERSION = 1
+#: The newest file format this ratai reads and writes (``meta["format"]``): 2, a
+#: seat-relative network; 1, an absolute one (both are read).
+FORMAT_VERSION = 2
+_FORMATS = (1, 2)
 #: The weight arrays of one network, in evaluation order.
 ARRAY_NAMES = ("w1", "b1", "w2", "b2", "wv", "bv", "wp", "bp")
 _REQUIRED_META = ("format", "game", "params", "players", "data_hash", "layout_version",
@@ -105,6 +120,33 @@ class Net:
     def num_actions(self) -> int:
         """``A_n``: the policy head's width (``num_distinct_actions()``)."""
         return self.wp.shape[1]
+
+
+@dataclass(frozen=True)
+class SeatMaps:
+    """A seat-relative network's index maps for ``n`` players (module docstring).
+
+    Attributes:
+        obs: ``int64 (n, D_n)``; row ``p`` is ``game.observation_seat_permutation(p)``: the
+            network sees ``tensor[obs[p]]``.
+        actions: ``int64 (n, A_n)``; row ``p`` is ``game.action_seat_permutation(p)``: the
+            policy head's column of absolute action ``a`` is ``actions[p, a]``.
+        rotate: ``int64 (n, n)``; ``rotate[p, s] = (s - p) mod n``: the value head's output
+            of absolute seat ``s``.
+    """
+
+    obs: np.ndarray
+    actions: np.ndarray
+    rotate: np.ndarray
+
+    @classmethod
+    def of(cls, game) -> SeatMaps:
+        """The maps of ``game`` (its player count ``n``)."""
+        n = game.num_players()
+        obs = np.stack([game.observation_seat_permutation(p) for p in range(n)])
+        actions = np.stack([game.action_seat_permutation(p) for p in range(n)])
+        rotate = (np.arange(n)[None, :] - np.arange(n)[:, None]) % n
+        return cls(obs, actions, rotate.astype(np.int64))
 
 
 # -- game identity ------------------------------------------------------------------------
@@ -194,9 +236,13 @@ def _parse_meta(arrays: Mapping[str, np.ndarray], where: str) -> dict:
     if not isinstance(meta, dict):
         raise ModelError(f"{where}: corrupt ('meta' is not a JSON object)")
     version = meta.get("format")
-    if version != FORMAT_VERSION:
+    if isinstance(version, bool) or version not in _FORMATS:
         raise ModelError(f"{where}: format version {version!r} is not supported "
-                         f"(this ratai reads version {FORMAT_VERSION})")
+                         f"(this ratai reads versions 1 to {FORMAT_VERSION})")
+    relative = meta.get("seat_relative", False)
+    if not isinstance(relative, bool) or relative != (version == 2):
+        raise ModelError(f"{where}: corrupt (metadata 'seat_relative' {relative!r} does not "
+                         f"match format version {version}: 2 is seat-relative, 1 is not)")
     missing = [k for k in _REQUIRED_META if k not in meta]
     if missing:
         raise ModelError(f"{where}: corrupt (metadata lacks {', '.join(missing)})")
@@ -284,6 +330,7 @@ class Model:
         self.source = source
         self._arrays = {k: v for k, v in arrays.items() if k != "meta"}
         self.nets: dict[int, Net] = _build_nets(self._arrays, self.meta, f"model {source}")
+        self._seat_maps: dict[int, SeatMaps] = {}
 
     # metadata accessors
     @property
@@ -297,6 +344,25 @@ class Model:
     @property
     def hidden(self) -> tuple[int, int]:
         return tuple(self.meta["hidden"])
+
+    @property
+    def seat_relative(self) -> bool:
+        """The network sees positions from the mover's chair (module docstring)."""
+        return bool(self.meta.get("seat_relative", False))
+
+    def seat_maps(self, n: int, game=None) -> SeatMaps | None:
+        """The index maps of the ``n``-player network (:class:`SeatMaps`), ``None`` for an
+        absolute network. Taken from ``game`` when given (a game :meth:`check_game`
+        accepts), else from the registry game with the model's parameters; kept per ``n``."""
+        if not self.seat_relative:
+            return None
+        maps = self._seat_maps.get(n)
+        if maps is None:
+            self.net(n)
+            if game is None:
+                game = _game_for(self.game_name, n, self.meta["params"])
+            maps = self._seat_maps[n] = SeatMaps.of(game)
+        return maps
 
     @property
     def play_options(self) -> dict[str, float]:
@@ -336,6 +402,7 @@ class Model:
         self.source = str(path)
         self._arrays = {k: v for k, v in arrays.items() if k != "meta"}
         self.nets = _build_nets(self._arrays, meta, where)
+        self._seat_maps = {}
         return self
 
     def save(self, path: str | os.PathLike, dtype: str = "float32") -> Path:
@@ -357,10 +424,11 @@ class Model:
     @classmethod
     def init(cls, game_name: str, players: Iterable[int], hidden: Sequence[int] = (128, 64),
              seed: int = 0, params: Mapping[str, Any] | None = None, notes: str = "",
-             data_path: str | None = None) -> Model:
+             data_path: str | None = None, seat_relative: bool = False) -> Model:
         """A randomly initialised network (He-normal trunk, small heads, zero biases) for
         ``game_name`` at each player count of ``players``, with game ``params`` (not
         ``num_players``). Generation 0, for tests and the first self-play generation.
+        ``seat_relative``: a seat-relative network (format 2, module docstring).
 
         Raises:
             ValueError: an unknown game, a bad parameter or player count (from the game),
@@ -405,12 +473,14 @@ class Model:
             data_hash = game_data_hash(game)
             recorded = model_params(game)
         meta = {
-            "format": FORMAT_VERSION, "game": game_name, "params": recorded,
+            "format": 2 if seat_relative else 1, "game": game_name, "params": recorded,
             "players": players, "data_hash": data_hash, "layout_version": layouts,
             "hidden": hidden, "generation": 0, "games_trained": 0,
             "created": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "notes": notes, "seed": int(seed),
         }
+        if seat_relative:
+            meta["seat_relative"] = True
         return cls(meta, arrays)
 
     def with_arrays(self, arrays: Mapping[str, np.ndarray], **meta_updates: Any) -> Model:
@@ -491,8 +561,9 @@ class Model:
                              f"(it plays {self.players})") from None
 
     def encode_input(self, tensor: np.ndarray, player: int, n: int) -> np.ndarray:
-        """The network input: ``tensor`` (``D_n`` floats) then the one-hot of ``player``
-        among ``n`` seats, float32 of shape ``(D_n + n,)``."""
+        """The network input: ``tensor`` (``D_n`` floats; a seat-relative network takes it
+        permuted, ``tensor[seat_maps(n).obs[player]]``) then the one-hot of ``player`` among
+        ``n`` seats, float32 of shape ``(D_n + n,)``."""
         x = np.zeros(self.net(n).input_size, np.float32)
         tensor = np.asarray(tensor, np.float32).ravel()
         if tensor.size != x.size - n:
@@ -500,14 +571,17 @@ class Model:
                              f"takes {x.size - n}")
         if not 0 <= player < n:
             raise ValueError(f"bad player {player!r}: allowed an int from 0 to {n - 1}")
-        x[:-n] = tensor
+        maps = self.seat_maps(n)
+        x[:-n] = tensor if maps is None else tensor[maps.obs[player]]
         x[x.size - n + player] = 1.0
         return x
 
     def evaluate_batch(self, x: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Forward pass of a batch. ``x``: ``(B, D_n + n)`` inputs (:meth:`encode_input`).
         Returns ``(values (B, n), logits (B, A_n))``: sigmoid values per seat (expected
-        return, absolute seat order) and unmasked policy logits, float32."""
+        return; absolute seat order, or mover-first for a seat-relative network) and
+        unmasked policy logits (of the seat-relative action ids for such a network),
+        float32: the raw network, without the maps :meth:`evaluate` applies."""
         net = self.net(n)
         x = np.asarray(x, np.float32)
         if x.ndim != 2 or x.shape[1] != net.input_size:
@@ -529,8 +603,9 @@ class Model:
             num_players: ``n`` for a tensor when several player counts share its length.
 
         Returns:
-            ``(values (n,), priors (len(legal),))``: sigmoid value per seat and the
-            softmax of the policy logits over ``legal`` (float32).
+            ``(values (n,), priors (len(legal),))``: sigmoid value per seat (absolute seat
+            order) and the softmax of the policy logits over ``legal`` (float32), for a
+            seat-relative network too.
         """
         if hasattr(state_or_tensor, "observation_tensor"):
             state = state_or_tensor
@@ -551,10 +626,16 @@ class Model:
                 n = int(num_players)
             if legal is None:
                 raise ValueError("legal: give the legal action ids with a tensor")
+        if hasattr(state_or_tensor, "observation_tensor") and self.seat_relative:
+            self.seat_maps(n, state_or_tensor.get_game())
         values, logits = self.evaluate_batch(self.encode_input(tensor, player, n)[None], n)
         legal = np.asarray(list(legal), dtype=np.int64)
         if legal.size and (legal.min() < 0 or legal.max() >= logits.shape[1]):
             raise ValueError(f"legal actions {legal.tolist()} outside 0..{logits.shape[1] - 1}")
+        maps = self.seat_maps(n)
+        if maps is not None:  # back to absolute seats and action ids
+            values = values[:, maps.rotate[player]]
+            legal = maps.actions[player, legal]
         z = logits[0, legal]
         if z.size:
             z = np.exp(z - z.max())

@@ -240,12 +240,27 @@ class Positions:
         pi[rows, cols] = self.vals[flat]
         return mask, pi
 
-    def batch(self, idx: np.ndarray, n: int) -> dict[str, np.ndarray]:
+    def batch(self, idx: np.ndarray, n: int, maps=None) -> dict[str, np.ndarray]:
         """The training batch of rows ``idx`` for :func:`ratai.train.net.losses`: ``x``
-        (:func:`network_input`), ``mask``, ``pi`` and ``z``."""
+        (:func:`network_input`), ``mask``, ``pi`` and ``z``.
+
+        ``maps``: a seat-relative network's :class:`ratai.nn.model.SeatMaps` (``None``: an
+        absolute network): each row's tensor is permuted, its values rotated and its
+        actions renumbered from its seat, as ``Model.evaluate`` reads the network."""
+        idx = np.asarray(idx, np.int64)
         mask, pi = self.dense_rows(idx)
-        return {"x": network_input(self.obs[idx], self.seat[idx], n), "mask": mask,
-                "pi": pi, "z": self.z[idx]}
+        obs, seat, z = self.obs[idx], self.seat[idx].astype(np.int64), self.z[idx]
+        if maps is not None:
+            rows = np.arange(len(idx))[:, None]
+            obs = obs[rows, maps.obs[seat]]
+            z = z[rows, (seat[:, None] + np.arange(n)[None, :]) % n]
+            cols = maps.actions[seat]            # (B, A): the column of each absolute id
+            rel_mask = np.zeros_like(mask)
+            rel_pi = np.zeros_like(pi)
+            np.put_along_axis(rel_mask, cols, mask, axis=1)
+            np.put_along_axis(rel_pi, cols, pi, axis=1)
+            mask, pi = rel_mask, rel_pi
+        return {"x": network_input(obs, seat, n), "mask": mask, "pi": pi, "z": z}
 
     def __getitem__(self, field: str) -> np.ndarray:
         if field in ("obs", "seat", "z"):

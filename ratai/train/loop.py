@@ -93,6 +93,10 @@ class TrainConfig:
     learns from the games of that search. A run with ``rollout_mix > 0`` exports models that
     record it as their play option (``meta["play"]``), so they are played as they were
     trained.
+
+    ``seat_relative``: train a seat-relative network (``ratai.nn.model``: the mover's own
+    fields first, values and seat-naming actions renumbered from the mover); the replay
+    buffer stays in absolute seats and each batch is mapped as it is drawn.
     """
 
     game: str
@@ -123,6 +127,7 @@ class TrainConfig:
     workers: int = 1
     backend: str = "local"
     max_minutes: float | None = None
+    seat_relative: bool = False
 
     def check(self) -> TrainConfig:
         """Validate against the game; raises ``ValueError`` naming the bad value."""
@@ -179,6 +184,11 @@ class TrainConfig:
             raise ModelError(f"--init {self.init}: the model plays "
                              f"{','.join(map(str, model.players))} players, the run "
                              f"{','.join(map(str, self.players))}")
+        if model.seat_relative != self.seat_relative:
+            kinds = {True: "seat-relative (--seat-relative)", False: "absolute"}
+            raise ModelError(f"--init {self.init}: the model is "
+                             f"{kinds[model.seat_relative].split(' ')[0]}, the run "
+                             f"{kinds[self.seat_relative]}")
         if list(model.hidden) != list(self.hidden):
             raise ModelError(f"--init {self.init}: hidden {model.hidden[0]},{model.hidden[1]}"
                              f" in the model, {self.hidden[0]},{self.hidden[1]} asked")
@@ -408,7 +418,8 @@ class TrainingRun:
         start = self._init
         model = Model.init(cfg.game, cfg.players, hidden=cfg.hidden,
                            seed=derived_seed(cfg.seed, 0, _PHASE_SEEDS["init"]),
-                           params=cfg.params, notes=f"ratai train --seed {cfg.seed}")
+                           params=cfg.params, notes=f"ratai train --seed {cfg.seed}",
+                           seat_relative=cfg.seat_relative)
         if start is not None:   # warm start: the init model's weights, this run's metadata
             model = model.with_arrays(start.arrays(), init=_lineage(cfg.init, start))
         model.meta.update(generation=0, games_trained=0)
@@ -558,12 +569,14 @@ class TrainingRun:
                      positions_seen=self.state["positions_seen"] + positions)
 
     def _train(self, g: int) -> None:
+        from ratai.engines import load_game
         from ratai.nn.model import Model
         from ratai.train.net import build_net, losses
 
         cfg, torch = self.cfg, self.torch
         torch.manual_seed(derived_seed(cfg.seed, g, _PHASE_SEEDS["train"]))
-        net = build_net(Model.load(self.model_path(g - 1)))
+        model = Model.load(self.model_path(g - 1))
+        net = build_net(model)
         ckpt = self._read_ckpt(g - 1)
         net.load_state_dict(ckpt["net"])
         opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
@@ -571,6 +584,8 @@ class TrainingRun:
         data = ReplayBuffer(self._p("buffer"), cfg.buffer_positions).load()
         counts = np.array([len(data[n]) for n in data], dtype=np.float64)
         ns = list(data)
+        maps = {n: model.seat_maps(n, load_game(cfg.game, num_players=n, **cfg.params))
+                for n in ns}   # None for an absolute network
         rng = np.random.default_rng([cfg.seed, g, _PHASE_SEEDS["train"]])
         advance, finish = self._phase_progress(f"gen {g} train", cfg.train_steps)
         start = time.time()
@@ -582,7 +597,7 @@ class TrainingRun:
             n = ns[int(rng.choice(len(ns), p=counts / counts.sum()))]
             d = data[n]
             idx = rng.integers(0, len(d), size=min(cfg.batch_size, len(d)))
-            batch = d.batch(idx, n)
+            batch = d.batch(idx, n, maps[n])
             total, value, policy, reg, mse = losses(net, batch, n, cfg.l2)
             opt.zero_grad()
             total.backward()
@@ -761,6 +776,9 @@ def cli_args(cfg: TrainConfig) -> list[str]:
         v = getattr(cfg, f.name)
         if v != getattr(defaults, f.name):
             flag = "--" + f.name.replace("_", "-")
+            if isinstance(v, bool):   # a flag
+                out += [flag] if v else []
+                continue
             out += [flag, ",".join(map(str, v)) if isinstance(v, list) else str(v)]
     return out
 

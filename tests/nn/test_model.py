@@ -172,9 +172,9 @@ def test_bad_contents(model, tmp_path):
     arrays = model.arrays()
     with pytest.raises(ModelError, match="no 'meta' entry"):
         Model.load(_write(tmp_path / "nometa.npz", arrays))
-    with pytest.raises(ModelError, match=r"format version 2 is not supported .*version 1"):
-        Model.load(_write(tmp_path / "v2.npz", _meta_arrays(model, format=2)))
-    assert FORMAT_VERSION == 1
+    with pytest.raises(ModelError, match=r"format version 3 is not supported .*versions 1 to 2"):
+        Model.load(_write(tmp_path / "v3.npz", _meta_arrays(model, format=3)))
+    assert FORMAT_VERSION == 2
     a = _meta_arrays(model)
     a["meta"] = np.array("{not json")
     with pytest.raises(ModelError, match="not valid JSON"):

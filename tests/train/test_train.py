@@ -502,6 +502,37 @@ def test_rollout_mix_reaches_every_search_and_is_the_models_play_option(tiny_run
 
 
 @needs_torch
+def test_seat_relative_run_trains_and_exports_seat_relative_networks(tiny_run, tmp_path):
+    """``--seat-relative``: every exported model is a seat-relative network (format 2) that
+    the az bot plays; its training saw the same games as the absolute run of the seed
+    (self-play of generation 0 differs only through the network's reading), the command
+    records the flag, and an absolute ``--init`` model is refused in one line."""
+    from ratai.bots import make_bot
+    from ratai.engines import load_game
+    from ratai.nn.model import Model
+
+    root = tmp_path / "rel"
+    out, _ = _run(["train", *TINY, "--seat-relative", "--run", str(root)])
+    assert "generation 2" in out
+    for g in range(3):
+        model = Model.load(root / "models" / f"gen-{g:05d}.npz")
+        assert model.seat_relative and model.meta["format"] == 2, g
+    assert not Model.load(tiny_run[0] / "best.npz").seat_relative
+    assert "--seat-relative" in json.loads((root / "config.json").read_text())["command"]
+    game = load_game("rat_trap", num_players=2)
+    bot = make_bot("az", game, 0, seed=1, iterations=8, model=str(root / "best.npz"))
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    if state.current_player() == 0:
+        assert bot.step(state) in state.legal_actions(0)
+    _, err = _run(["train", *TINY, "--seat-relative", "--init", str(tiny_run[0] / "best.npz"),
+                   "--run", str(tmp_path / "refused")], expect=2)
+    assert err.count("\n") == 1 and "absolute" in err, err
+    assert not (tmp_path / "refused").exists()
+
+
+@needs_torch
 def test_a_run_created_before_a_config_field_existed_resumes(tiny_run, tmp_path):
     """A ``config.json`` without a field added later (``rollout_mix``) holds that field's
     default: the run resumes with the default and refuses another value, naming it."""
