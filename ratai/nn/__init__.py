@@ -17,7 +17,8 @@ from .model import (
     layout_version,
     model_params,
     packaged,
+    seat_version,
 )
 
 __all__ = ["FORMAT_VERSION", "Model", "ModelError", "Net", "SeatMaps", "game_data_hash",
-           "layout_version", "model_params", "packaged"]
+           "layout_version", "model_params", "packaged", "seat_version"]

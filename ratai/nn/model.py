@@ -43,7 +43,9 @@ same way). One set of weights thus learns "my points" once instead of once per s
 :meth:`Model.evaluate` (and the compiled ``CyNet``) return values in absolute seat order and
 priors of the absolute actions either way; :meth:`Model.evaluate_batch` is the raw network.
 Format 1 files are the absolute networks; this ratai reads both and writes format 2 only for
-seat-relative networks (so an older ratai refuses them instead of misreading them).
+seat-relative networks (so an older ratai refuses them instead of misreading them). A format 2
+file also records ``seat_version`` (``{"n": hash}`` of those maps per player count:
+:func:`seat_version`), so a game whose schema marks its seats differently is refused.
 
 A model refuses a game it was not trained for (:meth:`Model.check_game`), naming the
 mismatch: game, player count, parameters, component data, tensor layout.
@@ -70,7 +72,8 @@ from ratai.engines.api import canonical_json
 from ratai.search.az import PLAY_OPTION_RANGES
 
 __all__ = ["FORMAT_VERSION", "Model", "ModelError", "Net", "SeatMaps", "game_data_hash",
-           "layout_version", "model_params", "packaged", "ARRAY_NAMES", "PLAY_OPTIONS"]
+           "layout_version", "seat_version", "model_params", "packaged", "ARRAY_NAMES",
+           "PLAY_OPTIONS"]
 
 #: The newest file format this ratai reads and writes (``meta["format"]``): 2, a
 #: seat-relative network; 1, an absolute one (both are read).
@@ -176,6 +179,19 @@ def layout_version(game) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def seat_version(game) -> str:
+    """A 16-hex-digit hash of ``game``'s seat maps (every seat's
+    ``observation_seat_permutation`` and ``action_seat_permutation``): equal hashes, equal
+    reading of a seat-relative network."""
+    h = hashlib.sha256()
+    for p in range(game.num_players()):
+        h.update(np.asarray(game.observation_seat_permutation(p), "<i8").tobytes())
+        h.update(b"|")
+        h.update(np.asarray(game.action_seat_permutation(p), "<i8").tobytes())
+        h.update(b";")
+    return h.hexdigest()[:16]
+
+
 def model_params(game) -> dict:
     """The parameters of ``game`` a model records (all but ``num_players``, ``data_path``)."""
     return {k: v for k, v in game.params.items() if k not in _NOT_PARAMS}
@@ -243,6 +259,9 @@ def _parse_meta(arrays: Mapping[str, np.ndarray], where: str) -> dict:
     if not isinstance(relative, bool) or relative != (version == 2):
         raise ModelError(f"{where}: corrupt (metadata 'seat_relative' {relative!r} does not "
                          f"match format version {version}: 2 is seat-relative, 1 is not)")
+    if relative and not isinstance(meta.get("seat_version"), dict):
+        raise ModelError(f"{where}: corrupt (a seat-relative model's metadata lacks the "
+                         f"'seat_version' object)")
     missing = [k for k in _REQUIRED_META if k not in meta]
     if missing:
         raise ModelError(f"{where}: corrupt (metadata lacks {', '.join(missing)})")
@@ -451,7 +470,7 @@ class Model:
             "w2": (rng.standard_normal((h1, h2)) * np.sqrt(2.0 / h1)).astype(np.float32),
             "b2": np.zeros(h2, np.float32),
         }
-        layouts, data_hash, recorded = {}, None, None
+        layouts, seats, data_hash, recorded = {}, {}, None, None
         games = {n: _game_for(game_name, n, params) for n in players}
         # one policy head for every player count when they share the action space (First
         # Rat's 8,101 actions: per-count heads would not fit a 2 MB model), else one per count
@@ -470,6 +489,8 @@ class Model:
                     np.float32)
                 arrays[f"bp{suffix}"] = np.zeros(a, np.float32)
             layouts[str(n)] = layout_version(game)
+            if seat_relative:
+                seats[str(n)] = seat_version(game)
             data_hash = game_data_hash(game)
             recorded = model_params(game)
         meta = {
@@ -481,6 +502,7 @@ class Model:
         }
         if seat_relative:
             meta["seat_relative"] = True
+            meta["seat_version"] = seats
         return cls(meta, arrays)
 
     def with_arrays(self, arrays: Mapping[str, np.ndarray], **meta_updates: Any) -> Model:
@@ -519,7 +541,7 @@ class Model:
         Raises:
             ModelError: naming the first mismatch: game name, player count not in
                 ``players``, a parameter, the component data hash, the tensor layout
-                version, or the tensor/action sizes.
+                version, a seat-relative network's seat maps, or the tensor/action sizes.
         """
         where = f"model {self.source!r}"
         if game.name != self.game_name:
@@ -545,6 +567,12 @@ class Model:
         if version != recorded:
             raise ModelError(f"{where}: observation layout version differs for {n} players "
                              f"(model {recorded}, game {version})")
+        if self.seat_relative:
+            mine, theirs = self.meta["seat_version"].get(str(n)), seat_version(game)
+            if mine != theirs:
+                raise ModelError(f"{where}: seat maps differ for {n} players (model "
+                                 f"seat_version {mine}, game {theirs}): the game's schema "
+                                 f"marks its seats otherwise")
         net = self.nets[n]
         d, a = game.observation_tensor_shape()[0], game.num_distinct_actions()
         if net.tensor_size != d or net.num_actions != a:

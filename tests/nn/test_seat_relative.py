@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ratai.engines import load_game
-from ratai.nn import FORMAT_VERSION, Model, ModelError
+from ratai.nn import FORMAT_VERSION, Model, ModelError, seat_version
 from ratai.train.buffer import Positions
 from tests.conftest import game_variants, random_playout
 
@@ -225,7 +225,7 @@ def test_training_batches_are_what_inference_reads(relative):
                                  "mask": np.array(masks), "pi": np.array(pis), "z": z})
     maps = relative.seat_maps(3, game)
     batch = data.batch(np.arange(len(states)), 3, maps)
-    for i, (s, p) in enumerate(zip(states, seats, strict=True)):
+    for i, p in enumerate(seats):
         np.testing.assert_array_equal(batch["x"][i], relative.encode_input(obs[i], p, 3))
         cols = maps.actions[p]
         np.testing.assert_array_equal(batch["pi"][i, cols], pis[i])
@@ -248,10 +248,22 @@ def test_format_two_is_the_seat_relative_network(relative, tmp_path):
     arrays = {k: v for k, v in relative.arrays().items()}
     import json
     for meta in ({**relative.meta, "format": 1},
-                 {**{k: v for k, v in relative.meta.items() if k != "seat_relative"}},
-                 {**relative.meta, "seat_relative": "yes"}):
+                 {k: v for k, v in relative.meta.items() if k != "seat_relative"},
+                 {**relative.meta, "seat_relative": "yes"},
+                 {k: v for k, v in relative.meta.items() if k != "seat_version"}):
         bad = tmp_path / "bad.npz"
         np.savez(bad, meta=np.array(json.dumps(meta)), **arrays)
-        with pytest.raises(ModelError, match="seat_relative") as info:
+        with pytest.raises(ModelError, match="seat_relative|seat_version") as info:
             Model.load(bad)
         assert "\n" not in str(info.value)
+
+
+def test_a_game_whose_seat_maps_differ_is_refused(relative):
+    """``seat_version`` records the maps the network was trained with; a game that marks
+    its seats otherwise (the same tensor layout) is refused, naming the mismatch."""
+    game = load_game("rats_to_riches", num_players=3)
+    relative.check_game(game)
+    assert relative.meta["seat_version"]["3"] == seat_version(game)
+    other = relative.with_meta(seat_version={**relative.meta["seat_version"], "3": "0" * 16})
+    with pytest.raises(ModelError, match="seat maps differ for 3 players"):
+        other.check_game(game)
