@@ -554,8 +554,18 @@ def _nothing(v, out) -> None:
 
 # -- docs -------------------------------------------------------------------------------------
 def _type_name(node: dict) -> str:
+    mark = f" ({_SEAT_MARK})" if "x-per-seat" in node else ""
+    return _bare_type_name(node) + mark
+
+
+#: how the docs mark a field whose entries are seats (``x-per-seat`` / ``x-seat``)
+_SEAT_MARK = "per seat"
+
+
+def _bare_type_name(node: dict) -> str:
     if "enum" in node:
-        return "one of " + ", ".join(f"`{json.dumps(v)}`" for v in node["enum"][:12]) + (
+        seat = "a seat: " if "x-seat" in node else ""
+        return seat + "one of " + ", ".join(f"`{json.dumps(v)}`" for v in node["enum"][:12]) + (
             ", ..." if len(node["enum"]) > 12 else "")
     if "anyOf" in node:
         inner = [n for n in node["anyOf"] if not _is_null(n)]
@@ -565,7 +575,8 @@ def _type_name(node: dict) -> str:
         return f"{kind} {node.get('minimum')}..{node.get('maximum')}"
     if kind == "array":
         if node.get("x-tensor") == "multiset":
-            return f"list (multiset) of at most {node['maxItems']}"
+            seats = " seats" if "x-seat" in node.get("items", {}) else ""
+            return f"list (multiset) of at most {node['maxItems']}{seats}"
         if "prefixItems" in node:
             return f"list of {len(node['prefixItems'])}"
         return f"list of {node.get('minItems', 0)}..{node.get('maxItems', '?')}"
@@ -626,7 +637,11 @@ def markdown(schema: dict, layout: TensorLayout, heading: str) -> str:
            "`python scripts/make_obs_docs.py`; do not edit by hand.", "",
            "## Fields", "",
            "The tensor column is the field's slice of `observation_tensor(player)` "
-           "(or why it is left out).", "",
+           "(or why it is left out). Fields marked *per seat* (one entry per seat) and "
+           "values marked *a seat* are the ones a seat-relative tensor "
+           "(`observation_tensor(player)[game.observation_seat_permutation(player)]`) "
+           "renumbers from the observer: its own entry first, then the next seats in turn "
+           "order.", "",
            "| JSON path | type | meaning | tensor |", "| --- | --- | --- | --- |"]
     for path, kind, desc, note in rows[1:]:
         cell = desc.replace("|", "\\|").replace("\n", " ")
