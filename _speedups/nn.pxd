@@ -18,9 +18,9 @@ cdef class CyNet:
     cdef long* act                   # relative only: (n, na) policy column of each action
 
     # Forward pass of tensor ``x`` (``d`` floats, absolute) seen by seat ``player``:
-    # ``values`` (n doubles, sigmoid, absolute seat order) and, for the ``k`` actions ``legal``, ``priors`` (k doubles, the
-    # softmax of their logits; ``logits`` instead when ``softmax`` is 0). ``scratch`` holds
-    # ``h1 + h2`` floats. Returns 0.
+    # ``values`` (n doubles, sigmoid, absolute seat order) and, for the ``k`` actions
+    # ``legal``, ``priors`` (k doubles, the softmax of their logits; ``logits`` instead when
+    # ``softmax`` is 0). ``scratch`` holds ``h1 + h2`` floats. Returns 0.
     cdef int c_eval(self, const float* x, int player, const int* legal, int k,
                     double* values, double* priors, float* scratch,
                     bint softmax) noexcept nogil

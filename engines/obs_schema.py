@@ -368,7 +368,7 @@ class TensorLayout:
         self._seat_perms[player] = perm
         return perm
 
-    def _seat_group(self, starts: Sequence[int], size: int, path: str) -> None:
+    def _seat_group(self, starts: Sequence[int], size: int) -> None:
         if size > 0:
             self._seat_groups.append((tuple(int(a) for a in starts), int(size)))
 
@@ -404,8 +404,7 @@ class TensorLayout:
                 if [v for v in values if isinstance(v, int)][:seats] != list(range(seats)):
                     raise ValueError(f"{path}: a seat enum lists its seats 0..{seats - 1} "
                                      f"in order")
-                self._seat_group([start + index[json.dumps(v)] for v in range(seats)], 1,
-                                 path)
+                self._seat_group([start + index[json.dumps(v)] for v in range(seats)], 1)
 
             def write_enum(v, out, start=start, index=index):
                 out[start + index[json.dumps(v)]] = 1.0
@@ -429,7 +428,7 @@ class TensorLayout:
                 out[start] = 1.0 if v else 0.0
             return write_bool
         if kind == "array":
-            return self._compile_array(node, path)
+            return self._compile_array(node)
         if kind == "object":
             return self._compile_object(node, path)
         raise ValueError(f"{path}: cannot encode {node.get('type', node)!r}; mark it skip()")
@@ -444,7 +443,7 @@ class TensorLayout:
                                scale=1.0 / n, divisor=n)
             if "x-seat" in node["items"]:
                 self._seat_group([start + index[json.dumps(v)]
-                                  for v in range(int(node["items"]["x-seat"]))], 1, path)
+                                  for v in range(int(node["items"]["x-seat"]))], 1)
 
             def write_multiset(v, out, start=start, index=index, n=n):
                 # 1/n added in the buffer's own precision (float32 for the tensor), the same
@@ -464,7 +463,7 @@ class TensorLayout:
                 seats = bounds[:int(node["x-per-seat"])]
                 if len({size for _, size in seats}) != 1:
                     raise ValueError(f"{path}: a per-seat list's items differ in tensor size")
-                self._seat_group([a for a, _ in seats], seats[0][1], path)
+                self._seat_group([a for a, _ in seats], seats[0][1])
 
             def write_fixed(v, out, writers=writers):
                 for w, x in zip(writers, v, strict=True):
@@ -523,7 +522,7 @@ class TensorLayout:
             seats = bounds[:int(node["x-per-seat"])]
             if len({size for _, size in seats}) != 1:
                 raise ValueError(f"{path}: a per-seat mapping's values differ in tensor size")
-            self._seat_group([a for a, _ in seats], seats[0][1], path)
+            self._seat_group([a for a, _ in seats], seats[0][1])
 
         def write_map(v, out, parts=parts):
             for key, flag, w in parts:
