@@ -428,7 +428,7 @@ class TensorLayout:
                 out[start] = 1.0 if v else 0.0
             return write_bool
         if kind == "array":
-            return self._compile_array(node)
+            return self._compile_array(node, path)
         if kind == "object":
             return self._compile_object(node, path)
         raise ValueError(f"{path}: cannot encode {node.get('type', node)!r}; mark it skip()")
