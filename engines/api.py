@@ -451,7 +451,6 @@ class Game(ABC):
         blocks' map, identity elsewhere. Default: unchanged."""
         return perm
 
-
     def state_from_observation(self, player: int, observation: Mapping[str, Any],
                                rng: Any = None) -> State:
         """A full state consistent with ``observation`` (an ``observation(player)`` dict).
