@@ -68,7 +68,9 @@ def report_markdown(root: Path, cfg, state: dict) -> str:
     lines = [f"# Training report: {cfg.game}, players {', '.join(map(str, cfg.players))}", "",
              f"Command: `ratai train {' '.join(cli_args(cfg))} --run DIR`", "",
              f"Seed {cfg.seed}; {cfg.iterations} az iterations per self-play move; network "
-             f"hidden {cfg.hidden[0]}x{cfg.hidden[1]}; {state['games_trained']} self-play games "
+             f"hidden {cfg.hidden[0]}x{cfg.hidden[1]}"
+             f"{' (seat-relative)' if cfg.seat_relative else ''}; "
+             f"{state['games_trained']} self-play games "
              f"({state['positions_seen']} positions) over {max(0, state['generation'])} "
              f"generations in {state.get('seconds', 0.0) / 60:.1f} min; best generation "
              f"{state['best']}.", "", *_budget_lines(cfg, state), *_init_lines(root),

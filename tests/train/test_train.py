@@ -519,6 +519,7 @@ def test_seat_relative_run_trains_and_exports_seat_relative_networks(tiny_run, t
         assert model.seat_relative and model.meta["format"] == 2, g
     assert not Model.load(tiny_run[0] / "best.npz").seat_relative
     assert "--seat-relative" in json.loads((root / "config.json").read_text())["command"]
+    assert "hidden 16x8 (seat-relative);" in (root / "report.md").read_text()
     game = load_game("rat_trap", num_players=2)
     bot = make_bot("az", game, 0, seed=1, iterations=8, model=str(root / "best.npz"))
     state = game.new_initial_state()
