@@ -372,6 +372,15 @@ class TensorLayout:
         if size > 0:
             self._seat_groups.append((tuple(int(a) for a in starts), int(size)))
 
+    def _per_seat(self, node: dict, bounds: Sequence[tuple[int, int]], path: str) -> None:
+        """The seat group of a per-seat list or mapping (``x-per-seat``) whose entries took
+        the tensor spans ``bounds`` (start, size), in seat order."""
+        if "x-per-seat" in node:
+            seats = bounds[:int(node["x-per-seat"])]
+            if len({size for _, size in seats}) != 1:
+                raise ValueError(f"{path}: a per-seat field's entries differ in tensor size")
+            self._seat_group([a for a, _ in seats], seats[0][1])
+
     def _leaf(self, path: str, size: int, encoding: str, node: dict, **numbers: Any) -> int:
         start = self.size
         self.size += size
@@ -459,11 +468,7 @@ class TensorLayout:
                 begin = self.size
                 writers.append(self._compile(item, f"{path}[{i}]"))
                 bounds.append((begin, self.size - begin))
-            if "x-per-seat" in node:
-                seats = bounds[:int(node["x-per-seat"])]
-                if len({size for _, size in seats}) != 1:
-                    raise ValueError(f"{path}: a per-seat list's items differ in tensor size")
-                self._seat_group([a for a, _ in seats], seats[0][1])
+            self._per_seat(node, bounds, path)
 
             def write_fixed(v, out, writers=writers):
                 for w, x in zip(writers, v, strict=True):
@@ -518,11 +523,7 @@ class TensorLayout:
                                   kind="flag")
             parts.append((key, flag, self._compile(node["additionalProperties"], sub_path)))
             bounds.append((begin, self.size - begin))
-        if "x-per-seat" in node:
-            seats = bounds[:int(node["x-per-seat"])]
-            if len({size for _, size in seats}) != 1:
-                raise ValueError(f"{path}: a per-seat mapping's values differ in tensor size")
-            self._seat_group([a for a, _ in seats], seats[0][1])
+        self._per_seat(node, bounds, path)
 
         def write_map(v, out, parts=parts):
             for key, flag, w in parts:

@@ -48,7 +48,8 @@ file also records ``seat_version`` (``{"n": hash}`` of those maps per player cou
 :func:`seat_version`), so a game whose schema marks its seats differently is refused.
 
 A model refuses a game it was not trained for (:meth:`Model.check_game`), naming the
-mismatch: game, player count, parameters, component data, tensor layout.
+mismatch: game, player count, parameters, component data, tensor layout, and for a
+seat-relative network its seat maps.
 """
 
 from __future__ import annotations
