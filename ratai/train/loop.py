@@ -185,10 +185,10 @@ class TrainConfig:
                              f"{','.join(map(str, model.players))} players, the run "
                              f"{','.join(map(str, self.players))}")
         if model.seat_relative != self.seat_relative:
-            kinds = {True: "seat-relative (--seat-relative)", False: "absolute"}
-            raise ModelError(f"--init {self.init}: the model is "
-                             f"{kinds[model.seat_relative].split(' ')[0]}, the run "
-                             f"{kinds[self.seat_relative]}")
+            kind = {True: "seat-relative", False: "absolute"}
+            raise ModelError(f"--init {self.init}: the model is {kind[model.seat_relative]}, "
+                             f"the run {kind[self.seat_relative]} (--seat-relative "
+                             f"{'given' if self.seat_relative else 'not given'})")
         if list(model.hidden) != list(self.hidden):
             raise ModelError(f"--init {self.init}: hidden {model.hidden[0]},{model.hidden[1]}"
                              f" in the model, {self.hidden[0]},{self.hidden[1]} asked")
