@@ -638,11 +638,13 @@ class Model:
         """
         if hasattr(state_or_tensor, "observation_tensor"):
             state = state_or_tensor
-            n = state.get_game().num_players()
+            game = state.get_game()
+            n = game.num_players()
             tensor = state.observation_tensor(player)
             if legal is None:
                 legal = state.legal_actions(player) if state.is_player_node() else []
         else:
+            game = None   # a seat-relative network then uses its registry game's maps
             tensor = np.asarray(state_or_tensor, np.float32).ravel()
             if num_players is None:
                 fits = [k for k, net in self.nets.items() if net.tensor_size == tensor.size]
@@ -655,13 +657,11 @@ class Model:
                 n = int(num_players)
             if legal is None:
                 raise ValueError("legal: give the legal action ids with a tensor")
-        if hasattr(state_or_tensor, "observation_tensor") and self.seat_relative:
-            self.seat_maps(n, state_or_tensor.get_game())
+        maps = self.seat_maps(n, game)   # first call per n: from the state's own game
         values, logits = self.evaluate_batch(self.encode_input(tensor, player, n)[None], n)
         legal = np.asarray(list(legal), dtype=np.int64)
         if legal.size and (legal.min() < 0 or legal.max() >= logits.shape[1]):
             raise ValueError(f"legal actions {legal.tolist()} outside 0..{logits.shape[1] - 1}")
-        maps = self.seat_maps(n)
         if maps is not None:  # back to absolute seats and action ids
             values = values[:, maps.rotate[player]]
             legal = maps.actions[player, legal]
