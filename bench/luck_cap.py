@@ -7,6 +7,7 @@ Usage::
     python bench/luck_cap.py --game rat_trap --players 2 --games 200 --seconds 0.2
     python bench/luck_cap.py --game rat_trap --players 2 --games 100 --iterations 1000
     python bench/luck_cap.py --game rat_trap --players 3 --opponent random --games 60
+    python bench/luck_cap.py --game rat_trap --players 4 --games 600 --workers 2
 
 The *oracle* is UCT (``mcts``) searching the true state — every hidden card, role and plan
 visible to it, which no ratai bot is allowed (bots never peek; this script is a measurement
@@ -18,7 +19,8 @@ fair share is the most any seat-limited bot can hope for against that opponent a
 budget: the rest is the dice and the draw. Seats rotate game by game; the oracle's mean return
 (a k-way shared win counts 1/k) is printed with its 95% Wilson interval and the fair share.
 A ``--seconds`` budget is per move (the oracle's is ``factor`` times it); the machine's load
-changes such results, so quote ``uptime`` with them.
+changes such results, so quote ``uptime`` with them. ``--workers N`` plays the games in N
+processes; each game is seeded by its index, so the result does not depend on N.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
@@ -59,6 +62,8 @@ def budget(iterations: int | None, seconds: float | None, factor: float = 1.0) -
 
 def play(game, oracle_seat: int, seed: int, a) -> list[float]:
     """One game: the oracle in ``oracle_seat``, ``a.opponent`` elsewhere; the returns."""
+    if isinstance(game, str):   # in a worker process
+        game = load_game(game, backend="cython", num_players=a.players)
     n = game.num_players()
     rng = np.random.default_rng([a.seed, seed])
     bots = []
@@ -89,12 +94,18 @@ def main(argv=None) -> int:
     ap.add_argument("--factor", type=float, default=10.0, help="oracle budget / opponents'")
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=1, help="processes (same result for any N)")
     a = ap.parse_args(argv)
     game = load_game(a.game, backend="cython", num_players=a.players)
     n = game.num_players()
-    total, t0 = 0.0, time.perf_counter()
-    for i in range(a.games):
-        total += play(game, i % n, i, a)[i % n]
+    t0 = time.perf_counter()
+    if a.workers <= 1:
+        results = [play(game, i % n, i, a) for i in range(a.games)]
+    else:
+        with ProcessPoolExecutor(max_workers=a.workers) as pool:
+            results = list(pool.map(play, [a.game] * a.games, [i % n for i in range(a.games)],
+                                    range(a.games), [a] * a.games))
+    total = sum(r[i % n] for i, r in enumerate(results))
     mean = total / a.games
     lo, hi = wilson_interval(total, a.games)
     what = f"{a.seconds:g} s/move" if a.seconds is not None else f"{a.iterations} iterations"
