@@ -39,3 +39,67 @@ def test_relative_links_in_the_docs_resolve():
             if not (page.parent / target.split("#")[0]).exists():
                 broken.append(f"{page.relative_to(ROOT)}: {target}")
     assert not broken, broken
+
+
+# --------------------------------------------------------------------- documented commands
+DOC_PAGES = [ROOT / "README.md", ROOT / "bench" / "README.md",
+             *sorted((ROOT / "docs").rglob("*.md")),
+             *sorted((ROOT / "ratai" / "models").glob("*.md"))]
+#: A synopsis or a placeholder (``GAME``, ``N``, ``[--opt]``, ``...``, ``a / b``), not a
+#: command to copy.
+PLACEHOLDER = re.compile(r"\[|\.\.\.| / |\b[A-Z][A-Z_]*\b")
+
+
+def _documented_commands() -> list[tuple[str, str, str | None]]:
+    """(page, command, documented error or None) of every ``ratai`` command line a reader
+    may copy: the lines of fenced blocks (continuations joined; ``$ `` prompts and a
+    following ``ratai: ...`` error line understood) and the inline code spans that name a
+    game, with no placeholder."""
+    from ratai.engines import registered_games
+    games = set(registered_games())
+    found = []
+    for page in DOC_PAGES:
+        text = page.read_text()
+        name = str(page.relative_to(ROOT))
+        for block in re.findall(r"```[a-z]*\n(.*?)```", text, re.S):
+            lines = block.replace("\\\n", " ").split("\n")
+            for i, line in enumerate(lines):
+                m = re.match(r"\s*(?:\$ )?(?:.*&& )?(ratai [^&|;#]*)", line)
+                if not m or PLACEHOLDER.search(m.group(1)):
+                    continue
+                nxt = lines[i + 1] if i + 1 < len(lines) else ""
+                error = nxt[len("ratai: "):] if nxt.startswith("ratai: ") else None
+                found.append((name, m.group(1).strip(), error))
+        for span in re.findall(r"`(ratai [^`]*)`", text.replace("\n", " ")):
+            words = span.split()
+            if len(words) > 2 and words[2] in games and not PLACEHOLDER.search(span):
+                found.append((name, span, None))
+    return found
+
+
+COMMANDS = _documented_commands()
+
+
+@pytest.mark.parametrize("page,command,error", COMMANDS,
+                         ids=[f"{p}:{c[:60]}" for p, c, _ in COMMANDS])
+def test_documented_command_parses(page, command, error):
+    """Each documented ``ratai`` command parses as written: its subcommand, options and
+    values exist (parsed with click, never run). A documented error transcript
+    (``$ ratai ...`` then ``ratai: <message>``) is the message the parse gives, or, for an
+    error found later than the parse, a command that parses."""
+    import shlex
+
+    import click
+
+    from ratai.cli import _one_line, cli
+    args = shlex.split(command)[1:]
+    parent = click.Context(cli, info_name="ratai", obj={})
+    sub = cli.get_command(parent, args[0])
+    assert sub is not None, f"{page}: no subcommand {args[0]!r} in `{command}`"
+    try:
+        sub.make_context(args[0], args[1:], parent=parent)
+    except click.exceptions.Exit:
+        pass
+    except click.ClickException as exc:
+        assert error is not None, f"{page}: `{command}` does not parse: {exc}"
+        assert _one_line(exc) == error, f"{page}: `{command}` says {_one_line(exc)!r}"
