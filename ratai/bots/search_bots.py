@@ -571,7 +571,7 @@ class PIMCBot(SearchBot):
     """
 
     kind = "pimc"
-    OPTIONS = _UCT_OPTIONS + ("determinizations",)
+    OPTIONS = _UCT_OPTIONS + ("determinizations", "max_nodes", "max_memory_mb")
 
     def _setup(self, **kw: Any) -> None:
         self.search = PIMC(self.game, self.player, **kw)
@@ -623,18 +623,22 @@ class SMMCTSBot(SearchBot):
     """
 
     kind = "smmcts"
-    OPTIONS = _UCT_OPTIONS + ("determinizations", "search_backend")
+    OPTIONS = _UCT_OPTIONS + ("determinizations", "search_backend", "max_nodes",
+                              "max_memory_mb")
 
-    def _setup(self, determinizations: int = 1, **kw: Any) -> None:
+    def _setup(self, determinizations: int = 1, max_nodes: int | None = None,
+               max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, **kw: Any) -> None:
+        self.max_nodes = node_cap(max_nodes, max_memory_mb, PY_NODE_BYTES)   # validates
         if self.game.perfect_information:
             self.search = SMMCTS(self.game, self.player, **kw)
         else:
             self.search = PIMC(self.game, self.player, determinizations=determinizations,
-                               search_cls=SMMCTS, **kw)
+                               search_cls=SMMCTS, max_nodes=max_nodes,
+                               max_memory_mb=max_memory_mb, **kw)
 
     def _analyze(self, state, budget, srng, on_progress):
         if isinstance(self.search, PIMC):
             return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
                                        self.seed, self.kind, legal=self._legal)
         return analyze_uct(self.search, state, budget, srng, on_progress, self.progress_every,
-                           self.seed, self.kind)
+                           self.seed, self.kind, max_nodes=self.max_nodes)

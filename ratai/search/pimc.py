@@ -23,8 +23,16 @@ from typing import Any
 
 from ratai.engines.api import SIMULTANEOUS, Game, State
 
-from .common import Analysis, Budget, check_int, free_later, root_labels
-from .uct import MULTI_PV_LIMIT, UCT, RunResult, root_moves, tree_pv
+from .common import (
+    DEFAULT_MAX_MEMORY_MB,
+    Analysis,
+    Budget,
+    check_int,
+    free_later,
+    node_cap,
+    root_labels,
+)
+from .uct import MULTI_PV_LIMIT, PY_NODE_BYTES, UCT, RunResult, root_moves, tree_pv
 
 __all__ = ["PIMC", "MAX_DETERMINIZATIONS", "MAX_REPORTED_MOVES"]
 
@@ -45,6 +53,11 @@ class PIMC:
             whose only determinization is the state itself.
         search_cls: the per-world search (:class:`ratai.search.uct.UCT` or its decoupled
             twin :class:`ratai.search.smmcts.SMMCTS`).
+        max_nodes: a cap on the nodes of all the worlds' trees together (``None``: none).
+        max_memory_mb: a cap in MB on the same (default 512; ``None``: none), converted with
+            :data:`ratai.search.uct.PY_NODE_BYTES`. Every world's tree is kept until the
+            answer, so each gets an equal share of the cap; a tree at its share stops
+            growing and its search goes on with playouts within the budget.
         **uct_kw: passed to ``search_cls`` (``exploration``, ``rollout``, ...).
 
     Raises:
@@ -52,8 +65,10 @@ class PIMC:
     """
 
     def __init__(self, game: Game, player: int, *, determinizations: int = 8,
-                 search_cls: type[UCT] = UCT, **uct_kw: Any):
+                 search_cls: type[UCT] = UCT, max_nodes: int | None = None,
+                 max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, **uct_kw: Any):
         check_int("determinizations", determinizations, 1, MAX_DETERMINIZATIONS)
+        self.max_nodes = node_cap(max_nodes, max_memory_mb, PY_NODE_BYTES)   # validates
         self.game = game
         self.player = player
         self.n = game.num_players()
@@ -133,7 +148,8 @@ class PIMC:
             if on_progress is not None:
                 def hook(it: int, res: RunResult) -> bool:
                     return on_progress(report([res])) is not False
-            res = self.uct.run(world, share, srng.py, hook, every)
+            res = self.uct.run(world, share, srng.py, hook, every,
+                               max_nodes=max(1, self.max_nodes // k))
             done.append(res)
             if res.stopped or budget.stopped():
                 break

@@ -15,6 +15,7 @@ import pytest
 from ratai_toy_games import ChanceNimGame, KuhnGame, NullGame
 
 from ratai.bots import make_bot
+from ratai.engines import load_game
 from ratai.engines.api import CHANCE
 from ratai.search import numbers
 from ratai.search.common import (
@@ -324,3 +325,28 @@ def test_pv_labels_from_the_bare_apply_match_the_logged_apply(name):
             steps += 1
         assert steps > 20
         assert hasattr(bare, "_apply_bare") == (backend == "cython")
+
+
+@pytest.mark.parametrize("kind", ["pimc", "smmcts"])
+def test_world_searches_have_a_node_cap(kind):
+    """Item 4 for the per-world searches: ``pimc`` and ``smmcts`` keep every world's tree
+    until the answer, so ``max_nodes`` / ``max_memory_mb`` (default 512 MB) bound all of
+    them together, an equal share each; the iteration budget is still exact. (Without it a
+    30 s ``pimc`` call on Ratapolis grew past 20 GB: bench/README.md, stop 42.)"""
+    game = ChanceNimGame(roll=True, heap=12, gust=True)   # perfect information: one tree
+    s = game.new_initial_state()
+    s.apply_action(4)
+    an = make_bot(kind, game, 0, seed=1, iterations=2000, max_nodes=40).analyze(s)
+    assert an.nodes <= 40 and an.iterations == 2000 and an.best_action in s.legal_actions()
+    assert make_bot(kind, game, 0, seed=1, iterations=2000,
+                    max_memory_mb=None).analyze(s).nodes > 40
+    hidden = load_game("rat_trap", num_players=3)            # four worlds share the cap
+    h = hidden.new_initial_state()
+    while h.current_player() < 0:
+        h.apply_action(h.chance_outcomes()[0][0])
+    an = make_bot(kind, hidden, h.current_player(), seed=1, iterations=2000,
+                  determinizations=4, max_nodes=100).analyze(h)
+    assert an.nodes <= 100 and an.iterations == 2000
+    for bad in ({"max_nodes": 0}, {"max_memory_mb": -1}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            make_bot(kind, game, 0, iterations=10, **bad)
