@@ -567,7 +567,9 @@ class _PyKept:
 class PIMCBot(SearchBot):
     """Perfect-information Monte Carlo (Ginsberg 2001; Long et al. 2010): ``determinizations``
     worlds (default 8), a UCT search on each, votes aggregated by visits; see
-    :mod:`ratai.search.pimc`. Options: ``determinizations`` and the UCT options.
+    :mod:`ratai.search.pimc`. Options: ``determinizations``, the UCT options, and
+    ``max_nodes`` (``None``) / ``max_memory_mb`` (512 MB): a cap on all the worlds' trees
+    together, an equal share each (``ValueError`` below 1 node / 0 MB).
     """
 
     kind = "pimc"
@@ -619,7 +621,9 @@ class SMMCTSBot(SearchBot):
     information the bot searches that many determinizations and aggregates them by visits
     (as ``pimc``); with perfect information it searches the state itself; and
     ``search_backend`` (``"auto"``: compiled playouts of a joint view, see
-    :mod:`ratai.search.smmcts`; ``"python"``; ``"cython"``).
+    :mod:`ratai.search.smmcts`; ``"python"``; ``"cython"``), and ``max_nodes`` (``None``) /
+    ``max_memory_mb`` (512 MB): a cap on the tree, or on all the determinizations' trees
+    together, an equal share each.
     """
 
     kind = "smmcts"
