@@ -194,7 +194,7 @@ class SearchBot(Bot):
     def _setup_tree(self, max_nodes: int | None = None,
                     max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB,
                     threads: int = 1) -> None:
-        """Validate the tree options of mcts / ismcts: ``max_nodes`` (nodes, ``None``: no
+        """Validate the tree options of mcts, ismcts and smmcts: ``max_nodes`` (nodes, ``None``: no
         node cap), ``max_memory_mb`` (MB, ``None``: no memory cap; default 512, which keeps
         a 30 s search of any game under it) and ``threads`` (>= 1; > 1 needs the compiled
         search: root-parallel trees, see ``_speedups/search.pyx``)."""
@@ -632,7 +632,7 @@ class SMMCTSBot(SearchBot):
 
     def _setup(self, determinizations: int = 1, max_nodes: int | None = None,
                max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, **kw: Any) -> None:
-        self.max_nodes = node_cap(max_nodes, max_memory_mb, PY_NODE_BYTES)   # validates
+        self._setup_tree(max_nodes, max_memory_mb)   # validates and keeps both
         if self.game.perfect_information:
             self.search = SMMCTS(self.game, self.player, **kw)
         else:
@@ -645,4 +645,4 @@ class SMMCTSBot(SearchBot):
             return self.search.analyze(state, budget, srng, on_progress, self.progress_every,
                                        self.seed, self.kind, legal=self._legal)
         return analyze_uct(self.search, state, budget, srng, on_progress, self.progress_every,
-                           self.seed, self.kind, max_nodes=self.max_nodes)
+                           self.seed, self.kind, max_nodes=self._python_cap())
