@@ -13,6 +13,14 @@ still held) minus RSS before it, in MB (2**20 bytes). Python search: ``tracemall
 allocated by the search divided by its nodes (what ``PY_NODE_BYTES`` in
 ``ratai/search/uct.py`` is set from). The default cap (``max_memory_mb=512``) is lifted
 (``--cap none``) so the figures show the uncapped growth; ``--cap 64`` shows the cap holding.
+
+Back to back (``--back-to-back N --seconds S``): ``N`` calls of ``make_bot(kind, game,
+time_limit=S).analyze`` on different positions with no pause between them, as self-play, an
+arena or a hosted seat makes them, each kind in a fresh subprocess with its default cap;
+after each call: RSS (MB), the trees still waiting for the freeing thread and the objects
+``paused_gc`` froze that still live. RSS must level off, not grow with the calls::
+
+    python bench/memory.py --games ratapolis --kinds pimc,smmcts --back-to-back 8 --seconds 5
 """
 
 from __future__ import annotations
@@ -88,6 +96,34 @@ def child(game_name: str, kind: str, iterations: int, cap, python: bool) -> dict
     return out
 
 
+def back_to_back(game_name: str, kind: str, calls: int, seconds: float) -> None:
+    import gc
+    import time
+
+    from ratai.bots import make_bot
+    from ratai.engines import load_game
+    from ratai.search import common
+
+    sys.path.insert(0, "bench")
+    from budgets import positions
+
+    game = load_game(game_name, backend="cython")
+    print(f"{game_name} {kind} {seconds:g} s: RSS {rss_mb():.0f} MB before", flush=True)
+    for i, s in enumerate(positions(game, calls, seed=3)):
+        bot = make_bot(kind, game, s.current_player(), seed=3 + i, time_limit=seconds)
+        t0 = time.perf_counter()
+        bot.analyze(s)
+        took = time.perf_counter() - t0
+        del bot
+        print(f"  call {i + 1:3d}: {took:6.3f} s  RSS {rss_mb():7.0f} MB  waiting "
+              f"{common._TRASH.qsize():2d}  frozen {gc.get_freeze_count():9d}", flush=True)
+    t0 = time.perf_counter()
+    while common._TRASH.qsize():
+        time.sleep(0.01)
+    print(f"  drained {time.perf_counter() - t0:.2f} s after the last call; RSS "
+          f"{rss_mb():.0f} MB", flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", default=",".join(GAMES))
@@ -95,8 +131,20 @@ def main(argv=None) -> int:
     ap.add_argument("--iterations", type=int, default=100_000)
     ap.add_argument("--cap", default="none", help="max_memory_mb, or 'none'")
     ap.add_argument("--python", action="store_true", help="the Python search (tracemalloc)")
+    ap.add_argument("--back-to-back", type=int, default=0, metavar="N",
+                    help="N timed calls of make_bot(kind).analyze with no pause (RSS per call)")
+    ap.add_argument("--seconds", type=float, default=5.0, help="per call, with --back-to-back")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.back_to_back and a.child:
+        back_to_back(*a.child.split(":"), a.back_to_back, a.seconds)
+        return 0
+    if a.back_to_back:
+        for g in a.games.split(","):
+            for k in a.kinds.split(","):
+                subprocess.run([sys.executable, __file__, "--child", f"{g}:{k}", "--back-to-back",
+                                str(a.back_to_back), "--seconds", str(a.seconds)], check=True)
+        return 0
     cap = None if a.cap == "none" else float(a.cap)
     if a.child:
         g, k = a.child.split(":")

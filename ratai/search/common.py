@@ -318,30 +318,45 @@ def _empty_trash() -> None:
                 gc.unfreeze()   # what paused_gc froze and still lives goes back to the collector
 
 
-#: The reaper yields the GIL every ``_YIELD_EVERY + 1`` objects (a power of two minus one).
-_YIELD_EVERY = 255
+#: The reaper hands the GIL over once it has held it this long (seconds; it reads the clock
+#: every ``_CLOCK_EVERY + 1`` steps, a power of two minus one).
+_HOLD = 2e-4
+_CLOCK_EVERY = 15
+#: A search node with at most this many ``visits`` is dropped whole: a search adds at most a
+#: node or two per visit, so its subtree is small and frees in tens of microseconds.
+_SMALL_SUBTREE = 64
 
 
-def _dismantle(obj: Any) -> None:
+def _dismantle(obj: Any) -> int:
     """Drop ``obj`` piece by piece: lists, dicts, tuples and objects' attributes are taken
     apart iteratively, so each object freed has (almost) nothing left below it. Dropping the
     root of a big tree at once would free the whole tree inside one reference-count
     decrement, holding the GIL for seconds (10^6 nodes) and stalling every other thread;
     this way the interpreter can switch threads between any two steps. An object that is
-    referenced from outside the tree is left intact (only this reference is dropped)."""
+    referenced from outside the tree is left intact (only this reference is dropped).
+
+    A search node (an object with an integer ``visits``) with at most ``_SMALL_SUBTREE``
+    visits is dropped whole: taking each of its ~10 objects apart in Python cost ~10 us per
+    node, so the reaper fell behind back-to-back Python searches (the trees of 5 s ``pimc``
+    calls took 2 s each at full speed, and the reaper gets a few percent of the GIL while a
+    search runs), and their trees piled up in memory. Returns the steps taken (objects
+    handled in Python)."""
     stack = [obj]
     del obj
     pop, push = stack.pop, stack.append
     refs = sys.getrefcount
     yield_gil = time.sleep
+    clock = time.perf_counter
+    held_since = clock()
     steps = 0
     while stack:
         steps += 1
-        if not steps & _YIELD_EVERY:
-            # Hand the GIL over now and then (~0.1 ms of work): a thread that wants it (a
-            # search about to report, an event loop) would otherwise wait for the
-            # interpreter's switch interval (5 ms) — an overshoot of every budget.
+        if not steps & _CLOCK_EVERY and clock() - held_since > _HOLD:
+            # Hand the GIL over now and then: a thread that wants it (a search about to
+            # report, an event loop) would otherwise wait for the interpreter's switch
+            # interval (5 ms) — an overshoot of every budget.
             yield_gil(0)
+            held_since = clock()
         o = pop()
         if refs(o) > 2:  # also held elsewhere (an engine's cached list, a live state):
             del o        # drop only our reference, never empty a shared object
@@ -356,6 +371,10 @@ def _dismantle(obj: Any) -> None:
             for x in o:
                 push(x)
         elif not isinstance(o, int | float | str | bytes | bool | type(None) | type):
+            visits = getattr(o, "visits", None)
+            if type(visits) is int and visits <= _SMALL_SUBTREE:
+                del o    # a small subtree: freed at once by reference counting
+                continue
             d = getattr(o, "__dict__", None)
             if isinstance(d, dict):
                 while d:
@@ -369,6 +388,7 @@ def _dismantle(obj: Any) -> None:
                         continue
                     push(value)
         del o
+    return steps
 
 
 _GC_LOCK = threading.Lock()

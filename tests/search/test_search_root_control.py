@@ -291,6 +291,43 @@ def test_free_later_frees_off_the_callers_path():
     assert ref() is None
 
 
+def test_the_reaper_drops_small_subtrees_whole(monkeypatch):
+    """Taking every object of a tree apart in Python (~10 us a node) made the reaper fall
+    behind back-to-back Python searches, and their trees piled up (``bench/memory.py
+    --back-to-back``). A node with at most ``_SMALL_SUBTREE`` visits is dropped whole, so
+    the Python steps scale with the few big nodes, not the tree; what the tree shares with
+    the outside survives."""
+    from ratai.search.common import _SMALL_SUBTREE, _dismantle
+
+    rng = random.Random(5)
+    shared = [7, 8]
+    count = [0]
+
+    def grow(visits: int) -> Node:   # a search-shaped tree: a node per visit
+        count[0] += 1
+        node = Node(0, 2)
+        node.visits = visits
+        node.legal = [shared]
+        left = visits - 1
+        while left > 0:
+            v = min(left, rng.randint(1, max(1, visits // 3)))
+            node.children[len(node.children)] = grow(v)
+            left -= v
+        return node
+
+    steps = _dismantle(grow(20_000))      # (no other reference may hold the tree)
+    assert count[0] == 20_000
+    rng.seed(5)
+    with monkeypatch.context() as m:      # every object taken apart, as before
+        m.setattr("ratai.search.common._SMALL_SUBTREE", -1)
+        every = _dismantle(grow(20_000))
+    assert every > 50_000 and steps * 20 < every, (steps, every)
+    whole = _dismantle(grow(_SMALL_SUBTREE))
+    apart = _dismantle(grow(_SMALL_SUBTREE + 1))
+    assert whole == 1 and apart > 1, (whole, apart)
+    assert shared == [7, 8]
+
+
 @pytest.mark.parametrize("name", ["first_rat", "rat_trap", "ratapolis", "rats_to_riches"])
 def test_pv_labels_from_the_bare_apply_match_the_logged_apply(name):
     """Issue 13, item 8: a PV is labelled on a clone played with ``apply_for_labels`` (a
