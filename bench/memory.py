@@ -17,8 +17,8 @@ allocated by the search divided by its nodes (what ``PY_NODE_BYTES`` in
 Back to back (``--back-to-back N --seconds S``): ``N`` calls of ``make_bot(kind, game,
 time_limit=S).analyze`` on different positions with no pause between them, as self-play, an
 arena or a hosted seat makes them, each kind in a fresh subprocess with its default cap;
-after each call: RSS (MB), the trees still waiting for the freeing thread and the objects
-``paused_gc`` froze that still live. RSS must level off, not grow with the calls::
+after each call: RSS (MB), the items queued for the freeing thread (trees and end-of-pause
+markers) and the objects ``paused_gc`` froze that still live. RSS must level off, not grow with the calls::
 
     python bench/memory.py --games ratapolis --kinds pimc,smmcts --back-to-back 8 --seconds 5
 """
@@ -115,7 +115,7 @@ def back_to_back(game_name: str, kind: str, calls: int, seconds: float) -> None:
         bot.analyze(s)
         took = time.perf_counter() - t0
         del bot
-        print(f"  call {i + 1:3d}: {took:6.3f} s  RSS {rss_mb():7.0f} MB  waiting "
+        print(f"  call {i + 1:3d}: {took:6.3f} s  RSS {rss_mb():7.0f} MB  queued "
               f"{common._TRASH.qsize():2d}  frozen {gc.get_freeze_count():9d}", flush=True)
     t0 = time.perf_counter()
     while common._TRASH.qsize():
