@@ -18,7 +18,8 @@ Back to back (``--back-to-back N --seconds S``): ``N`` calls of ``make_bot(kind,
 time_limit=S).analyze`` on different positions with no pause between them, as self-play, an
 arena or a hosted seat makes them, each kind in a fresh subprocess with its default cap;
 after each call: RSS (MB), the items queued for the freeing thread (trees and end-of-pause
-markers) and the objects ``paused_gc`` froze that still live. RSS must level off, not grow with the calls::
+markers) and the objects ``paused_gc`` froze that still live. RSS must level off, not grow
+with the calls::
 
     python bench/memory.py --games ratapolis --kinds pimc,smmcts --back-to-back 8 --seconds 5
 """
