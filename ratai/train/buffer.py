@@ -17,7 +17,11 @@ Shard arrays (``P`` positions of one player count ``n``; ``D_n`` = observation s
 * ``pi`` float32 ``(P, A_n)``: the root visit distribution of the seat's search (the policy
   target; 0 outside the mask);
 * ``z`` float32 ``(P, n)``: the game's final returns per seat in absolute seat order (win 1 /
-  loss 0 / k-way share 1/k; the value target).
+  loss 0 / k-way share 1/k; the value target);
+* ``q`` float32 ``(P, n)``: the seat's search's root value per seat, absolute seat order (the
+  visit-weighted mean of its root moves' per-seat values: what the search expected at that
+  position; mixed into the value target with ``ratai train --value-target-q``). A shard
+  written before ``q`` existed lacks it and is read with ``q = z`` (:data:`DEFAULTS`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-FIELDS = ("obs", "seat", "mask", "pi", "z")
+FIELDS = ("obs", "seat", "mask", "pi", "z", "q")
+#: fields a shard written before they existed may lack, each read as a copy of another
+DEFAULTS = {"q": "z"}
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -58,10 +64,11 @@ def save_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
 
 def load_npz(path: Path, fields=FIELDS) -> dict[str, np.ndarray]:
     """Read a shard; raises ``ValueError`` (one line, naming the file) when it is unreadable
-    or lacks a field."""
+    or lacks a field (a field of :data:`DEFAULTS` it lacks is read as its default's copy)."""
     try:
         with np.load(path, allow_pickle=False) as f:
-            out = {k: f[k] for k in fields}
+            out = {k: f[k] if k in f.files or k not in DEFAULTS else f[DEFAULTS[k]].copy()
+                   for k in fields}
     except (OSError, ValueError, KeyError, EOFError) as exc:
         raise ValueError(f"corrupt replay shard {path}: {type(exc).__name__}: "
                          f"{' '.join(str(exc).split())}") from None
@@ -123,15 +130,17 @@ class ReplayBuffer:
         return out
 
     def add(self, generation: int, players: int, arrays: Mapping[str, np.ndarray]) -> None:
-        """Append one shard (arrays of :data:`FIELDS`), then drop the oldest positions above
-        the capacity. Adding a (generation, players) the buffer already holds does nothing
-        (a resumed generation re-adds the identical positions it had added before a kill)."""
+        """Append one shard (arrays of :data:`FIELDS`; one of :data:`DEFAULTS` it lacks is
+        stored as its default's copy), then drop the oldest positions above the capacity.
+        Adding a (generation, players) the buffer already holds does nothing (a resumed
+        generation re-adds the identical positions it had added before a kill)."""
         count = len(arrays["obs"])
         if count == 0 or any(s["generation"] == generation and s["players"] == players
                              for s in self.shards):
             return
         name = f"gen-{generation:05d}-{players}p.npz"
-        save_npz(self.root / name, {k: np.asarray(arrays[k]) for k in FIELDS})
+        save_npz(self.root / name, {k: np.asarray(arrays[k] if k in arrays
+                                                  else arrays[DEFAULTS[k]]) for k in FIELDS})
         self.shards.append({"file": name, "players": players, "positions": count,
                             "generation": generation})
         self._trim()
@@ -179,8 +188,8 @@ class ReplayBuffer:
 class Positions:
     """``P`` positions of one player count, with the policy rows stored sparse (CSR).
 
-    Attributes: ``obs`` float32 ``(P, D_n)``, ``seat`` int8 ``(P,)``, ``z`` float32
-    ``(P, n)``; ``offsets`` int64 ``(P + 1,)``, ``cols`` int32 and ``vals`` float32
+    Attributes: ``obs`` float32 ``(P, D_n)``, ``seat`` int8 ``(P,)``, ``z`` and ``q``
+    float32 ``(P, n)``; ``offsets`` int64 ``(P + 1,)``, ``cols`` int32 and ``vals`` float32
     ``(offsets[-1],)``: row ``i``'s legal actions are ``cols[offsets[i]:offsets[i+1]]`` with
     visit shares ``vals[...]``; ``num_actions`` = ``A_n``.
 
@@ -188,15 +197,16 @@ class Positions:
     buffers and tests); training takes dense rows per batch with :meth:`batch`.
     """
 
-    def __init__(self, obs, seat, z, offsets, cols, vals, num_actions: int):
+    def __init__(self, obs, seat, z, offsets, cols, vals, num_actions: int, q=None):
         self.obs, self.seat, self.z = obs, seat, z
+        self.q = z if q is None else q
         self.offsets, self.cols, self.vals = offsets, cols, vals
         self.num_actions = int(num_actions)
 
     @classmethod
     def from_dense(cls, data: Mapping[str, np.ndarray]) -> Positions:
-        """From a shard's arrays (:data:`FIELDS`). Raises ``ValueError`` when ``pi`` has
-        mass outside ``mask``."""
+        """From a shard's arrays (:data:`FIELDS`; without ``q``, ``q = z``). Raises
+        ``ValueError`` when ``pi`` has mass outside ``mask``."""
         mask, pi = np.asarray(data["mask"], bool), np.asarray(data["pi"], np.float32)
         if mask.shape != pi.shape:
             raise ValueError(f"mask {mask.shape} and pi {pi.shape} differ in shape")
@@ -205,9 +215,12 @@ class Positions:
         rows, cols = np.nonzero(mask)
         offsets = np.zeros(len(mask) + 1, np.int64)
         np.cumsum(np.bincount(rows, minlength=len(mask)), out=offsets[1:])
+        z = np.asarray(data["z"], np.float32)
+        q = np.asarray(data["q"], np.float32) if "q" in data else z
+        if q.shape != z.shape:
+            raise ValueError(f"q {q.shape} and z {z.shape} differ in shape")
         return cls(np.asarray(data["obs"], np.float32), np.asarray(data["seat"], np.int8),
-                   np.asarray(data["z"], np.float32), offsets, cols.astype(np.int32),
-                   pi[rows, cols], mask.shape[1])
+                   z, offsets, cols.astype(np.int32), pi[rows, cols], mask.shape[1], q)
 
     @classmethod
     def concatenate(cls, parts: list[Positions]) -> Positions:
@@ -220,7 +233,8 @@ class Positions:
                    np.concatenate([p.seat for p in parts]),
                    np.concatenate([p.z for p in parts]), np.concatenate(offsets),
                    np.concatenate([p.cols for p in parts]),
-                   np.concatenate([p.vals for p in parts]), parts[0].num_actions)
+                   np.concatenate([p.vals for p in parts]), parts[0].num_actions,
+                   np.concatenate([p.q for p in parts]))
 
     def __len__(self) -> int:
         return len(self.obs)
@@ -242,28 +256,30 @@ class Positions:
 
     def batch(self, idx: np.ndarray, n: int, maps=None) -> dict[str, np.ndarray]:
         """The training batch of rows ``idx`` for :func:`ratai.train.net.losses`: ``x``
-        (:func:`network_input`), ``mask``, ``pi`` and ``z``.
+        (:func:`network_input`), ``mask``, ``pi``, ``z`` and ``q``.
 
         ``maps``: a seat-relative network's :class:`ratai.nn.model.SeatMaps` (``None``: an
         absolute network): each row's tensor is permuted, its values rotated and its
         actions renumbered from its seat, as ``Model.evaluate`` reads the network."""
         idx = np.asarray(idx, np.int64)
         mask, pi = self.dense_rows(idx)
-        obs, seat, z = self.obs[idx], self.seat[idx].astype(np.int64), self.z[idx]
+        obs, seat, z, q = (self.obs[idx], self.seat[idx].astype(np.int64), self.z[idx],
+                           self.q[idx])
         if maps is not None:
             rows = np.arange(len(idx))[:, None]
             obs = obs[rows, maps.obs[seat]]
-            z = z[rows, (seat[:, None] + np.arange(n)[None, :]) % n]
+            turn = (seat[:, None] + np.arange(n)[None, :]) % n
+            z, q = z[rows, turn], q[rows, turn]
             cols = maps.actions[seat]            # (B, A): the column of each absolute id
             rel_mask = np.zeros_like(mask)
             rel_pi = np.zeros_like(pi)
             np.put_along_axis(rel_mask, cols, mask, axis=1)
             np.put_along_axis(rel_pi, cols, pi, axis=1)
             mask, pi = rel_mask, rel_pi
-        return {"x": network_input(obs, seat, n), "mask": mask, "pi": pi, "z": z}
+        return {"x": network_input(obs, seat, n), "mask": mask, "pi": pi, "z": z, "q": q}
 
     def __getitem__(self, field: str) -> np.ndarray:
-        if field in ("obs", "seat", "z"):
+        if field in ("obs", "seat", "z", "q"):
             return getattr(self, field)
         if field in ("mask", "pi"):
             mask, pi = self.dense_rows(np.arange(len(self)))

@@ -81,17 +81,21 @@ def build_net(model: Model):
     return AZNet(model)
 
 
-def losses(net, batch: Mapping[str, np.ndarray], n: int, l2: float):
+def losses(net, batch: Mapping[str, np.ndarray], n: int, l2: float, q_weight: float = 0.0):
     """``(total, value, policy, l2, value_mse)`` torch scalars of one batch of ``n``-player
-    positions (``x`` (B, D_n+n), ``mask`` (B, A_n) bool, ``pi`` (B, A_n), ``z`` (B, n));
-    ``total = value + policy + l2 * sum(w**2)``; ``value_mse`` (the mean squared error of
-    the sigmoid values) is reported, not optimised."""
+    positions (``x`` (B, D_n+n), ``mask`` (B, A_n) bool, ``pi`` (B, A_n), ``z`` and ``q``
+    (B, n)); ``total = value + policy + l2 * sum(w**2)``. The value target is
+    ``(1 - q_weight) * z + q_weight * q``: the game's result mixed with the search's root
+    value (``q`` may be absent when ``q_weight`` is 0). ``value_mse`` (the mean squared error
+    of the sigmoid values against that target) is reported, not optimised."""
     torch = import_torch()
     F = torch.nn.functional
     x = torch.from_numpy(batch["x"])
     mask = torch.from_numpy(batch["mask"])
     pi = torch.from_numpy(batch["pi"])
     z = torch.from_numpy(batch["z"])
+    if q_weight:
+        z = (1.0 - q_weight) * z + q_weight * torch.from_numpy(batch["q"])
     v_logits, p_logits = net(x, n)
     value = F.binary_cross_entropy_with_logits(v_logits, z)
     masked = p_logits.masked_fill(~mask, float("-inf"))

@@ -11,8 +11,9 @@ network. At the first ``temperature_moves`` recorded decisions of a game the mov
 in proportion to the root visit counts (temperature 1), later the most visited move is
 played (temperature 0). A decision position (a seat with at least two legal actions, at its
 own turn or at a ``SIMULTANEOUS`` node of a joint-move view) is recorded with the seat's
-observation tensor, its legal mask and its root visit distribution; the final returns per
-seat are attached when the game ends. A seat with one legal action plays it unrecorded.
+observation tensor, its legal mask, its root visit distribution and its root value per seat
+(:func:`root_value`); the final returns per seat are attached when the game ends. A seat
+with one legal action plays it unrecorded.
 """
 
 from __future__ import annotations
@@ -109,6 +110,21 @@ def peak_rss_mb() -> float | None:
     return peak / 2**20 if sys.platform == "darwin" else peak / 1024
 
 
+def root_value(analysis, n: int) -> np.ndarray | None:
+    """The search's value of its root per seat, float32 ``(n,)``: its root moves' per-seat
+    values (``MoveStat.values``) weighted by their visits, the mean return over every
+    iteration of the search (AlphaZero's ``q`` at the root; mixed with the game result ``z``
+    into the value target by ``ratai train --value-target-q``, as in "Lessons from
+    AlphaZero, part 4: improving the training target", Oracle Developers, 2018). ``None``
+    when no move has visits and values."""
+    moves = [m for m in analysis.moves if m.visits > 0 and len(m.values) == n]
+    if not moves:
+        return None
+    w = np.array([m.visits for m in moves], dtype=np.float64)
+    v = np.array([m.values for m in moves], dtype=np.float64)
+    return (w @ v / w.sum()).astype(np.float32)
+
+
 def play(job: GameJob) -> dict:
     """Play ``job`` to the end.
 
@@ -117,7 +133,8 @@ def play(job: GameJob) -> dict:
         chance), "decisions" (recorded positions), "seconds", "pid", "peak_rss_mb" (the
         playing process's, :func:`peak_rss_mb`), "positions"}`` where ``positions`` is
         ``None`` when nothing is recorded, else the arrays of
-        :data:`ratai.train.buffer.FIELDS` (``z`` filled with the final returns).
+        :data:`ratai.train.buffer.FIELDS` (``z`` filled with the final returns, ``q`` with
+        :func:`root_value` of each recorded search, the final returns where it has none).
     """
     game = load_game(job.game, **job.params)
     n = game.num_players()
@@ -126,7 +143,7 @@ def play(job: GameJob) -> dict:
     chance_rng = np.random.default_rng([job.seed, job.index, 0])
     temp_rng = np.random.default_rng([job.seed, job.index, _TEMPERATURE_STREAM])
     record = set(job.record)
-    obs, seats, masks, pis = [], [], [], []
+    obs, seats, masks, pis, qs = [], [], [], [], []
     state = game.new_initial_state()
     start = time.perf_counter()
     decisions = 0
@@ -157,6 +174,7 @@ def play(job: GameJob) -> dict:
             pi = np.zeros(game.num_distinct_actions(), dtype=np.float32)
             pi[legal] = dist
             pis.append(pi)
+            qs.append(root_value(analysis, n))
         decisions += 1
         return action
 
@@ -171,6 +189,7 @@ def play(job: GameJob) -> dict:
             state.apply_action(decide(cp))
     returns = [float(r) for r in state.returns()]
     positions = None
+    z = np.array(returns, dtype=np.float32)
     if record:
         d = int(np.prod(game.observation_tensor_shape()))
         a = game.num_distinct_actions()
@@ -179,7 +198,8 @@ def play(job: GameJob) -> dict:
             "seat": np.array(seats, dtype=np.int8),
             "mask": np.array(masks, dtype=bool).reshape(-1, a),
             "pi": np.array(pis, dtype=np.float32).reshape(-1, a),
-            "z": np.tile(np.array(returns, dtype=np.float32), (len(obs), 1)).reshape(-1, n),
+            "z": np.tile(z, (len(obs), 1)).reshape(-1, n),
+            "q": np.array([z if q is None else q for q in qs], dtype=np.float32).reshape(-1, n),
         }
     return {"index": job.index, "tag": dict(job.tag), "returns": returns,
             "scores": [float(s) for s in state.scores()], "moves": state.move_number(),

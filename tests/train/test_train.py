@@ -82,7 +82,8 @@ def test_buffer_holds_policy_rows_sparse_and_batches_them_dense(tmp_path):
         pi /= pi.sum(axis=1, keepdims=True)
         shards.append({"obs": rng.random((p, 4)).astype(np.float32),
                        "seat": rng.integers(0, 3, p).astype(np.int8), "mask": mask, "pi": pi,
-                       "z": rng.random((p, 3)).astype(np.float32)})
+                       "z": rng.random((p, 3)).astype(np.float32),
+                       "q": rng.random((p, 3)).astype(np.float32)})
     buf = ReplayBuffer(tmp_path / "b", capacity=100)
     for g, sh in enumerate(shards):
         buf.add(g, 3, sh)
@@ -97,10 +98,45 @@ def test_buffer_holds_policy_rows_sparse_and_batches_them_dense(tmp_path):
     assert np.array_equal(batch["mask"], dense["mask"][idx])
     assert np.array_equal(batch["pi"], dense["pi"][idx])
     assert np.array_equal(batch["x"], network_input(dense["obs"][idx], dense["seat"][idx], 3))
+    assert np.array_equal(batch["z"], dense["z"][idx])
+    assert np.array_equal(batch["q"], dense["q"][idx])
     bad = dict(shards[0], pi=np.where(shards[0]["mask"], 0, 0.5).astype(np.float32))
     buf.add(9, 2, bad)
     with pytest.raises(ValueError, match="outside the legal-action mask"):
         buf.load()
+
+
+def test_a_shard_written_before_q_existed_reads_q_as_z(tmp_path):
+    """Shards of runs made before the ``q`` field (the search's root value) are read with
+    ``q = z``, so an old run resumes and trains as before; a shard added without ``q``
+    stores ``z`` there."""
+    from ratai.train.buffer import load_npz
+
+    buf = ReplayBuffer(tmp_path / "b", capacity=100)
+    buf.add(1, 2, _shard(4, 1.0))                       # no "q" given
+    data = buf.load()[2]
+    assert np.array_equal(data["q"], data["z"])
+    old = tmp_path / "old.npz"
+    np.savez(old, **_shard(3, 2.0))                     # as an old run wrote it
+    arrays = load_npz(old)
+    assert set(arrays) == set(FIELDS) and np.array_equal(arrays["q"], arrays["z"])
+    with_q = dict(_shard(4, 1.0), q=np.full((4, 2), 0.25, np.float32))
+    buf.add(2, 2, with_q)
+    assert buf.load()[2]["q"][4:].tolist() == [[0.25, 0.25]] * 4
+
+
+def test_root_value_is_the_visit_weighted_mean_of_the_root_moves():
+    """``q`` of a recorded position: each root move's per-seat values weighted by its
+    visits (the mean return over the search's iterations); ``None`` without visits."""
+    from ratai.search.common import Analysis, MoveStat
+    from ratai.train.selfplay import root_value
+
+    moves = (MoveStat(1, "a", 3, 0.9, 0.5, (0.9, 0.1)), MoveStat(2, "b", 1, 0.1, 0.5, (0.1, 0.9)),
+             MoveStat(3, "c", 0, 0.0, 0.0, (0.0, 0.0)))
+    an = Analysis(1, moves, (), iterations=4, nodes=4, max_depth=1, elapsed_s=0.1)
+    assert root_value(an, 2).tolist() == pytest.approx([0.7, 0.3])
+    unvisited = Analysis(3, moves[2:], (), iterations=0, nodes=0, max_depth=0, elapsed_s=0.0)
+    assert root_value(unvisited, 2) is None
 
 
 def test_buffer_refuses_a_damaged_index(tmp_path):
@@ -166,6 +202,13 @@ def test_torch_net_equals_the_numpy_model_and_the_loss_formula():
     assert float(reg) == pytest.approx(w2, rel=1e-4)
     assert float(total) == pytest.approx(float(value) + float(policy) + 0.5 * w2, rel=1e-5)
     assert float(mse) == pytest.approx(((v_ref[0] - [1.0, 0.0]) ** 2).mean(), rel=1e-4)
+    # --value-target-q w: the target is (1 - w) * z + w * q, the search's root value mixed in
+    batch["q"] = np.array([[0.2, 0.6]], np.float32)
+    _, value, *_rest, mse = losses(net, batch, 2, l2=0.5, q_weight=0.25)
+    t = np.array([0.75 * 1.0 + 0.25 * 0.2, 0.75 * 0.0 + 0.25 * 0.6])
+    bce = -(t * np.log(v_ref[0]) + (1 - t) * np.log(1 - v_ref[0])).mean()
+    assert value.item() == pytest.approx(bce, rel=1e-5)
+    assert mse.item() == pytest.approx(((v_ref[0] - t) ** 2).mean(), rel=1e-4)
 
 
 def _run(args, expect=0):
@@ -498,6 +541,35 @@ def test_rollout_mix_reaches_every_search_and_is_the_models_play_option(tiny_run
     _, err = _run(["train", *TINY, "--rollout-mix", "1.5", "--run", str(tmp_path / "bad")],
                   expect=2)
     assert err.count("\n") == 1 and "--rollout-mix" in err
+    assert not (tmp_path / "bad").exists()
+
+
+@needs_torch
+def test_value_target_q_records_root_values_and_changes_the_value_target(tiny_run, tmp_path):
+    """Self-play records each position's root value ``q`` (values in [0, 1]; a seat's own
+    value is what its search expected, not the game's result); ``--value-target-q`` mixes it
+    into the value target, so the same games train other weights, and the command records
+    it; a value outside [0, 1] is one line, nothing created."""
+    from ratai.nn.model import Model
+
+    base = ReplayBuffer(tiny_run[0] / "buffer", 10**9).load()[2]
+    assert base["q"].shape == base["z"].shape
+    assert np.all((base["q"] >= 0) & (base["q"] <= 1)) and not np.array_equal(base["q"],
+                                                                              base["z"])
+    root = tmp_path / "q"
+    out, _ = _run(["train", *TINY, "--value-target-q", "0.5", "--run", str(root)])
+    assert "generation 2" in out
+    mine = ReplayBuffer(root / "buffer", 10**9).load()[2]
+    # generation 0 is the same network, so its games are the same; training then differs
+    assert np.array_equal(mine["q"][:10], base["q"][:10])
+    a = Model.load(root / "models" / "gen-00001.npz").arrays()
+    b = Model.load(tiny_run[0] / "models" / "gen-00001.npz").arrays()
+    assert a.keys() == b.keys()
+    assert any(not np.array_equal(a[k], b[k]) for k in a if k.startswith("wv"))
+    assert "--value-target-q 0.5" in json.loads((root / "config.json").read_text())["command"]
+    _, err = _run(["train", *TINY, "--value-target-q", "-0.1", "--run", str(tmp_path / "bad")],
+                  expect=2)
+    assert err.count("\n") == 1 and "--value-target-q" in err
     assert not (tmp_path / "bad").exists()
 
 
