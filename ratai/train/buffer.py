@@ -38,6 +38,12 @@ FIELDS = ("obs", "seat", "mask", "pi", "z", "q")
 DEFAULTS = {"q": "z"}
 
 
+def _field(arrays: Mapping[str, np.ndarray], name: str) -> np.ndarray:
+    """``arrays[name]``, or for a field of :data:`DEFAULTS` that ``arrays`` lacks, the
+    array it defaults to."""
+    return arrays[name] if name in arrays or name not in DEFAULTS else arrays[DEFAULTS[name]]
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that a crash leaves the old file or the new one."""
     path = Path(path)
@@ -67,8 +73,7 @@ def load_npz(path: Path, fields=FIELDS) -> dict[str, np.ndarray]:
     or lacks a field (a field of :data:`DEFAULTS` it lacks is read as its default's copy)."""
     try:
         with np.load(path, allow_pickle=False) as f:
-            out = {k: f[k] if k in f.files or k not in DEFAULTS else f[DEFAULTS[k]].copy()
-                   for k in fields}
+            out = {k: _field(f, k) for k in fields}
     except (OSError, ValueError, KeyError, EOFError) as exc:
         raise ValueError(f"corrupt replay shard {path}: {type(exc).__name__}: "
                          f"{' '.join(str(exc).split())}") from None
@@ -139,8 +144,7 @@ class ReplayBuffer:
                              for s in self.shards):
             return
         name = f"gen-{generation:05d}-{players}p.npz"
-        save_npz(self.root / name, {k: np.asarray(arrays[k] if k in arrays
-                                                  else arrays[DEFAULTS[k]]) for k in FIELDS})
+        save_npz(self.root / name, {k: np.asarray(_field(arrays, k)) for k in FIELDS})
         self.shards.append({"file": name, "players": players, "positions": count,
                             "generation": generation})
         self._trim()
@@ -197,9 +201,8 @@ class Positions:
     buffers and tests); training takes dense rows per batch with :meth:`batch`.
     """
 
-    def __init__(self, obs, seat, z, offsets, cols, vals, num_actions: int, q=None):
-        self.obs, self.seat, self.z = obs, seat, z
-        self.q = z if q is None else q
+    def __init__(self, obs, seat, z, offsets, cols, vals, num_actions: int, q):
+        self.obs, self.seat, self.z, self.q = obs, seat, z, q
         self.offsets, self.cols, self.vals = offsets, cols, vals
         self.num_actions = int(num_actions)
 
@@ -216,7 +219,7 @@ class Positions:
         offsets = np.zeros(len(mask) + 1, np.int64)
         np.cumsum(np.bincount(rows, minlength=len(mask)), out=offsets[1:])
         z = np.asarray(data["z"], np.float32)
-        q = np.asarray(data["q"], np.float32) if "q" in data else z
+        q = np.asarray(_field(data, "q"), np.float32)
         if q.shape != z.shape:
             raise ValueError(f"q {q.shape} and z {z.shape} differ in shape")
         return cls(np.asarray(data["obs"], np.float32), np.asarray(data["seat"], np.int8),
