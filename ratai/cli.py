@@ -1040,6 +1040,9 @@ def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") 
 @click.option("--value-target-q", type=click.FloatRange(0, 1), default=0.0,
               help="weight of the search's root value q in the value target, the rest the "
                    "game's result z: (1-w)*z + w*q (0: AlphaZero's z)")
+@click.option("--value-l2", type=click.FloatRange(min=0), default=0.0,
+              help="extra L2 penalty on the value head's output weights alone, against "
+                   "memorising games' results (see the held-out value MSE in report.md)")
 @click.option("--seat-relative", is_flag=True, default=False,
               help="train a seat-relative network: it sees every position from the mover's "
                    "chair (own fields first; values and seat-naming actions renumbered)")
@@ -1056,8 +1059,8 @@ def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") 
 def train(ctx, game, players, param, run_dir, generations, max_minutes, games_per_gen,
           iterations, workers, backend, seed, buffer_positions, hidden, train_steps,
           batch_size, lr, l2, temperature_moves, dirichlet_alpha, noise_fraction, c_puct,
-          rollout_mix, value_target_q, seat_relative, gate_games, gate_threshold, eval_games,
-          init):
+          rollout_mix, value_target_q, value_l2, seat_relative, gate_games, gate_threshold,
+          eval_games, init):
     out = _out(ctx)
     params = _parse_params(param)
     if "num_players" in params:
@@ -1080,7 +1083,7 @@ def train(ctx, game, players, param, run_dir, generations, max_minutes, games_pe
                           gate_games=gate_games, gate_threshold=gate_threshold,
                           eval_games=eval_games, seed=seed, workers=workers, backend=backend,
                           init=init, seat_relative=seat_relative,
-                          value_target_q=value_target_q)
+                          value_target_q=value_target_q, value_l2=value_l2)
         run = TrainingRun(run_dir, cfg)
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -169,14 +169,17 @@ class ReplayBuffer:
         for name in drop:   # only after the index no longer lists them
             (self.root / name).unlink(missing_ok=True)
 
-    def load(self) -> dict[int, Positions]:
-        """Every held position, grouped by player count: ``{n: Positions}``.
+    def load(self, generation: int | None = None) -> dict[int, Positions]:
+        """Every held position, grouped by player count: ``{n: Positions}``; with
+        ``generation``, only that generation's (``{}`` when the buffer holds none of it).
 
         The ``mask`` and ``pi`` rows are held sparse (the legal actions and their visit
         shares), so memory grows with the positions' legal moves, not with the action space
         (First Rat's 8,101 actions would take 2.4 GB dense at 60,000 positions)."""
         parts: dict[int, list[Positions]] = {}
         for s in self.shards:
+            if generation is not None and s["generation"] != generation:
+                continue
             data = load_npz(self.root / s["file"])
             if len(data["obs"]) != s["positions"]:
                 raise ValueError(f"corrupt replay shard {s['file']}: {len(data['obs'])} "

@@ -17,7 +17,9 @@ Run directory layout::
 One generation ``G`` (AlphaGo Zero's loop, Silver et al. 2017): (1) ``games_per_gen``
 self-play games by the best network, player counts in turn, into the buffer; (2)
 ``train_steps`` Adam steps on batches drawn from the buffer, continuing from generation
-``G-1``'s weights and optimizer; export; (3) gating: ``gate_games`` seat-rotated games of
+``G-1``'s weights and optimizer, after measuring those weights on generation ``G``'s new
+positions, which they have never trained on (``heldout`` in the ``train`` metric:
+:func:`ratai.train.net.heldout`); export; (3) gating: ``gate_games`` seat-rotated games of
 the new network (one seat) against the best (the other seats); the new network becomes the
 best when its score ``R_new / (R_new + R_best)`` (mean return per seat of each side; at 2
 players its win rate; a solo gate game is played by each network alone, on separate
@@ -40,7 +42,7 @@ import math
 import os
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,6 +104,14 @@ class TrainConfig:
     learns to stand in for that search ("Lessons from AlphaZero, part 4: improving the
     training target", Oracle Developers 2018, averaged the two).
 
+    ``value_l2`` >= 0: an extra L2 penalty ``value_l2 * sum(wv**2)`` on the value head's
+    output weights alone, on top of ``l2``. One game's result is shared by all its
+    positions, so a small buffer shown many times lets the value head memorise its games
+    (its error on new positions, the ``heldout`` figures of the ``train`` metric, then
+    climbs above the constant ``1/n``'s) while the policy head still generalises; a
+    penalty on ``wv`` holds the value head near what generalises without weakening the
+    policy that a larger ``l2`` would (docs/training.md, "Memorising the results").
+
     ``seat_relative``: train a seat-relative network (``ratai.nn.model``: the mover's own
     fields first, values and seat-naming actions renumbered from the mover); the replay
     buffer stays in absolute seats and each batch is mapped as it is drawn.
@@ -137,6 +147,7 @@ class TrainConfig:
     max_minutes: float | None = None
     seat_relative: bool = False
     value_target_q: float = 0.0
+    value_l2: float = 0.0
 
     def check(self) -> TrainConfig:
         """Validate against the game; raises ``ValueError`` naming the bad value."""
@@ -168,6 +179,8 @@ class TrainConfig:
             raise ValueError("bad noise: noise_fraction 0..1, dirichlet_alpha > 0")
         if not (self.lr > 0 and math.isfinite(self.lr)) or self.l2 < 0:
             raise ValueError("bad optimiser settings: lr > 0, l2 >= 0")
+        if not (self.value_l2 >= 0 and math.isfinite(self.value_l2)):
+            raise ValueError(f"bad value_l2 {self.value_l2}: allowed a finite number >= 0")
         if self.max_minutes is not None and not (self.max_minutes > 0
                                                  and math.isfinite(self.max_minutes)):
             raise ValueError(f"bad max_minutes {self.max_minutes}: allowed a finite number > 0")
@@ -582,7 +595,7 @@ class TrainingRun:
     def _train(self, g: int) -> None:
         from ratai.engines import load_game
         from ratai.nn.model import Model
-        from ratai.train.net import build_net, losses
+        from ratai.train.net import build_net, heldout, losses
 
         cfg, torch = self.cfg, self.torch
         torch.manual_seed(derived_seed(cfg.seed, g, _PHASE_SEEDS["train"]))
@@ -592,11 +605,15 @@ class TrainingRun:
         net.load_state_dict(ckpt["net"])
         opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
         opt.load_state_dict(ckpt["optimizer"])
-        data = ReplayBuffer(self._p("buffer"), cfg.buffer_positions).load()
+        buffer = ReplayBuffer(self._p("buffer"), cfg.buffer_positions)
+        data = buffer.load()
         counts = np.array([len(data[n]) for n in data], dtype=np.float64)
         ns = list(data)
         maps = {n: model.seat_maps(n, load_game(cfg.game, num_players=n, **cfg.params))
                 for n in ns}   # None for an absolute network
+        # this generation's games, before the network trains on them: its validation set
+        fresh = {n: heldout(net, pos, n, maps.get(n))
+                 for n, pos in buffer.load(generation=g).items()}
         rng = np.random.default_rng([cfg.seed, g, _PHASE_SEEDS["train"]])
         advance, finish = self._phase_progress(f"gen {g} train", cfg.train_steps)
         start = time.time()
@@ -609,7 +626,8 @@ class TrainingRun:
             d = data[n]
             idx = rng.integers(0, len(d), size=min(cfg.batch_size, len(d)))
             batch = d.batch(idx, n, maps[n])
-            total, value, policy, reg, mse = losses(net, batch, n, cfg.l2, cfg.value_target_q)
+            total, value, policy, reg, mse = losses(net, batch, n, cfg.l2, cfg.value_target_q,
+                                                       cfg.value_l2)
             opt.zero_grad()
             total.backward()
             opt.step()
@@ -632,6 +650,7 @@ class TrainingRun:
                      loss=round(mean[0], 5), value_loss=round(mean[1], 5),
                      policy_loss=round(mean[2], 5), l2=round(mean[3], 3),
                      value_mse=round(mean[4], 5), buffer_positions=int(counts.sum()),
+                     heldout=_pooled(fresh), heldout_by_players=fresh,
                      seconds=round(time.time() - start, 3),
                      curve=curve, curve_fields=["step", "loss", "value_loss", "policy_loss",
                                                 "l2", "value_mse"])
@@ -739,6 +758,18 @@ class TrainingRun:
         write_report(self.root, self.cfg, self.state)
         self._commit()
         shutil.rmtree(self._p("work", f"gen-{g:05d}"), ignore_errors=True)
+
+
+def _pooled(by_players: Mapping[int, dict]) -> dict:
+    """:func:`ratai.train.net.heldout`'s figures over every player count, weighted by
+    positions (``{"positions": 0}`` without any)."""
+    parts = [h for h in by_players.values() if h["positions"]]
+    total = sum(h["positions"] for h in parts)
+    out: dict = {"positions": total}
+    for key in ("value_mse", "constant_mse", "policy_loss"):
+        if total:
+            out[key] = round(sum(h[key] * h["positions"] for h in parts) / total, 5)
+    return out
 
 
 def _lineage(path: str, model) -> dict:

@@ -11,7 +11,8 @@ seat for ``n`` players as in Petosa & Balch 2019's multiplayer AlphaZero):
 * value: binary cross-entropy of the sigmoid value of every seat against the final return
   ``z`` of that seat (returns lie in [0, 1]; averaged over seats);
 * policy: cross-entropy ``-sum(pi * log_softmax(logits masked to the legal actions))``;
-* L2: ``l2 * sum(w**2)`` over the weight matrices (not the biases).
+* L2: ``l2 * sum(w**2)`` over the weight matrices (not the biases), plus ``value_l2 *
+  sum(wv**2)`` over the value head's output weights (``ratai train --value-l2``).
 
 Needs the ``[train]`` extra (``pip install 'ratai[train]'``: ``torch==2.13.0``, CPU build).
 """
@@ -62,8 +63,10 @@ def build_net(model: Model):
             return h @ self._p("wv", n) + self._p("bv", n), h @ self._p("wp", n) + \
                 self._p("bp", n)
 
-        def l2(self):
-            return sum((p * p).sum() for k, p in self.params.items() if k.startswith("w"))
+        def l2(self, prefix: str = "w"):
+            """``sum(w**2)`` over the weight arrays whose names start with ``prefix``
+            (``"w"``: every weight matrix; ``"wv"``: the value head's)."""
+            return sum((p * p).sum() for k, p in self.params.items() if k.startswith(prefix))
 
         def arrays(self) -> dict[str, np.ndarray]:
             return {k: p.detach().cpu().numpy().astype(np.float32).copy()
@@ -81,10 +84,13 @@ def build_net(model: Model):
     return AZNet(model)
 
 
-def losses(net, batch: Mapping[str, np.ndarray], n: int, l2: float, q_weight: float = 0.0):
+def losses(net, batch: Mapping[str, np.ndarray], n: int, l2: float, q_weight: float = 0.0,
+           value_l2: float = 0.0):
     """``(total, value, policy, l2, value_mse)`` torch scalars of one batch of ``n``-player
     positions (``x`` (B, D_n+n), ``mask`` (B, A_n) bool, ``pi`` (B, A_n), ``z`` and ``q``
-    (B, n)); ``total = value + policy + l2 * sum(w**2)``. The value target is
+    (B, n)); ``total = value + policy + l2 * sum(w**2) + value_l2 * sum(wv**2)`` (the
+    second penalty on the value head's output weights of every player count, ``ratai
+    train --value-l2``; the returned ``l2`` is ``sum(w**2)``). The value target is
     ``(1 - q_weight) * z + q_weight * q``: the game's result mixed with the search's root
     value (``q`` may be absent when ``q_weight`` is 0). ``value_mse`` (the mean squared error
     of the sigmoid values against that target) is reported, not optimised."""
@@ -103,4 +109,35 @@ def losses(net, batch: Mapping[str, np.ndarray], n: int, l2: float, q_weight: fl
     policy = -(pi * torch.where(mask, logp, torch.zeros_like(logp))).sum(dim=1).mean()
     reg = net.l2()
     mse = ((torch.sigmoid(v_logits) - z) ** 2).mean()
-    return value + policy + l2 * reg, value, policy, reg, mse
+    total = value + policy + l2 * reg
+    if value_l2:
+        total = total + value_l2 * net.l2("wv")
+    return total, value, policy, reg, mse
+
+
+def heldout(net, positions, n: int, maps=None, chunk: int = 1024) -> dict:
+    """How ``net`` predicts ``n``-player positions it has not trained on (a
+    :class:`ratai.train.buffer.Positions`; ``maps`` as for its ``batch``), in chunks of
+    ``chunk`` rows, without gradients:
+
+    * ``value_mse``: mean squared error of its values against the game's result ``z`` (per
+      seat; whatever the run's value target, the truth is ``z``);
+    * ``constant_mse``: the same error of the constant ``1/n`` (``z`` sums to 1 over the
+      seats, so ``1/n`` is the mean): a head below it has learned something that
+      generalises, one above it has memorised its games;
+    * ``policy_loss``: cross-entropy of its masked policy against the visit shares;
+    * ``positions``: how many. Empty ``positions`` give ``{"positions": 0}``."""
+    torch = import_torch()
+    if len(positions) == 0:
+        return {"positions": 0}
+    sums = np.zeros(3)
+    with torch.no_grad():
+        for start in range(0, len(positions), chunk):
+            idx = np.arange(start, min(start + chunk, len(positions)))
+            batch = positions.batch(idx, n, maps)
+            _, _, policy, _, mse = losses(net, batch, n, 0.0)
+            const = float(((batch["z"] - 1.0 / n) ** 2).mean())
+            sums += len(idx) * np.array([mse.item(), const, policy.item()])
+    mean = sums / len(positions)
+    return {"positions": len(positions), "value_mse": round(float(mean[0]), 5),
+            "constant_mse": round(float(mean[1]), 5), "policy_loss": round(float(mean[2]), 5)}

@@ -81,9 +81,14 @@ def report_markdown(root: Path, cfg, state: dict) -> str:
              "others; score = R_new / (R_new + R_best).", "",
              "Peak RSS: the sitting's peak resident memory so far (`VmHWM`), this process's "
              "plus each local self-play worker's, in MB.", "",
-             "| gen | games trained | loss | value loss | policy loss | value MSE | gate score "
-             "(games) | best | strength vs random | minutes (total) | peak RSS (MB) |",
-             "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: | ---: |"]
+             "Held-out value MSE: the previous generation's network on this generation's new "
+             "positions, before training on them, against the game's result, with the "
+             "constant 1/n's error in parentheses: below it the value head generalises, above "
+             "it it has memorised its games.", "",
+             "| gen | games trained | loss | value loss | policy loss | value MSE | held-out "
+             "value MSE (1/n) | gate score (games) | best | strength vs random | minutes "
+             "(total) | peak RSS (MB) |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: | ---: |"]
     best = 0
     for entry in state["summary"]:
         g = entry["generation"]
@@ -94,11 +99,15 @@ def report_markdown(root: Path, cfg, state: dict) -> str:
             best = g
         loss = (f"{tr['loss']:.4f} | {tr['value_loss']:.4f} | {tr['policy_loss']:.4f} | "
                 f"{tr['value_mse']:.4f}") if tr else "- | - | - | -"
+        held = (tr or {}).get("heldout") or {}
+        held_txt = (f"{held['value_mse']:.4f} ({held['constant_mse']:.4f})"
+                    if held.get("positions") else "-")
         gate_txt = "-"
         if gate:
             gate_txt = f"{gate['score']:.3f} ({gate['games']})"
             gate_txt += " promoted" if gate["promoted"] else ""
-        lines.append(f"| {g} | {entry['games_trained']} | {loss} | {gate_txt} | {best} | "
+        lines.append(f"| {g} | {entry['games_trained']} | {loss} | {held_txt} | {gate_txt} | "
+                     f"{best} | "
                      f"{_fmt_strength(entry.get('strength'))} | {entry['seconds'] / 60:.1f} | "
                      f"{_fmt_mb(entry.get('peak_rss_mb'))} |")
     lines += ["", "Configuration (config.json):", "", "```json",
@@ -107,7 +116,8 @@ def report_markdown(root: Path, cfg, state: dict) -> str:
 
 
 def plots(root: Path, cfg, state: dict) -> None:
-    """``loss.png`` (losses per training step, all generations) and ``strength.png``
+    """``loss.png`` (losses per training step, all generations; below, the value head's
+    error per generation on held-out and training positions) and ``strength.png``
     (strength against random per player count and gating score, per generation). Skipped
     without matplotlib."""
     try:
@@ -119,7 +129,7 @@ def plots(root: Path, cfg, state: dict) -> None:
         return
     metrics = read_metrics(root)
     trains = [m for m in metrics if m["event"] == "train"]
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7, 7))
     for col, name in ((1, "loss"), (2, "value loss (BCE)"), (3, "policy loss (CE)")):
         xs, ys, offset = [], [], 0
         for m in trains:
@@ -132,6 +142,18 @@ def plots(root: Path, cfg, state: dict) -> None:
     ax.set_ylabel("loss")
     ax.set_title(f"{cfg.game} {','.join(map(str, cfg.players))}p: training loss")
     ax.legend()
+    held = [(m["generation"], m["heldout"]) for m in trains
+            if (m.get("heldout") or {}).get("positions")]
+    if held:
+        gens = [g for g, _ in held]
+        ax2.plot(gens, [h["value_mse"] for _, h in held], marker=".",
+                 label="held out: new positions, before training")
+        ax2.plot(gens, [h["constant_mse"] for _, h in held], "k--", label="constant 1/n")
+    ax2.plot([m["generation"] for m in trains], [m["value_mse"] for m in trains],
+             marker=".", label="training batches (its value target)")
+    ax2.set_xlabel("generation")
+    ax2.set_ylabel("value MSE per seat")
+    ax2.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(Path(root) / "loss.png", dpi=90)
     plt.close(fig)

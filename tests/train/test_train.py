@@ -209,6 +209,52 @@ def test_torch_net_equals_the_numpy_model_and_the_loss_formula():
     bce = -(t * np.log(v_ref[0]) + (1 - t) * np.log(1 - v_ref[0])).mean()
     assert value.item() == pytest.approx(bce, rel=1e-5)
     assert mse.item() == pytest.approx(((v_ref[0] - t) ** 2).mean(), rel=1e-4)
+    # --value-l2 c: c * sum(wv**2) over the value heads' output weights joins the total only
+    plain = losses(net, batch, 2, l2=0.5, q_weight=0.25)
+    penalised = losses(net, batch, 2, l2=0.5, q_weight=0.25, value_l2=3.0)
+    wv2 = sum(float((v ** 2).sum()) for k, v in model.arrays().items() if k.startswith("wv"))
+    assert wv2 > 0
+    assert penalised[0].item() == pytest.approx(plain[0].item() + 3.0 * wv2, rel=1e-5)
+    assert [t.item() for t in penalised[1:]] == [t.item() for t in plain[1:]]
+
+
+@needs_torch
+def test_heldout_figures_are_the_loss_formulas_over_all_rows_in_chunks():
+    """``ratai.train.net.heldout``: the value head's squared error against ``z``, the
+    constant ``1/n``'s, and the policy loss, averaged over every row whatever the chunk."""
+    import torch
+
+    from ratai.nn.model import Model
+    from ratai.train.buffer import Positions
+    from ratai.train.net import build_net, heldout, losses
+
+    model = Model.init("rat_trap", [3], hidden=(16, 8), seed=2)
+    net = build_net(model)
+    n, d, a = 3, model.net(3).tensor_size, model.net(3).num_actions
+    rng = np.random.default_rng(4)
+    z = np.eye(n, dtype=np.float32)[rng.integers(0, n, 10)]       # one winner per game
+    z[0] = 1.0 / 3                                                  # and a three-way tie
+    mask = rng.random((10, a)) < 0.3
+    mask[:, 0] = True
+    pi = np.where(mask, rng.random((10, a)), 0).astype(np.float32)
+    pi /= pi.sum(axis=1, keepdims=True)
+    pos = Positions.from_dense({"obs": rng.random((10, d), dtype=np.float32),
+                                "seat": rng.integers(0, n, 10).astype(np.int8),
+                                "mask": mask, "pi": pi, "z": z,
+                                "q": np.full((10, n), 0.9, np.float32)})
+    whole = heldout(net, pos, n)
+    with torch.no_grad():
+        _, _, policy, _, mse = losses(net, pos.batch(np.arange(10), n), n, 0.0)
+    assert whole["positions"] == 10
+    assert whole["value_mse"] == pytest.approx(mse.item(), abs=1e-5)    # against z, not q
+    assert whole["policy_loss"] == pytest.approx(policy.item(), abs=1e-5)
+    assert whole["constant_mse"] == pytest.approx(float(((z - 1 / 3) ** 2).mean()), abs=1e-5)
+    for key, value in heldout(net, pos, n, chunk=3).items():             # 3 + 3 + 3 + 1
+        assert value == pytest.approx(whole[key], abs=2e-5), key
+    empty = Positions.from_dense({k: v[:0] for k, v in
+                                  {"obs": pos.obs, "seat": pos.seat, "mask": mask, "pi": pi,
+                                   "z": z}.items()})
+    assert heldout(net, empty, n) == {"positions": 0}
 
 
 def _run(args, expect=0):
@@ -298,6 +344,21 @@ def test_one_tiny_generation_end_to_end(tiny_run):
     gens = [e for e in events if e["event"] == "generation"]   # the sitting's peak memory
     assert all(50 < e["peak_rss_mb"] < 4096 for e in gens if sys.platform == "linux")
     assert "peak RSS (MB)" in report
+    # each train event measures the previous generation's weights on the generation's new
+    # positions (never trained on) before it trains on them
+    from ratai.train.net import build_net, heldout
+
+    buf = ReplayBuffer(root / "buffer", 10**9)
+    for e in tr:
+        g = e["generation"]
+        fresh = buf.load(generation=g)
+        assert e["heldout"]["positions"] == sum(len(p) for p in fresh.values()) > 0
+        assert set(e["heldout_by_players"]) == {str(n) for n in fresh}
+        again = heldout(build_net(Model.load(root / "models" / f"gen-{g - 1:05d}.npz")),
+                        fresh[2], 2)
+        for key in ("value_mse", "constant_mse", "policy_loss"):
+            assert e["heldout"][key] == pytest.approx(again[key], abs=1e-3), key
+    assert "held-out value MSE (1/n)" in report
 
 
 @needs_torch
@@ -570,6 +631,32 @@ def test_value_target_q_records_root_values_and_changes_the_value_target(tiny_ru
     _, err = _run(["train", *TINY, "--value-target-q", "-0.1", "--run", str(tmp_path / "bad")],
                   expect=2)
     assert err.count("\n") == 1 and "--value-target-q" in err
+    assert not (tmp_path / "bad").exists()
+
+
+@needs_torch
+def test_value_l2_shrinks_the_value_head_alone_and_is_recorded(tiny_run, tmp_path):
+    """``--value-l2``: the same games train a value head with smaller output weights (the
+    penalty holds it near what generalises), the other layers follow only through it; the
+    command records it; a negative value is one line, nothing created."""
+    from ratai.nn.model import Model
+
+    root = tmp_path / "vl2"
+    out, _ = _run(["train", *TINY, "--value-l2", "50", "--run", str(root)])
+    assert "generation 2" in out
+    a = Model.load(root / "models" / "gen-00002.npz").arrays()
+    b = Model.load(tiny_run[0] / "models" / "gen-00002.npz").arrays()
+
+    def norm(arrays, prefix):
+        return sum(float((v.astype(np.float64) ** 2).sum()) for k, v in arrays.items()
+                   if k.startswith(prefix))
+
+    assert norm(a, "wv") < 0.8 * norm(b, "wv")
+    assert norm(a, "wp") == pytest.approx(norm(b, "wp"), rel=0.05)
+    assert "--value-l2 50.0" in json.loads((root / "config.json").read_text())["command"]
+    _, err = _run(["train", *TINY, "--value-l2", "-1", "--run", str(tmp_path / "bad")],
+                  expect=2)
+    assert err.count("\n") == 1 and "--value-l2" in err
     assert not (tmp_path / "bad").exists()
 
 
