@@ -42,7 +42,7 @@ import math
 import os
 import shutil
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -595,7 +595,7 @@ class TrainingRun:
     def _train(self, g: int) -> None:
         from ratai.engines import load_game
         from ratai.nn.model import Model
-        from ratai.train.net import build_net, heldout, losses
+        from ratai.train.net import build_net, heldout, losses, pooled
 
         cfg, torch = self.cfg, self.torch
         torch.manual_seed(derived_seed(cfg.seed, g, _PHASE_SEEDS["train"]))
@@ -650,7 +650,7 @@ class TrainingRun:
                      loss=round(mean[0], 5), value_loss=round(mean[1], 5),
                      policy_loss=round(mean[2], 5), l2=round(mean[3], 3),
                      value_mse=round(mean[4], 5), buffer_positions=int(counts.sum()),
-                     heldout=_pooled(fresh), heldout_by_players=fresh,
+                     heldout=pooled(fresh), heldout_by_players=fresh,
                      seconds=round(time.time() - start, 3),
                      curve=curve, curve_fields=["step", "loss", "value_loss", "policy_loss",
                                                 "l2", "value_mse"])
@@ -758,18 +758,6 @@ class TrainingRun:
         write_report(self.root, self.cfg, self.state)
         self._commit()
         shutil.rmtree(self._p("work", f"gen-{g:05d}"), ignore_errors=True)
-
-
-def _pooled(by_players: Mapping[int, dict]) -> dict:
-    """:func:`ratai.train.net.heldout`'s figures over every player count, weighted by
-    positions (``{"positions": 0}`` without any)."""
-    parts = [h for h in by_players.values() if h["positions"]]
-    total = sum(h["positions"] for h in parts)
-    out: dict = {"positions": total}
-    for key in ("value_mse", "constant_mse", "policy_loss"):
-        if total:
-            out[key] = round(sum(h[key] * h["positions"] for h in parts) / total, 5)
-    return out
 
 
 def _lineage(path: str, model) -> dict:

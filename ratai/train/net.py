@@ -122,9 +122,9 @@ def heldout(net, positions, n: int, maps=None, chunk: int = 1024) -> dict:
 
     * ``value_mse``: mean squared error of its values against the game's result ``z`` (per
       seat; whatever the run's value target, the truth is ``z``);
-    * ``constant_mse``: the same error of the constant ``1/n`` (``z`` sums to 1 over the
-      seats, so ``1/n`` is the mean): a head below it has learned something that
-      generalises, one above it has memorised its games;
+    * ``constant_mse``: the same error of the constant ``1/n``, the fair share (the mean of
+      ``z`` wherever one seat's win is the others' loss): a head below it has learned
+      something that generalises, one above it has memorised its games;
     * ``policy_loss``: cross-entropy of its masked policy against the visit shares;
     * ``positions``: how many. Empty ``positions`` give ``{"positions": 0}``."""
     torch = import_torch()
@@ -141,3 +141,15 @@ def heldout(net, positions, n: int, maps=None, chunk: int = 1024) -> dict:
     mean = sums / len(positions)
     return {"positions": len(positions), "value_mse": round(float(mean[0]), 5),
             "constant_mse": round(float(mean[1]), 5), "policy_loss": round(float(mean[2]), 5)}
+
+
+def pooled(by_players: Mapping[int, dict]) -> dict:
+    """:func:`heldout`'s figures of several player counts ``{n: figures}`` pooled, each
+    weighted by its positions (``{"positions": 0}`` without any)."""
+    parts = [h for h in by_players.values() if h["positions"]]
+    total = sum(h["positions"] for h in parts)
+    out: dict = {"positions": total}
+    for key in ("value_mse", "constant_mse", "policy_loss"):
+        if total:
+            out[key] = round(sum(h[key] * h["positions"] for h in parts) / total, 5)
+    return out

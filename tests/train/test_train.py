@@ -255,6 +255,17 @@ def test_heldout_figures_are_the_loss_formulas_over_all_rows_in_chunks():
                                   {"obs": pos.obs, "seat": pos.seat, "mask": mask, "pi": pi,
                                    "z": z}.items()})
     assert heldout(net, empty, n) == {"positions": 0}
+    # pooled over player counts: each count weighted by its positions
+    from ratai.train.net import pooled
+
+    two = {"positions": 30, "value_mse": 0.3, "constant_mse": 0.25, "policy_loss": 1.0}
+    both = pooled({3: whole, 2: two, 4: {"positions": 0}})
+    assert both["positions"] == 40
+    assert both["value_mse"] == pytest.approx((10 * whole["value_mse"] + 30 * 0.3) / 40,
+                                              abs=1e-5)
+    assert both["policy_loss"] == pytest.approx((10 * whole["policy_loss"] + 30) / 40,
+                                                abs=1e-5)
+    assert pooled({}) == {"positions": 0}
 
 
 def _run(args, expect=0):
