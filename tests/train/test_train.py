@@ -373,6 +373,29 @@ def test_one_tiny_generation_end_to_end(tiny_run):
 
 
 @needs_torch
+def test_bench_value_heldout_reads_a_run_and_fits_offline(tiny_run, capsys):
+    """``bench/value_heldout.py``: a finished run's held-out figures are the ones its train
+    metric recorded (the last generation's); ``--fit`` trains a fresh network on the early
+    generations and reports each later player count; a non-run directory is one line."""
+    from tests.conftest import load_script
+
+    mod = load_script("bench/value_heldout.py")
+    root = tiny_run[0]
+    mod.main([str(root), "--generations", "1"])
+    out = capsys.readouterr().out
+    last = [json.loads(line) for line in (root / "metrics.jsonl").read_text().splitlines()
+            if '"train"' in line][-1]["heldout"]
+    assert f"held out: value MSE {last['value_mse']:.3f}" in out
+    assert f"constant 1/n {last['constant_mse']:.3f}" in out
+    mod.main([str(root), "--fit", "1", "--steps", "2", "--every", "1", "--batch-size", "8"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0].strip() for line in lines[1:]] == ["step 1", "step 2"]
+    assert all("2p value" in line for line in lines[1:])
+    with pytest.raises(SystemExit, match="not a ratai train run directory"):
+        mod.main([str(root / "buffer")])
+
+
+@needs_torch
 def test_two_workers_report_their_peak_memory(tmp_path):
     """With local worker processes the generation's ``peak_rss_mb`` adds each worker's
     peak (``VmHWM``) to this process's: more than a run without workers reports."""
