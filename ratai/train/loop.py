@@ -110,7 +110,9 @@ class TrainConfig:
     (its error on new positions, the ``heldout`` figures of the ``train`` metric, then
     climbs above the constant ``1/n``'s) while the policy head still generalises; a
     penalty on ``wv`` holds the value head near what generalises without weakening the
-    policy that a larger ``l2`` would (docs/training.md, "Memorising the results").
+    policy that a larger ``l2`` would (docs/training.md, "Memorising the results"). Whether
+    that plays stronger is a match's to say: one Ratapolis hour at 1.0 held the head at the
+    constant and played weaker with its value mixed in (bench/README.md, stop 45).
 
     ``seat_relative``: train a seat-relative network (``ratai.nn.model``: the mover's own
     fields first, values and seat-naming actions renumbered from the mover); the replay
