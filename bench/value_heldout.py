@@ -19,7 +19,8 @@ one far below it on its own buffer and above it on new games has memorised its g
 buffer's generations ``<= SPLIT`` and report the held-out figures on the later ones every
 ``--every`` steps, per player count, as the value error minus the constant's: a quick way to
 try ``--l2``, ``--value-l2``, ``--value-target-q`` and ``--lr`` before spending an hour of
-self-play on them (docs/training.md, "The value head memorises"). Batches are drawn as
+self-play on them (docs/training.md, "The value head memorises"). The run's files are only read
+(a run still training may be measured). Batches are drawn as
 ``ratai train`` draws them (player counts in proportion to their positions). Needs the
 ``[train]`` extra.
 """
@@ -47,7 +48,7 @@ def last_generations(root: Path, k: int) -> None:
     from ratai.train.net import build_net, heldout, pooled
 
     cfg = json.loads((root / "config.json").read_text())["config"]
-    buf = ReplayBuffer(root / "buffer", 10**12)
+    buf = ReplayBuffer(root / "buffer", 10**12, readonly=True)
     gens = [g for g in sorted({s["generation"] for s in buf.shards}) if g >= 1][-k:]
     rows = []
     for g in gens:
@@ -82,7 +83,7 @@ def fit(root: Path, a: argparse.Namespace) -> None:
     from ratai.train.net import build_net, heldout, losses
 
     cfg = json.loads((root / "config.json").read_text())["config"]
-    buf = ReplayBuffer(root / "buffer", 10**12)
+    buf = ReplayBuffer(root / "buffer", 10**12, readonly=True)
     train: dict[int, list] = {}
     test: dict[int, list] = {}
     for g in sorted({s["generation"] for s in buf.shards}):

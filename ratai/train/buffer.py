@@ -95,16 +95,22 @@ def network_input(obs: np.ndarray, seat: np.ndarray, n: int) -> np.ndarray:
 class ReplayBuffer:
     """At most ``capacity`` positions (all player counts together) in ``root``.
 
+    ``readonly``: only read (a tool looking at another process's run): nothing is created,
+    a file the index does not list (a shard being written) is left alone, and :meth:`add`
+    raises ``ValueError``.
+
     Raises:
         ValueError: ``capacity < 1``; a corrupt ``index.json`` (on open).
     """
 
-    def __init__(self, root: Path, capacity: int):
+    def __init__(self, root: Path, capacity: int, readonly: bool = False):
         if capacity < 1:
             raise ValueError(f"bad buffer capacity {capacity}: allowed >= 1 positions")
         self.root = Path(root)
         self.capacity = int(capacity)
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.readonly = readonly
+        if not readonly:
+            self.root.mkdir(parents=True, exist_ok=True)
         self.index_path = self.root / "index.json"
         self.shards: list[dict] = []
         if self.index_path.exists():
@@ -120,6 +126,8 @@ class ReplayBuffer:
             if not (self.root / s["file"]).is_file():
                 raise ValueError(f"corrupt replay buffer: shard {s['file']} listed in "
                                  f"{self.index_path} is missing")
+        if readonly:
+            return
         listed = {s["file"] for s in self.shards}
         for leftover in self.root.iterdir():  # written by a process killed before its index
             if leftover.name != "index.json" and leftover.name not in listed:
@@ -139,6 +147,8 @@ class ReplayBuffer:
         stored as its default's copy), then drop the oldest positions above the capacity.
         Adding a (generation, players) the buffer already holds does nothing (a resumed
         generation re-adds the identical positions it had added before a kill)."""
+        if self.readonly:
+            raise ValueError(f"replay buffer {self.root} is open read-only")
         count = len(arrays["obs"])
         if count == 0 or any(s["generation"] == generation and s["players"] == players
                              for s in self.shards):

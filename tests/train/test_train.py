@@ -139,6 +139,25 @@ def test_root_value_is_the_visit_weighted_mean_of_the_root_moves():
     assert root_value(unvisited, 2) is None
 
 
+def test_a_read_only_buffer_touches_nothing(tmp_path):
+    """``readonly=True`` (tools reading a live run): a shard not yet in the index stays, a
+    missing directory is not created, and adding is refused."""
+    buf = ReplayBuffer(tmp_path / "b", capacity=10)
+    buf.add(1, 2, _shard(4, 1.0))
+    stray = tmp_path / "b" / "gen-00002-2p.npz"       # being written by the run
+    stray.write_bytes(b"partial")
+    ro = ReplayBuffer(tmp_path / "b", capacity=10, readonly=True)
+    assert stray.exists() and len(ro) == 4
+    assert ro.load()[2]["obs"][:, 0].tolist() == [1.0] * 4
+    with pytest.raises(ValueError, match="read-only"):
+        ro.add(2, 2, _shard(4, 2.0))
+    assert stray.read_bytes() == b"partial"
+    ReplayBuffer(tmp_path / "none", capacity=10, readonly=True)
+    assert not (tmp_path / "none").exists()
+    ReplayBuffer(tmp_path / "b", capacity=10)            # the run's own open cleans up
+    assert not stray.exists()
+
+
 def test_buffer_refuses_a_damaged_index(tmp_path):
     buf = ReplayBuffer(tmp_path, capacity=5)
     buf.add(1, 2, _shard(2, 1.0))
