@@ -57,20 +57,16 @@ def last_generations(root: Path, k: int) -> None:
         net = build_net(model)
         rows.append(pooled({n: heldout(net, pos, n, maps[n])
                              for n, pos in buf.load(generation=g).items()}))
-    total = sum(r["positions"] for r in rows)
-    if not total:
+    held = pooled(dict(enumerate(rows)))   # over the generations, as over player counts
+    if not held["positions"]:
         sys.exit(f"error: {root}: no generation >= 1 in the replay buffer")
-
-    def mean(key: str) -> float:
-        return sum(r[key] * r["positions"] for r in rows if r["positions"]) / total
-
     last = Model.load(root / "models" / f"gen-{gens[-1]:05d}.npz")
     maps = _maps(last, cfg["game"], cfg["players"], cfg.get("params", {}))
     seen = pooled({n: heldout(build_net(last), pos, n, maps[n])
                     for n, pos in buf.load().items()})
-    print(f"{root}: generations {gens[0]}-{gens[-1]}, {total} held-out positions")
-    print(f"  held out: value MSE {mean('value_mse'):.3f}, constant 1/n "
-          f"{mean('constant_mse'):.3f}, policy loss {mean('policy_loss'):.3f}")
+    print(f"{root}: generations {gens[0]}-{gens[-1]}, {held['positions']} held-out positions")
+    print(f"  held out: value MSE {held['value_mse']:.3f}, constant 1/n "
+          f"{held['constant_mse']:.3f}, policy loss {held['policy_loss']:.3f}")
     print(f"  generation {gens[-1]} on its own buffer ({seen['positions']} positions): value MSE "
           f"{seen['value_mse']:.3f}, constant 1/n {seen['constant_mse']:.3f}")
 
