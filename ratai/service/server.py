@@ -9,14 +9,16 @@ serves every RPC (no thread per call or stream) and owns the search workers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import logging
+import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -262,18 +264,41 @@ def serve(argv: Sequence[str] | None = None) -> int:
     except (OSError, RuntimeError, ValueError) as exc:  # StoreLocked, ConfigError, bad path
         print(f"ratai serve: error: {exc}", file=sys.stderr)
         return 2
-    try:
-        server.start()
-    except (OSError, RuntimeError, ValueError) as exc:
-        print(f"ratai serve: error: {exc}", file=sys.stderr)
-        return 2
-    done = threading.Event()
-
-    def on_signal(signum, frame):
-        done.set()
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, on_signal)
-    done.wait()
+    with _signal_pipe(signal.SIGINT, signal.SIGTERM) as wait:  # a signal while starting counts
+        try:
+            server.start()
+        except (OSError, RuntimeError, ValueError) as exc:
+            print(f"ratai serve: error: {exc}", file=sys.stderr)
+            return 2
+        wait()
     server.stop(2.0)
     return 0
+
+
+@contextlib.contextmanager
+def _signal_pipe(*signums: int) -> Iterator[Callable[[], int]]:
+    """Catch ``signums`` for the block; yields ``wait()``, which blocks until one arrives.
+
+    ``wait()`` returns the signal's number (at once if one came earlier in the block). The
+    handler only writes a byte to a pipe that ``wait`` reads (the self-pipe trick): a handler
+    that took a lock (``threading.Event.set``) could deadlock, since Python runs handlers in
+    the main thread, possibly while that thread holds the same lock inside ``Event.wait``.
+    The previous handlers are restored on leaving.
+    """
+    r, w = os.pipe()
+    os.set_blocking(w, False)  # a burst of signals cannot block the handler on a full pipe
+
+    def on_signal(signum, frame):
+        try:
+            os.write(w, bytes([signum]))
+        except BlockingIOError:
+            pass
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in signums}
+    try:
+        yield lambda: os.read(r, 1)[0]  # an interrupted read runs the handler, then resumes
+    finally:
+        for sig, handler in previous.items():  # before closing: the fd number may be reused
+            signal.signal(sig, handler)
+        os.close(r)
+        os.close(w)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import signal
 import subprocess
 import sys
 import time
+
+import pytest
 
 from ratai.client import Client
 
@@ -35,3 +38,39 @@ def test_server_py_serves_and_logs_json_lines(tmp_path):
         assert proc.wait(20) == 0
         assert time.monotonic() - t0 < 20
     assert db.exists()
+
+
+def _main_thread_only():
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers can only be set in the main thread")
+
+
+def test_signal_pipe_records_a_signal_and_restores_the_handler():
+    # serve() waits for SIGINT/SIGTERM through this pipe; its handler must take no lock (an
+    # Event.set there deadlocked once in ~1,000 runs: the main thread held the Event's lock)
+    _main_thread_only()
+    from ratai.service.server import _signal_pipe
+
+    before = signal.getsignal(signal.SIGUSR1)
+    with _signal_pipe(signal.SIGUSR1) as wait:
+        for _ in range(70_000):  # more than a pipe holds (64 KiB): the handler never blocks
+            os.kill(os.getpid(), signal.SIGUSR1)
+        assert wait() == signal.SIGUSR1  # sent before the wait: recorded, not lost
+    assert signal.getsignal(signal.SIGUSR1) is before
+
+
+def test_signal_pipe_wakes_a_blocked_wait():
+    _main_thread_only()
+    import threading
+
+    from ratai.service.server import _signal_pipe
+
+    with _signal_pipe(signal.SIGUSR1, signal.SIGUSR2) as wait:
+        timer = threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGUSR2))
+        timer.start()
+        t0 = time.monotonic()
+        assert wait() == signal.SIGUSR2
+        assert time.monotonic() - t0 < 10
+        timer.join()
