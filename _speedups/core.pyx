@@ -15,8 +15,8 @@ from libc.stdlib cimport malloc, free
 
 import numpy as np
 
-from ratai.engines.api import (IllegalActionError, State, canonical_json, check_player,
-                               keep_views, make_rng)
+from ratai.engines.api import (IllegalActionError, State, canonical_json, check_actor,
+                               check_player, keep_views, make_rng)
 
 
 def check_bounds(str game, int max_players, int max_count) -> None:
@@ -229,7 +229,10 @@ cdef class CyState:
         """Sorted, unique legal action ids; empty at terminal states (see engines/api.py)."""
         cdef int buf[CY_MAXBUF]
         cdef double prob[CY_MAXBUF]
-        cdef int n, cp = self.c_current_player()
+        cdef int n, cp
+        if player is not None:
+            player = check_actor(player, self.c_num_players())
+        cp = self.c_current_player()
         if cp == -4:
             return []
         if cp == -1:
@@ -388,7 +391,8 @@ cdef class CyState:
             out: a caller's ``float32`` buffer of that shape to write into, or ``None``.
 
         Raises:
-            ValueError: ``player`` is not a seat.
+            ValueError: ``player`` is not a seat; ``out`` is not a writeable float array
+                of that shape.
         """
         cdef int size = self.c_observation_size()
         cdef int n = self.c_num_players()
@@ -450,8 +454,8 @@ State.register(CyState)
 
 
 def _restore(game, data):
-    """Unpickle a twin state (``CyState.__reduce__``)."""
-    return game.deserialize_state(data)
+    """Unpickle a twin state (``CyState.__reduce__``; bytes this library wrote)."""
+    return game.deserialize_state(data, validate=False)
 
 
 def _make_game(cls, params):
@@ -498,13 +502,19 @@ class CyGame:
             ref = self.__dict__["_reference"] = self._reference_class(**self.params)
         return ref
 
-    def deserialize_state(self, data):
-        """Inverse of the state's ``serialize``: the reference's format and validation.
+    def deserialize_state(self, data, *, validate=True):
+        """Inverse of the state's ``serialize``: the reference's format and validation
+        (``validate``: see ``engines.api.Game.deserialize_state``), so a malformed or
+        out-of-range document is refused before any compiled code reads it.
 
         Raises:
             ValueError: the bytes are not a serialized state of this game and parameters.
         """
-        return self._from_reference(self.reference_game().deserialize_state(data))
+        st = self._from_reference(self.reference_game().deserialize_state(
+            data, validate=validate))
+        if validate:  # the twin's reading of the fields must be playable too
+            self._check_loaded(st, schema=False)
+        return st
 
 
 cdef long c_random_playout(CyState state, unsigned long long* rng, int* act,

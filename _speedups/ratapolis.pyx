@@ -1974,12 +1974,13 @@ class RatapolisGame(CyGame, _R.RatapolisGame):
             raise ValueError("simultaneous=True states are reference states; use them as is")
         return super().from_reference(ref)
 
-    def deserialize_state(self, data):
-        """Inverse of ``RatapolisState.serialize``: the reference's format and validation.
+    def deserialize_state(self, data, *, validate=True):
+        """Inverse of ``RatapolisState.serialize``: the reference's format and validation
+        (``validate``: see ``engines.api.Game.deserialize_state``).
 
         Raises:
             ValueError: the bytes are not a serialized state of this game and parameters.
         """
         if self._consts is None:
-            return _R.RatapolisGame.deserialize_state(self, data)
-        return super().deserialize_state(data)
+            return _R.RatapolisGame.deserialize_state(self, data, validate=validate)
+        return super().deserialize_state(data, validate=validate)

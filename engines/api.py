@@ -76,6 +76,10 @@ __all__ = [
     "make_rng",
     "canonical_json",
     "check_player",
+    "check_actor",
+    "SPECIAL_PLAYERS",
+    "SAFETY_VALVE_MAX",
+    "short_repr",
     "read_component_json",
     "sample_chance_outcome",
     "keep_views",
@@ -140,6 +144,29 @@ def check_player(player: Any, num_players: int) -> int:
     return int(player)
 
 
+#: The ids ``legal_actions(player)`` accepts besides seats (it returns ``[]`` for them, or the
+#: chance outcomes for ``CHANCE`` at a chance node).
+SPECIAL_PLAYERS = (CHANCE, SIMULTANEOUS, INVALID, TERMINAL)
+
+
+def check_actor(player: Any, num_players: int) -> int | None:
+    """``player`` of ``legal_actions(player)``: ``None``, a seat or one of
+    :data:`SPECIAL_PLAYERS`, as a plain ``int`` (Python and numpy integers).
+
+    Raises:
+        ValueError: anything else (bools, floats, strings, other ints), so a wrong seat is
+            an error rather than an empty list that reads as "no legal move".
+    """
+    if player is None:
+        return None
+    if isinstance(player, bool) or not isinstance(player, int | np.integer) or not (
+            0 <= int(player) < num_players or int(player) in SPECIAL_PLAYERS):
+        raise ValueError(f"bad player {player!r}: allowed None, an int from 0 to "
+                         f"{num_players - 1}, or one of {list(SPECIAL_PLAYERS)} (chance, "
+                         f"simultaneous, invalid, terminal)")
+    return int(player)
+
+
 def read_component_json(package: str, filename: str, path: str | None) -> tuple[Any, str]:
     """A game's component data: the packaged ``filename`` of ``package`` (``path=None``) or
     the JSON file at ``path`` (the ``data_path`` parameter). Returns ``(document, source)``,
@@ -155,7 +182,8 @@ def read_component_json(package: str, filename: str, path: str | None) -> tuple[
         try:
             text = Path(path).read_text()
         except OSError as exc:
-            raise ValueError(f"bad value {path!r} for parameter 'data_path': {exc}") from None
+            raise ValueError(f"bad value {short_repr(path)} for parameter 'data_path': "
+                             f"{exc}") from None
         source = str(path)
     try:
         return json.loads(text), source
@@ -177,6 +205,19 @@ def sample_chance_outcome(state: State, rng: np.random.Generator) -> int:
 def canonical_json(obj: Any) -> str:
     """Compact JSON with sorted keys: the canonical text of an observation."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def short_repr(value: Any, limit: int = 100) -> str:
+    """``repr(value)`` cut to ``limit`` characters (then ``...`` and the full length), for
+    error messages that quote a caller's input."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+#: The largest value of a safety-valve parameter (Rat Trap's ``max_turns_per_round``, Rats to
+#: Riches' ``max_turn_actions``): 50 times their defaults, and small enough for the twins'
+#: 32-bit counters and for ``max_game_length``.
+SAFETY_VALVE_MAX = 10_000
 
 
 @dataclass(frozen=True)
@@ -218,7 +259,8 @@ class Param:
             allowed = self.allowed or (
                 "one of " + ", ".join(map(repr, self.choices)) if self.choices
                 else f"a {self.type.__name__}")
-            raise ValueError(f"bad value {value!r} for parameter {self.name!r}: allowed {allowed}")
+            raise ValueError(f"bad value {short_repr(value)} for parameter {self.name!r}: "
+                             f"allowed {allowed}")
         return value
 
     def describe(self) -> dict:
@@ -301,11 +343,20 @@ class Game(ABC):
         """The state before the first action (often a chance node for the setup)."""
 
     # -- (de)serialization ---------------------------------------------------------------
-    def deserialize_state(self, data: bytes | str) -> State:
+    def deserialize_state(self, data: bytes | str, *, validate: bool = True) -> State:
         """Inverse of :meth:`State.serialize`.
 
+        With ``validate`` (the default, for bytes from outside: a file, a client), every
+        seat's ``observation`` of the loaded state is checked against
+        :meth:`observation_schema` (types and ranges of every field some seat can see: all of
+        a perfect-information game's), so an out-of-range value is a ``ValueError`` here,
+        not a crash of the compiled twin later. Fields no seat sees (a face-down pile's
+        order, the engine's pending steps) are checked for presence only. ``validate=False``
+        skips the check (10-50 ms) for bytes this process or its workers wrote.
+
         Raises:
-            ValueError: the bytes are not a serialized state of this game and parameters.
+            ValueError: the bytes are not a serialized state of this game and parameters,
+                or (with ``validate``) a seat's view of it breaks the schema (the field named).
         """
         try:
             doc = json.loads(data)
@@ -331,7 +382,42 @@ class Game(ABC):
             raise ValueError("serialized 'history' must be a list of action ids")
         state._set_fields(fields)
         state._history = list(history)
+        if validate:
+            self._check_loaded(state)
         return state
+
+    def _check_loaded(self, state: State, schema: bool = True) -> None:
+        """A deserialized ``state`` must be playable (a seat, chance, simultaneous or over;
+        a decision with legal actions; chance outcomes summing to 1) and, with ``schema``,
+        every seat's observation of it must match the schema."""
+        try:
+            cp = state.current_player()
+            if cp == CHANCE:
+                ok = abs(sum(p for _, p in state.chance_outcomes()) - 1.0) <= 1e-9
+            elif cp == SIMULTANEOUS:
+                ok = any(state.legal_actions(p) for p in range(self.num_players()))
+            else:
+                ok = cp == TERMINAL or (0 <= cp < self.num_players()
+                                        and bool(state.legal_actions()))
+        except Exception as exc:  # noqa: BLE001 - any failure means a malformed state
+            raise ValueError(f"not a valid {self.name} state: {type(exc).__name__}: "
+                             f"{str(exc)[:200]}") from None
+        if not ok:
+            raise ValueError(f"not a valid {self.name} state: current player {cp!r} has no "
+                             f"legal move (or the chance outcomes do not sum to 1)")
+        for p in range(self.num_players() if schema else 0):
+            try:
+                obs = state.observation(p)
+            except Exception as exc:  # noqa: BLE001 - any failure means a malformed state
+                raise ValueError(f"not a valid {self.name} state: seat {p}'s observation "
+                                 f"fails ({type(exc).__name__}: {str(exc)[:200]})") from None
+            try:
+                self.validate_observation(obs)
+            except NotImplementedError:
+                return
+            except ValueError as exc:
+                raise ValueError(f"not a valid {self.name} state: seat {p}'s view of it: "
+                                 f"{exc}") from None
 
     def state_from_history(self, history: Sequence[int]) -> State:
         """Replay ``history`` from the initial state.
@@ -559,7 +645,12 @@ class State(ABC):
         actions of that seat (empty when it is not that seat's turn). At a ``SIMULTANEOUS``
         node (joint-action views only) a game returns each seat's own actions for
         ``legal_actions(seat)``, and the moves are applied together with :meth:`apply_actions`.
+
+        Raises:
+            ValueError: ``player`` is not ``None``, a seat or a special id
+                (:func:`check_actor`).
         """
+        player = check_actor(player, self._game.num_players())
         cp = self.current_player()
         if cp == TERMINAL:
             return []
@@ -758,7 +849,8 @@ class State(ABC):
             out: a caller's ``float32`` buffer of that shape to write into, or ``None``.
 
         Raises:
-            ValueError: ``player`` is not a seat.
+            ValueError: ``player`` is not a seat; ``out`` is not a writeable float array
+                of that shape.
         """
         return self._game._obs_spec().encode(self.observation(player), out)
 

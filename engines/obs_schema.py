@@ -537,11 +537,20 @@ class TensorLayout:
         """The tensor of ``observation`` (a valid observation dict).
 
         Args:
-            out: a caller's ``float32`` buffer of shape ``(size,)`` to write into (zeroed
-                first), or ``None`` for a new array.
+            out: a caller's buffer of shape ``(size,)`` to write into (zeroed first;
+                ``float32``, or another float dtype), or ``None`` for a new ``float32`` array.
+
+        Raises:
+            ValueError: ``out`` is not a writeable float array of shape ``(size,)``.
         """
         if out is None:
             out = np.zeros(self.size, dtype=np.float32)
+        elif not (isinstance(out, np.ndarray) and out.dtype.kind == "f"
+                  and out.shape == (self.size,) and out.flags.writeable):
+            raise ValueError(f"bad out buffer: expected a writeable float numpy array of "
+                             f"shape ({self.size},), got "
+                             f"{getattr(out, 'dtype', type(out).__name__)} "
+                             f"{getattr(out, 'shape', '')}")
         else:
             out[:] = 0.0
         self._write(observation, out)

@@ -91,7 +91,7 @@ from typing import Any
 
 import numpy as np
 
-from ..api import CHANCE, TERMINAL, Game, Param, State, check_player
+from ..api import CHANCE, TERMINAL, Game, Param, State, check_player, short_repr
 from .data import (
     BOOTH_ITEMS,
     LEVELS,
@@ -233,8 +233,8 @@ class FirstRatGame(Game):
                 default = next(p.default for p in self.param_specs if p.name == name)
                 if params[name] != default:
                     raise ValueError(
-                        f"bad value {params[name]!r} for parameter {name!r}: it is for the "
-                        f"solo game (num_players=1) only; with {params['num_players']} "
+                        f"bad value {short_repr(params[name])} for parameter {name!r}: it is "
+                        f"for the solo game (num_players=1) only; with {params['num_players']} "
                         f"players allowed only the default {default!r}")
         return params
 

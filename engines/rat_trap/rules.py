@@ -48,7 +48,16 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..api import CHANCE, TERMINAL, Game, Param, State, _copy_json, make_rng
+from ..api import (
+    CHANCE,
+    SAFETY_VALVE_MAX,
+    TERMINAL,
+    Game,
+    Param,
+    State,
+    _copy_json,
+    make_rng,
+)
 from . import data as D
 from .data import (
     AL_RATONE,
@@ -161,7 +170,8 @@ class RatTrapGame(Game):
               choices=("shared", "extra_round")),
         Param("data_path", None, str, "component data file (None: packaged stand-in)"),
         Param("max_turns_per_round", 200, int, "safety valve on turns per round",
-              check=lambda v: v >= 1, allowed="an int >= 1"),
+              check=lambda v: 1 <= v <= SAFETY_VALVE_MAX,
+              allowed=f"an int in 1..{SAFETY_VALVE_MAX}"),
     )
 
     def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:

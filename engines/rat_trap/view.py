@@ -389,8 +389,7 @@ def _rebuild(g: RatTrapGame, p: int, obs: Mapping[str, Any], rng: np.random.Gene
              ) -> RatTrapState:
     """See :meth:`RatTrapGame.state_from_observation`."""
     n, P, piles = g.num_players(), g.participants, g.num_piles
-    if not isinstance(p, int) or not 0 <= p < n:
-        raise ValueError(f"bad player {p!r}: allowed 0..{n - 1}")
+    p = check_player(p, n)
     if not isinstance(obs, Mapping):
         raise ValueError("observation must be a dict")
     if _field(obs, "player") != p:

@@ -56,8 +56,10 @@ from ..api import (
     IllegalActionError,
     Param,
     State,
+    check_actor,
     check_player,
     make_rng,
+    short_repr,
     unknown_views,
 )
 from .data import COLOURS, Layout, RatapolisData, load_data, parse_layout
@@ -174,7 +176,7 @@ class RatapolisGame(Game):
         data = load_data(params["data_path"])
         n = params["num_players"]
         if not data.min_players <= n <= data.max_players:
-            raise ValueError(f"bad value {n!r} for parameter 'num_players': allowed "
+            raise ValueError(f"bad value {short_repr(n)} for parameter 'num_players': allowed "
                              f"{data.min_players}..{data.max_players}")
         if params["layout"] == "first_game":
             rows = data.first_game_layout
@@ -183,8 +185,8 @@ class RatapolisGame(Game):
         try:
             layout = parse_layout(data, rows, field="layout", partial=True)  # RP-10
         except ValueError as exc:
-            raise ValueError(f"bad value {params['layout']!r} for parameter 'layout': {exc}; "
-                             f"allowed 'first_game' or rows separated by '/'") from exc
+            raise ValueError(f"bad value {short_repr(params['layout'])} for parameter 'layout': "
+                             f"{exc}; allowed 'first_game' or rows separated by '/'") from exc
         letters = [b.letter for b in data.buildings]
         prop_letters = [data.buildings[b].letter for b in layout.tiles
                         if data.buildings[b].property]
@@ -195,7 +197,7 @@ class RatapolisGame(Game):
             fixed = [t.strip() for t in params["property_tokens"].split(",") if t.strip()]
             if (not fixed or len(set(fixed)) != len(fixed)
                     or any(t not in prop_letters for t in fixed)):
-                raise ValueError(f"bad value {params['property_tokens']!r} for parameter "
+                raise ValueError(f"bad value {short_repr(params['property_tokens'])} for parameter "
                                  f"'property_tokens': allowed 'random', 'none' or one or "
                                  f"more distinct comma-separated letters among "
                                  f"{','.join(prop_letters)}")
@@ -203,8 +205,8 @@ class RatapolisGame(Game):
         colors = tuple(c.strip() for c in params["colors"].split(","))
         if (len(set(colors)) != len(colors) or any(c not in COLOURS for c in colors)
                 or len(colors) < n):
-            raise ValueError(f"bad value {params['colors']!r} for parameter 'colors': allowed "
-                             f"at least {n} distinct comma-separated colours among "
+            raise ValueError(f"bad value {short_repr(params['colors'])} for parameter 'colors': "
+                             f"allowed at least {n} distinct comma-separated colours among "
                              f"{', '.join(COLOURS)} (one per seat, in seat order)")
         #: RP-11: seat ``s`` plays ``colors[s]`` (labels, observations' plan cells, renders).
         self.colors = colors[:n]
@@ -499,6 +501,7 @@ class RatapolisState(State):
         plans of the lowest seat still to commit, which ``apply_action`` then commits (so a
         history replays).
         """
+        player = check_actor(player, self._game.n)
         if self.phase == PLAN and self._game.params["simultaneous"]:
             if player is None:
                 player = self._next_planner()
@@ -1115,20 +1118,20 @@ def _parse_round_events(data: RatapolisData, value: str) -> tuple[bool, list[str
         return False, None
     if value == "random":
         if not ncards:
-            raise ValueError(f"bad value {value!r} for parameter 'round_events': the data "
-                             f"file has no event cards")
+            raise ValueError(f"bad value {short_repr(value)} for parameter 'round_events': the "
+                             f"data file has no event cards")
         return True, None
     entries = [e.strip() for e in value.split(",")]
     bad = [e for e in entries if e not in ROUND_EFFECTS]
     if bad:
-        raise ValueError(f"bad value {value!r} for parameter 'round_events': unknown entry "
-                         f"{bad[0]!r}; {allowed}")
+        raise ValueError(f"bad value {short_repr(value)} for parameter 'round_events': unknown "
+                         f"entry {short_repr(bad[0])}; {allowed}")
     if len(entries) != data.rounds:
-        raise ValueError(f"bad value {value!r} for parameter 'round_events': "
+        raise ValueError(f"bad value {short_repr(value)} for parameter 'round_events': "
                          f"{len(entries)} entries, one per round needed; {allowed}")
     events = sum(e != NORMAL for e in entries)
     if events > ncards:
-        raise ValueError(f"bad value {value!r} for parameter 'round_events': {events} "
+        raise ValueError(f"bad value {short_repr(value)} for parameter 'round_events': {events} "
                          f"events but only {ncards} event cards; {allowed}")
     return False, entries
 

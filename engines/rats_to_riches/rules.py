@@ -89,7 +89,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..api import CHANCE, TERMINAL, Game, Param, State, check_player, make_rng
+from ..api import (
+    CHANCE,
+    SAFETY_VALVE_MAX,
+    TERMINAL,
+    Game,
+    Param,
+    State,
+    check_player,
+    make_rng,
+)
 from . import data as D
 from . import program as P
 from .data import BLUE, COLOURS, GREEN, RED, RatsToRichesData
@@ -199,7 +208,8 @@ class RatsToRichesGame(Game):
         # (random playouts: at most 30 Step 2 actions in 383,673 turns; IS-MCTS: at most 17).
         Param("max_turn_actions", MAX_TURN_ACTIONS, int,
               "safety valve on Step 2 actions per turn (RR-10; never binds in ordinary play)",
-              check=lambda v: v >= 1, allowed="an int >= 1"),
+              check=lambda v: 1 <= v <= SAFETY_VALVE_MAX,
+              allowed=f"an int in 1..{SAFETY_VALVE_MAX}"),
     )
 
     def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:

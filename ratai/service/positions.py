@@ -93,6 +93,7 @@ def position_state(game: Game, seat: Any, *, history: Sequence[int] | None = Non
         return state
     if serialized is not None:
         try:
+            # validated (every seat's view) before the compiled twin reads a field of it
             full = game.deserialize_state(serialized)
             fresh = game.new_initial_state()
             extra = sorted(set(full._fields()) - set(fresh._fields()))

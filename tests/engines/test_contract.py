@@ -179,6 +179,161 @@ def test_unknown_game_and_bad_params():
         load_game("rat_trap", colour="red")
 
 
+@pytest.mark.parametrize("backend", ["python", "cython"])
+@pytest.mark.parametrize("name,param", [("rat_trap", "max_turns_per_round"),
+                                        ("rats_to_riches", "max_turn_actions")])
+def test_safety_valves_are_bounded_on_both_backends(name, param, backend):
+    """The safety valves (not rules; RR-10 for Rats to Riches) take 1..SAFETY_VALVE_MAX on both
+    backends: a value past the twins' 32-bit counters is a ValueError naming the parameter,
+    never an OverflowError from the twin."""
+    from ratai.engines.api import SAFETY_VALVE_MAX
+
+    assert load_game(name, backend=backend, **{param: SAFETY_VALVE_MAX}).params[param] == \
+        SAFETY_VALVE_MAX
+    for bad in (0, SAFETY_VALVE_MAX + 1, 2**31, 2**63):
+        with pytest.raises(ValueError, match=f"{param}.*1..{SAFETY_VALVE_MAX}"):
+            load_game(name, backend=backend, **{param: bad})
+
+
+def test_bad_parameter_messages_quote_a_long_value_briefly():
+    """An error names the parameter and quotes at most ~100 characters of a long value
+    (then its length), so a caller's 5,000-character input is not echoed back."""
+    for name, param, value in [("ratapolis", "colors", "A" * 5000),
+                               ("ratapolis", "layout", "x" * 3000),
+                               ("ratapolis", "round_events", "y" * 3000),
+                               ("rat_trap", "tie_break", "z" * 3000),
+                               ("first_rat", "num_players", 10**400)]:
+        with pytest.raises(ValueError, match=param) as info:
+            load_game(name, **{param: value})
+        assert len(str(info.value)) < 500 and "characters)" in str(info.value)
+
+
+def _tampered(name: str, path: tuple | None, value=None, backend: str = "python"):
+    """A mid-game 3-player state of ``name`` serialized with ``fields[path] = value``
+    (``path`` None: unchanged), and the game on ``backend``."""
+    import random
+
+    g = load_game(name, backend="python", num_players=3)
+    s, r = g.new_initial_state(), random.Random(1)
+    for _ in range(40):
+        if s.is_terminal() or s.current_player() < CHANCE:
+            break
+        if s.is_chance_node():
+            outcomes, probs = zip(*s.chance_outcomes(), strict=True)
+            s.apply_action(r.choices(outcomes, probs)[0])
+        else:
+            s.apply_action(r.choice(s.legal_actions()))
+    doc = json.loads(s.serialize())
+    if path is not None:
+        node = doc["fields"]
+        for key in path[:-1]:
+            node = node[key]
+        assert isinstance(node[path[-1]], int)
+        node[path[-1]] = value
+    return load_game(name, backend=backend, num_players=3), json.dumps(doc)
+
+
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_deserialize_refuses_a_field_out_of_range(backend):
+    """A serialized state is validated before use: every seat's view of it against the
+    observation schema. First Rat's twin read ``light[2] = 1000000`` unchecked and crashed
+    the interpreter on the next move (found at stop 46); now it is a ValueError naming it."""
+    game, data = _tampered("first_rat", ("light", 2), 10**6, backend)
+    with pytest.raises(ValueError, match=r"light\[2\].*1000000"):
+        game.deserialize_state(data)
+    ok_game, ok_data = _tampered("first_rat", ("light", 2), 3, backend)
+    assert ok_game.deserialize_state(ok_data).legal_actions()
+
+
+@pytest.mark.parametrize("who", [-5, 7])
+def test_deserialize_refuses_a_state_nobody_can_play(who):
+    """A state whose player to move is not a seat is refused: Rat Trap's twin takes the
+    player to move from the pending step (``ctx.who``; -5 or 7 of 3 seats), so the check
+    runs on the twin's reading of the fields too (the reference reads another field)."""
+    game, data = _tampered("rat_trap", ("ctx", "who"), who, "cython")
+    with pytest.raises(ValueError, match="not a valid rat_trap state"):
+        game.deserialize_state(data)
+
+
+@pytest.mark.parametrize("name", ["first_rat", "rat_trap", "ratapolis", "rats_to_riches"])
+def test_tampered_integers_are_refused_or_playable_on_the_twin(name):
+    """Fuzz: each integer field of a serialized mid-game state set to an extreme value is
+    either refused with a ValueError or gives a state the twin plays on (no crash)."""
+    import random
+
+    game, data = _tampered(name, None, backend="cython")
+    doc = json.loads(data)
+    assert json.loads(game.deserialize_state(data).serialize()) == doc
+
+    def ints(node, path=()):
+        if isinstance(node, bool):
+            return
+        if isinstance(node, int):
+            yield path
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                yield from ints(v, (*path, k))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                yield from ints(v, (*path, i))
+
+    paths = [p for p in ints(doc["fields"]) if p[0] != "views"]
+    r = random.Random(5)
+    for path in r.sample(paths, min(40, len(paths))):
+        for value in (-1, 10**6, 2**40):
+            bad = json.loads(data)
+            node = bad["fields"]
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = value
+            try:
+                state = game.deserialize_state(json.dumps(bad))
+            except ValueError:
+                continue
+            try:
+                for _ in range(20):
+                    if state.is_terminal():
+                        break
+                    state.apply_action(state.chance_outcomes()[0][0] if state.is_chance_node()
+                                       else state.legal_actions()[0])
+            except Exception:  # noqa: BLE001 - an odd state may refuse to go on; not crash
+                pass
+
+
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_seat_arguments_are_checked_alike(backend):
+    """``legal_actions(player)`` refuses what is not a seat or a special id (it returned
+    ``[]``, which reads as "no legal move"); numpy integer seats work everywhere;
+    ``observation_tensor(p, out=...)`` refuses a buffer of another shape or a non-float
+    dtype (an IndexError or a silent cast before)."""
+    import numpy as np
+
+    g = load_game("rat_trap", backend=backend)
+    s = g.new_initial_state()
+    while s.is_chance_node():
+        s.apply_action(s.chance_outcomes()[0][0])
+    cp = s.current_player()
+    for bad in (99, 3, -7, True, 1.5, "0"):
+        with pytest.raises(ValueError, match="bad player"):
+            s.legal_actions(bad)
+        with pytest.raises(ValueError, match="bad player"):
+            s.legal_actions_mask(bad)
+    assert s.legal_actions(np.int64(cp)) == s.legal_actions(cp) == s.legal_actions()
+    assert s.legal_actions(TERMINAL) == [] and s.legal_actions((cp + 1) % 3) == []
+    other = (cp + 1) % 3
+    assert s.resample_from_infostate(np.int64(other), 1).information_state_string(other) == \
+        s.information_state_string(other)
+    rebuilt = g.state_from_observation(np.int64(other), s.observation(other), 1)
+    assert rebuilt.observation(other) == s.observation(other)
+    size = g.observation_tensor_shape()[0]
+    for out in (np.zeros(size, np.int32), np.zeros(size + 1, np.float32),
+                np.zeros((size, 1), np.float32), [0.0] * size):
+        with pytest.raises(ValueError, match="out"):
+            s.observation_tensor(0, out=out)
+    buf = np.ones(size, np.float32)
+    assert s.observation_tensor(0, out=buf) is buf
+
+
 def test_deserialize_rejects_malformed_documents(any_game):
     """A serialized state cannot replace the game, add fields, or carry a bad history."""
     state = any_game.new_initial_state()
