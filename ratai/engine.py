@@ -361,7 +361,7 @@ class Engine:
             if q.iterations is not None or q.time_limit_s is not None:
                 raise QueryError(f"bot {q.bot!r} sets its own budget: drop iterations and "
                                  f"time_limit_s")
-            spec = BotSpec.parse(level_spec(game.name, spec.level))
+            spec = BotSpec.parse(level_spec(game, spec.level))
         iterations = q.iterations if q.iterations is not None else spec.iterations
         time_limit = q.time_limit_s if q.time_limit_s is not None else spec.time_limit
         cls = BOT_KINDS.get(spec.kind)

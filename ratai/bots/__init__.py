@@ -102,7 +102,7 @@ def make_bot(kind: str, game: Game, player: int, *, iterations: int | None = Non
         if given:
             raise ValueError(f"bot kind 'level' sets its own budget and options; remove "
                              f"{given}")
-        return BotSpec.parse(level_spec(game.name, level)).make(game, player, seed)
+        return BotSpec.parse(level_spec(game, level)).make(game, player, seed)
     if level is not None:
         raise ValueError(f"level={level!r} needs bot kind 'level', not {kind!r}")
     if kind not in BOT_KINDS:

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ratai.engines.api import SIMULTANEOUS, Game, State, make_rng
-from ratai.search.common import Analysis, MoveStat, PVStep, SearchRng
+from ratai.search.common import Analysis, MoveStat, PVStep, SearchRng, _seed_int
 
 __all__ = ["Bot", "RandomBot"]
 
@@ -37,6 +37,8 @@ class Bot:
         self.game = game
         self.player = int(player)
         self.seed = seed
+        if seed is not None and not isinstance(seed, np.random.Generator):
+            seed = _seed_int(seed)  # a bad seed is a ValueError naming it (and a str hashes)
         self.rng: np.random.Generator = make_rng(seed)
 
     def _check_turn(self, state: State) -> list[int]:

@@ -27,7 +27,7 @@ from importlib import resources
 from typing import Any
 
 __all__ = ["MIN_LEVEL", "MAX_LEVEL", "LEVEL_CANDIDATES", "check_level", "level_table",
-           "level_entry", "level_spec", "levels_path"]
+           "level_entry", "level_spec", "adapt_spec", "levels_path"]
 
 MIN_LEVEL = 1
 MAX_LEVEL = 10
@@ -89,17 +89,66 @@ def level_entry(game_name: str, level: Any) -> dict[str, Any]:
     return next(row for row in games[game_name]["levels"] if row["level"] == lv)
 
 
-def level_spec(game_name: str, level: Any) -> str:
-    """The bot spec (``ratai.arena.BotSpec`` syntax) of ``level`` for ``game_name``.
+def level_spec(game: Any, level: Any) -> str:
+    """The bot spec (``ratai.arena.BotSpec`` syntax) of ``level`` for ``game`` (a ``Game``,
+    or a registry name for the table's spec as calibrated).
+
+    The levels were calibrated on each game's default parameters. For a ``Game`` the spec is
+    adapted to its parameters so every level plays every variant (:func:`adapt_spec`): an
+    ``az`` level whose packaged network does not fit the game (another variant, other
+    components) becomes the game's rollout search at the same budget, and on a game with
+    simultaneous moves (Ratapolis' joint view, ``simultaneous=True``) a tree search becomes
+    ``smmcts`` at the same budget. Those adapted levels are not calibrated.
 
     Raises:
         ValueError: as :func:`level_entry`, or the level's kind is not installed.
     """
     from ratai.bots import BOT_KINDS
 
-    spec = level_entry(game_name, level)["spec"]
+    name = game if isinstance(game, str) else game.name
+    spec = level_entry(name, level)["spec"]
     kind = spec.split(":", 1)[0]
     if kind not in BOT_KINDS:
-        raise ValueError(f"level {level} of {game_name} is {spec!r}, whose bot kind "
+        raise ValueError(f"level {level} of {name} is {spec!r}, whose bot kind "
                          f"{kind!r} is not installed")
-    return spec
+    return spec if isinstance(game, str) else adapt_spec(game, spec)
+
+
+#: Bot kinds that search a tree of sequential decisions (``smmcts`` replaces them on a
+#: game with simultaneous moves).
+_TREE_KINDS = ("mcts", "ismcts", "pimc", "az", "expectimax")
+
+
+def adapt_spec(game: Any, spec: str) -> str:
+    """``spec`` (``KIND[:BUDGET]``) made playable on ``game``: ``az`` without a packaged
+    network that fits ``game`` (``Model.check_game``) -> the rollout search
+    (``ratai.ladder.rollout_kind``); a tree search on a ``simultaneous=True`` game ->
+    ``smmcts``; the budget is kept."""
+    kind, sep, rest = spec.partition(":")
+    if kind == "az" and not _packaged_fits(game):
+        from ratai.ladder import rollout_kind
+
+        kind = rollout_kind(game)
+    if game.params.get("simultaneous") is True and kind in _TREE_KINDS:
+        kind = "smmcts"
+    return kind + sep + rest
+
+
+def _packaged_fits(game: Any) -> bool:
+    from ratai.nn import ModelError, packaged
+
+    path = packaged(game)
+    if path is None:
+        return False
+    try:
+        _load_model(str(path)).check_game(game)
+    except ModelError:
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=8)
+def _load_model(path: str) -> Any:
+    from ratai.nn import Model
+
+    return Model.load(path)

@@ -193,6 +193,9 @@ def _short(value: Any) -> str:
 
 #: The largest ``time_limit`` a budget accepts (seconds; one day).
 MAX_TIME_LIMIT = 86400.0
+#: The largest ``iterations`` a budget accepts (a trillion: days of search at any speed;
+#: the compiled loops count in 64-bit integers).
+MAX_ITERATIONS = 10**12
 
 
 @dataclass
@@ -220,11 +223,11 @@ class Budget:
     def check(self, *, need: str = "iterations or time_limit") -> Budget:
         """Validate; ``need`` names what must be present. Returns ``self``.
 
-        Ranges: ``iterations`` an int >= 1; ``time_limit`` finite seconds in
-        (0, :data:`MAX_TIME_LIMIT`]; ``max_depth`` an int >= 1.
+        Ranges: ``iterations`` an int in 1..:data:`MAX_ITERATIONS`; ``time_limit`` finite
+        seconds in (0, :data:`MAX_TIME_LIMIT`]; ``max_depth`` an int >= 1.
         """
         if self.iterations is not None:
-            self.iterations = check_int("iterations", self.iterations, 1)
+            self.iterations = check_int("iterations", self.iterations, 1, MAX_ITERATIONS)
         if self.time_limit is not None:
             self.time_limit = check_number("time_limit", self.time_limit, 0.0, MAX_TIME_LIMIT,
                                            lo_open=True)

@@ -105,7 +105,7 @@ def make_game(name: str, params: Mapping[str, Any] | None, limits: Limits) -> Ga
     params = _coerce(cls, params)
     try:
         return _cached_game(name, canonical_json(params))
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, OverflowError) as exc:
         raise InvalidArgument(f"bad params for {name!r}: {exc}") from None
 
 
@@ -239,7 +239,7 @@ def resolve_level(game: Game, bot: BotConfig) -> BotConfig:
         raise InvalidArgument(f"bot.level sets the budget and options; do not give "
                               f"{given + (['options'] if bot.options else [])} with it")
     try:
-        spec = BotSpec.parse(level_spec(game.name, bot.level))
+        spec = BotSpec.parse(level_spec(game, bot.level))
     except ValueError as exc:
         raise InvalidArgument(f"bot.level: {exc}") from None
     return BotConfig(spec.kind, spec.iterations, spec.time_limit, None, bot.seed,

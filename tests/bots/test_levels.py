@@ -148,3 +148,35 @@ def test_engine_query_accepts_a_level():
     assert "error" not in answers["a"]
     want = BotSpec.parse(level_spec("rat_trap", 4))
     assert answers["a"]["kind"] == want.kind
+
+
+@pytest.mark.parametrize("game,variant", [
+    (g, v) for g in registered_games() for v in sorted(load_game(g).variants)])
+def test_every_level_plays_every_named_variant(game, variant):
+    """Levels were calibrated on default parameters; on a variant an ``az`` level whose
+    packaged network does not fit falls back to the rollout search at the same budget, so
+    ``make_bot("level", ...)`` builds for every level and variant (it raised ModelError on
+    11 of the 24 variants before stop 46) and the bot answers."""
+    g = load_game(game, **load_game(game).variants[variant])
+    state = g.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    for level in range(MIN_LEVEL, MAX_LEVEL + 1):
+        spec = BotSpec.parse(level_spec(g, level))
+        table = BotSpec.parse(level_spec(game, level))
+        assert spec.iterations == table.iterations
+        if spec.kind != table.kind:
+            assert (table.kind, spec.kind) in (("az", "mcts"), ("az", "ismcts"))
+        bot = make_bot("level", g, max(state.current_player(), 0), level=level, seed=1)
+        assert type(bot) is BOT_KINDS[spec.kind]
+
+
+def test_levels_on_the_joint_view_use_smmcts():
+    """On Ratapolis' joint view (``simultaneous=True``) a tree-search level becomes
+    ``smmcts`` at the same budget (ismcts cannot search a SIMULTANEOUS root)."""
+    g = load_game("ratapolis", simultaneous=True)
+    for level in range(MIN_LEVEL, MAX_LEVEL + 1):
+        table = BotSpec.parse(level_spec("ratapolis", level))
+        spec = BotSpec.parse(level_spec(g, level))
+        want = "smmcts" if table.kind in ("mcts", "ismcts", "az", "pimc") else table.kind
+        assert spec.kind == want and spec.iterations == table.iterations

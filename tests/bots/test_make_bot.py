@@ -87,3 +87,22 @@ def test_ismcts_on_hidden_info_accepts_and_mcts_refuses():
     assert make_bot("ismcts", KuhnGame(), 0, iterations=5)
     with pytest.raises(ValueError, match="determinize=True"):
         make_bot("mcts", KuhnGame(), 0, iterations=5)
+
+
+def test_bad_seeds_and_huge_budgets_are_value_errors_naming_them():
+    """A bad seed is the library's own ValueError (numpy's TypeError before), and an
+    iteration budget past ``MAX_ITERATIONS`` is refused up front (the compiled loop raised
+    OverflowError mid-search)."""
+    from ratai.engines import load_game
+    from ratai.search.common import MAX_ITERATIONS
+
+    g = load_game("rat_trap")
+    for seed in (1.5, -1, True, [1]):
+        with pytest.raises(ValueError, match="bad seed"):
+            make_bot("ismcts", g, 0, iterations=10, seed=seed)
+    assert make_bot("ismcts", g, 0, iterations=10, seed="abc").rng is not None
+    for it in (MAX_ITERATIONS + 1, 2**63, 10**20):
+        with pytest.raises(ValueError, match="iterations"):
+            make_bot("ismcts", g, 0, iterations=it)
+    assert make_bot("mcts", load_game("first_rat"), 0,
+                    iterations=MAX_ITERATIONS).budget.iterations == MAX_ITERATIONS
