@@ -182,7 +182,10 @@ def seat_from_pb(s: pb.SeatSpec, i: int, default_kind: str) -> HumanSpec | BotCo
         return HumanSpec(check_text(f"seats[{i}].human.display_name", s.human.display_name,
                                     200))
     if which == "bot":
-        return bot_from_pb(s.bot, default_kind)
+        try:
+            return bot_from_pb(s.bot, default_kind)
+        except InvalidArgument as exc:  # name the seat, as catalog.check_bot does
+            raise InvalidArgument(f"seat {i}: {exc}") from None
     raise InvalidArgument(f"seats[{i}]: set human or bot")
 
 

@@ -359,8 +359,8 @@ class SearchPool:
 
     def _dispatch(self, w: Any, e: _Entry) -> bool:
         now = time.monotonic()
-        tl, _ = effective_time_limit(e.job.bot, e.max_seconds, e.deadline, e.margin, now)
-        if tl <= 0.001:
+        tl, cut = effective_time_limit(e.job.bot, e.max_seconds, e.deadline, e.margin, now)
+        if cut and tl <= 0.001:  # (a bot's own tiny time_limit runs: ~0 iterations, a move)
             self._finish(e, exc=DeadlineExceeded(
                 "the deadline passed while the search waited for a worker"))
             return False
@@ -416,14 +416,14 @@ class SearchPool:
         log.warning(json.dumps({"event": "search_worker_killed", "reason": why,
                                 "pid": w.pid, "kind": e.job.bot.kind}))
         self._running.pop(e.id, None)
-        w.entry = None
         if e.cancelled_at is not None:
             self.last_cancel_free_s = time.monotonic() - e.cancelled_at
         if self.workers:
+            w.entry = None
             w.kill()
             self._replace(w)
         else:
-            w.kill()
+            w.kill()  # sets the search's stop flag; the slot stays busy until it returns
         self._pump()
 
     def _replace(self, w: Any) -> None:
@@ -469,6 +469,10 @@ class SearchPool:
                     log.exception("progress consumer failed")
             return
         if e is None or e.worker is not w:
+            if (not self.workers and w.entry is not None and w.entry.id == msg[1]
+                    and self._running.get(msg[1]) is None):
+                w.entry = None  # a thread told to stop (cancel, overrun) has returned
+                self._pump()
             return  # a search we already killed or gave up on
         del self._running[e.id]
         w.entry = None

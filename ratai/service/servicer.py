@@ -70,6 +70,16 @@ async def _abort(context: grpc.aio.ServicerContext, exc: ServiceError) -> None:
     await context.abort(getattr(grpc.StatusCode, exc.code), clip(str(exc)), meta)
 
 
+def _gone(context) -> str:
+    """The status of a call its client ended: ``DEADLINE_EXCEEDED`` when its deadline has
+    passed, else ``CANCELLED`` (a cancel or a disconnect)."""
+    try:
+        left = context.time_remaining()
+    except Exception:  # noqa: BLE001 - a closed call may not say
+        left = None
+    return "DEADLINE_EXCEEDED" if left is not None and left <= 0 else "CANCELLED"
+
+
 def _rpc(fn: Callable) -> Callable:
     """Map errors to status codes and log one line per request (unary and streaming)."""
     name = fn.__name__
@@ -95,7 +105,7 @@ def _rpc(fn: Callable) -> Callable:
                 async for msg in fn(self, request, context, info):
                     yield msg
             except (asyncio.CancelledError, grpc.aio.AbortError):
-                _log_line(info, "CANCELLED", t0)
+                _log_line(info, _gone(context), t0)
                 raise
             except Exception as exc:  # noqa: BLE001 - one mapping for everything
                 await fail(context, info, t0, exc)
@@ -108,7 +118,10 @@ def _rpc(fn: Callable) -> Callable:
         t0, info = time.perf_counter(), start(context)
         try:
             out = await fn(self, request, context, info)
-        except (asyncio.CancelledError, grpc.aio.AbortError):
+        except asyncio.CancelledError:
+            _log_line(info, _gone(context), t0)  # the client cancelled, left, or timed out
+            raise
+        except grpc.aio.AbortError:
             raise
         except Exception as exc:  # noqa: BLE001
             await fail(context, info, t0, exc)
@@ -149,8 +162,10 @@ class RatAIServicer(pb_grpc.RatAIServicer):
         params = struct_to_dict(request.params, "params")
         seed = request.seed if request.HasField("seed") else None
 
+        owner = "peer:" + peer_host(context.peer())  # the key its position hints use
+
         def create():
-            s, tokens = self.manager.create(request.game, params, seats, seed)
+            s, tokens = self.manager.create(request.game, params, seats, seed, owner)
             return s, tokens, self.manager.view(s, None)
 
         s, tokens, view = await self._io(create)

@@ -105,6 +105,10 @@ class Session:
     cond: threading.Condition = field(default_factory=lambda: threading.Condition(
         threading.RLock()))
     last_used: float = field(default_factory=time.monotonic)
+    #: the queue key its bot seats' searches are charged to: the creating client's (so one
+    #: client's games take one turn of the search queue's round-robin, as its own hints do);
+    #: ``None`` (a game restored from the store): the game's own key
+    owner: str | None = None
     driving: bool = False
     closed: bool = False
     #: ``(loop, asyncio.Event)`` of the watch streams waiting for the next event
@@ -221,9 +225,12 @@ class SessionManager:
 
     # ------------------------------------------------------------------ creation
     def create(self, game_name: str, params: dict | None,
-               seats: list[HumanSpec | BotConfig], seed: int | None = None
-               ) -> tuple[Session, list[tuple[int, str]]]:
+               seats: list[HumanSpec | BotConfig], seed: int | None = None,
+               owner: str | None = None) -> tuple[Session, list[tuple[int, str]]]:
         """Host a new game; returns the session and ``(seat, token)`` per human seat.
+
+        ``owner``: the creating client's queue key (``"peer:<host>"``); its bot seats'
+        searches are charged to it (see :attr:`Session.owner`).
 
         Raises:
             NotFound: unknown game. InvalidArgument: bad params or seats.
@@ -254,7 +261,7 @@ class SessionManager:
                 raise InvalidArgument(f"seat {i}: give human or bot")
         self._make_room()
         gid = secrets.token_hex(8)
-        s = Session(gid, game, seed, built, game.new_initial_state())
+        s = Session(gid, game, seed, built, game.new_initial_state(), owner=owner)
         try:
             self.store.create(gid, game.name, json.loads(json.dumps(game.params)), seed,
                               [x.to_json() for x in built])
@@ -452,7 +459,7 @@ class SessionManager:
                 action = int(legal[0]) if job is None else None
                 if job is not None:
                     try:
-                        res = await self.pool.run(job, f"game:{s.id}", wait=True,
+                        res = await self.pool.run(job, s.owner or f"game:{s.id}", wait=True,
                                                   max_seconds=self.limits.max_seconds)
                         if res.analysis is not None:
                             action = int(res.analysis.best_action)

@@ -168,12 +168,26 @@ def _kept_bot(job: SearchJob, game: Any, make: Callable[[], Any]) -> Any:
     return bot
 
 
+class _StopFlag:
+    """``stop()`` as a bot's cancel flag (``SearchBot.analyze(stop=...)`` polls ``is_set()``
+    inside its loop: the compiled searches between their ~1 ms nogil chunks)."""
+
+    __slots__ = ("_stop",)
+
+    def __init__(self, stop: Callable[[], bool]):
+        self._stop = stop
+
+    def is_set(self) -> bool:
+        return bool(self._stop())
+
+
 def run_search(job: SearchJob, stop: Callable[[], bool],
                put: Callable[[Any], None] | None) -> SearchResult:
     """Run ``job`` here and return its result.
 
-    ``stop()`` turning true stops the search at its next progress check (the pool also kills
-    a worker process that does not stop within its grace). Partial analyses go to
+    ``stop()`` turning true stops the search within one check of its loop (the search bots
+    poll it as their ``stop`` flag; the pool also kills a worker process that does not stop
+    within its grace). Partial analyses go to
     ``put(analysis)``, at most one per ``job.report_interval_s``.
 
     Raises:
@@ -189,7 +203,7 @@ def run_search(job: SearchJob, stop: Callable[[], bool],
             return SearchResult(None, "cancelled")
         game = _cached_game(job.game, json.dumps(job.params, sort_keys=True,
                                                  separators=(",", ":")))
-        state = game.deserialize_state(job.state)
+        state = game.deserialize_state(job.state, validate=False)  # the server wrote it
         bot = job.bot
         stopped = [False]
         last = [-math.inf]
@@ -206,6 +220,7 @@ def run_search(job: SearchJob, stop: Callable[[], bool],
 
         kw = dict(bot.options)
         # the clock of the search starts after the set-up above
+        t_limit = time.perf_counter()
         if job.stop_at is not None:  # CLOCK_MONOTONIC is one clock for every process
             time_limit = max(0.001, job.stop_at - time.monotonic())
         else:
@@ -234,17 +249,21 @@ def run_search(job: SearchJob, stop: Callable[[], bool],
         else:
             b = make_bot(bot.kind, game, job.seat, iterations=bot.iterations,
                          time_limit=time_limit, max_depth=bot.max_depth, seed=bot.seed, **kw)
-        start = time.perf_counter()
-        analysis = b.analyze(state)
+        if isinstance(b, SearchBot):  # a cancel reaches the search loop's own stop check
+            analysis = b.analyze(state, stop=_StopFlag(stop))
+        else:
+            analysis = b.analyze(state)
         if analysis.elapsed_s > 0.05 and analysis.iterations > 0:
             key = (job.game, bot.kind)
             rate = analysis.iterations / analysis.elapsed_s
             _RATES[key] = rate if key not in _RATES else 0.5 * _RATES[key] + 0.5 * rate
         if stopped[0] or stop():
             return SearchResult(analysis, "cancelled")
+        # "deadline": the server's cap or the client's deadline, not the bot's own budget,
+        # ended the search (it ran to that clock with its own iterations not reached)
         cut = bot.time_limit is None or job.time_limit < bot.time_limit - 1e-9
-        used = time.perf_counter() - start
-        if cut and used >= time_limit * 0.95 and (
+        used = time.perf_counter() - t_limit
+        if cut and not analysis.forced and used >= 0.9 * time_limit - 0.002 and (
                 bot.iterations is None or analysis.iterations < bot.iterations):
             return SearchResult(analysis, "deadline")
         return SearchResult(analysis, "budget")
@@ -274,6 +293,20 @@ def _die_with_parent(ppid: int) -> None:
         os._exit(1)
 
 
+def _warm() -> None:
+    """Import the bots and build every registered game with its default parameters (its
+    engine modules, data and compiled twin), before the worker says it is ready: a fresh
+    worker (a spare replacing a killed one) then answers its first search about as fast as
+    an old one (Rat Trap, 4 players, 200 iterations: 0.10 s cold, 0.02 s warmed; warming
+    takes ~0.4 s, before the worker is used)."""
+    import ratai.bots  # noqa: F401
+    from ratai.engines import registered_games
+    from ratai.service.catalog import _cached_game
+
+    for name in registered_games():
+        _cached_game(name, "{}").new_initial_state()
+
+
 def worker_main(fd: int, ppid: int) -> None:
     """The worker process: serve jobs from the socket ``fd`` until it closes."""
     from multiprocessing.connection import Connection
@@ -282,7 +315,7 @@ def worker_main(fd: int, ppid: int) -> None:
     conn = Connection(fd)
     import queue
 
-    import ratai.bots  # noqa: F401  (warm the imports before saying ready)
+    _warm()
 
     jobs: queue.Queue = queue.Queue()
     cancelled: set[int] = set()

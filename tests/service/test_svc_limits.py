@@ -365,3 +365,121 @@ def test_bot_seat_with_one_legal_action_skips_the_search(name):
         assert len(calls) == choices
         if forced == 0:
             pytest.skip(f"no forced move in this {name} game")
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+@pytest.mark.parametrize("kind,options", [
+    ("ismcts", {}), ("mcts", {"determinize": True}), ("pimc", {"determinizations": 64}),
+    ("expectimax", {}), ("az", {}),
+])
+def test_a_cancel_stops_the_search_itself(workers, kind, options):
+    """A cancelled hint reaches the search's own stop check (the worker's cancel flag is the
+    bot's ``stop``). With threads (``workers=0``), where nothing can be killed, cancelling a
+    search on every thread then frees them all for the next hint at once (before, each kept
+    searching its whole 15 s budget)."""
+    with running_server(workers=workers, max_seconds=20) as srv, \
+            Client(f"127.0.0.1:{srv.port}") as c:
+        state = random_position(load_game("ratapolis"), seat_wanted=0, seed=10, plies=5)
+        pos = c.position("ratapolis", 0, history=state.history())
+        futs = [c.stub.SuggestMove.future(pb.SuggestMoveRequest(
+            position=pos, bot=pb.BotSpec(kind=kind, time_limit_s=15,
+                                         options=_struct(options))), timeout=30)
+            for _ in range(srv.pool.size)]
+        end = time.monotonic() + 10
+        while len(srv.pool._running) < srv.pool.size:
+            assert time.monotonic() < end and not any(f.done() for f in futs), \
+                "searches did not start"
+            time.sleep(0.005)
+        time.sleep(0.3)
+        for f in futs:
+            f.cancel()
+        t0 = time.monotonic()
+        a = c.suggest_move(position=pos, bot={"kind": "random"}, timeout=10)
+        assert a.final and time.monotonic() - t0 < 1.0
+        while srv.pool.busy():  # every cancelled search has returned
+            assert time.monotonic() < t0 + 2, "a cancelled search still runs"
+            time.sleep(0.005)
+
+
+def test_a_bot_time_limit_below_a_millisecond_is_served(client):
+    """A bot's own tiny ``time_limit_s`` (no client deadline) is a search of ~0 iterations
+    that answers, not a DEADLINE_EXCEEDED: only a deadline that passed is one."""
+    state = random_position(load_game("rat_trap"), seat_wanted=0, seed=3)
+    pos = client.position("rat_trap", 0, history=state.history())
+    for tl in (1e-9, 0.0005, 0.001):
+        a = client.suggest_move(position=pos, bot={"kind": "ismcts", "time_limit": tl})
+        assert a.final and a.best_action in state.legal_actions()
+
+
+def test_stop_reason_says_which_clock_ended_the_search(client):
+    """``stop_reason`` is "deadline" when the client's deadline (not the bot's budget) ended
+    the search, and "budget" when the bot's own budget did."""
+    state = random_position(load_game("rat_trap"), seat_wanted=0, seed=3)
+    pos = client.position("rat_trap", 0, history=state.history())
+    for timeout in (0.1, 0.3):
+        cut = client.suggest_move(position=pos, bot={"kind": "ismcts", "time_limit": 5},
+                                  timeout=timeout)
+        assert cut.stop_reason == "deadline" and cut.elapsed_s < timeout
+    own = client.suggest_move(position=pos, bot={"kind": "ismcts", "time_limit": 0.05},
+                              timeout=10)
+    assert own.stop_reason == "budget"
+    its = client.suggest_move(position=pos, bot={"kind": "ismcts", "iterations": 50},
+                              timeout=10)
+    assert its.stop_reason == "budget" and its.iterations == 50
+
+
+def test_a_cancelled_or_timed_out_hint_is_logged(client, caplog):
+    """One log line per request, also for a unary call its client cancelled or let time out
+    while it waited for a worker (the streaming calls already logged theirs)."""
+    import logging
+
+    state = random_position(load_game("ratapolis"), seat_wanted=0, seed=10, plies=5)
+    pos = client.position("ratapolis", 0, history=state.history())
+    caplog.set_level(logging.INFO, logger="ratai.service")
+    busy = client.stub.SuggestMove.future(pb.SuggestMoveRequest(
+        position=pos, bot=pb.BotSpec(kind="ismcts", time_limit_s=3)), timeout=30)
+    time.sleep(0.3)
+    # the shared server's one worker is busy: this hint waits in the queue past its deadline
+    err = _err(client.suggest_move, position=pos, bot={"kind": "random"}, timeout=0.3)
+    assert err.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    busy.cancel()
+
+    def statuses():
+        return [json.loads(r.getMessage()).get("status") for r in caplog.records
+                if r.getMessage().startswith("{") and '"SuggestMove"' in r.getMessage()]
+
+    end = time.monotonic() + 5
+    while not {"CANCELLED", "DEADLINE_EXCEEDED"} <= set(statuses()):
+        assert time.monotonic() < end, statuses()
+        time.sleep(0.02)
+
+
+def test_one_clients_bot_games_share_one_turn_of_the_queue():
+    """The bot seats of every game one client created are charged to that client: another
+    client (here a hosted seat's token) waits for at most about one bot search, not one per
+    game (the queue is round-robin by client)."""
+    with running_server(workers=1, max_seconds=5) as srv, \
+            Client(f"127.0.0.1:{srv.port}") as c:
+        bot = {"kind": "ismcts", "time_limit": 0.4}
+        games = [c.create_game("rat_trap", [bot, bot, bot], seed=i) for i in range(5)]
+        assert all(srv.manager.get(g.game_id).owner == "peer:127.0.0.1" for g in games)
+        created = c.create_game("rat_trap", ["human", "random", "random"], seed=6)
+        tok = created.seat_tokens[0].token
+        view = c.get_state(created.game_id, tok)
+        while not view.your_turn:
+            time.sleep(0.01)
+            view = c.get_state(created.game_id, tok)
+        end = time.monotonic() + 10
+        while srv.pool.busy() < 5:  # the bot games are searching and queued
+            assert time.monotonic() < end
+            time.sleep(0.01)
+        waits = []
+        for _ in range(3):
+            t0 = time.monotonic()
+            a = c.suggest_move(game_id=created.game_id, seat_token=tok,
+                               bot={"kind": "ismcts", "time_limit": 0.05}, timeout=10)
+            waits.append(time.monotonic() - t0)
+            assert a.final
+        # one running bot search (<= 0.4 s + grace) and its own 0.05 s; five games charged
+        # to five clients would make it wait behind ~five 0.4 s searches
+        assert min(waits) < 1.0, waits
