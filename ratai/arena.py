@@ -185,7 +185,10 @@ def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]
 class Standing:
     """One bot's results: ``games`` seats played, ``wins`` (sum of returns: a k-way shared
     win counts 1/k), mean ``score``, its openskill rating (``mu``, ``sigma``), and the
-    ``decisions`` it made (more than one legal action) in ``think_s`` seconds of search."""
+    ``decisions`` it made (more than one legal action) in ``think_s`` seconds of search.
+    ``rated`` is False when it played no game with two or more seats (solo games, e.g.
+    First Rat with ``num_players=1`` against Greg): a rating needs two entrants in a game,
+    so ``mu`` and ``sigma`` then stay at the prior."""
 
     bot: str
     games: int = 0
@@ -196,6 +199,7 @@ class Standing:
     sigma: float = 25.0 / 3
     decisions: int = 0
     think_s: float = 0.0
+    rated: bool = True
 
     @property
     def wilson95(self) -> tuple[float, float]:
@@ -232,11 +236,14 @@ class Standing:
 
 
 def standings(records: Iterable[dict], bots: Sequence[str]) -> list[Standing]:
-    """Aggregate records (in index order) into one :class:`Standing` per bot, best first."""
+    """Aggregate records (in index order) into one :class:`Standing` per bot, best first.
+
+    Only games with two or more seats update the ratings (a rating ranks entrants within a
+    game); a bot that played none (solo games) has ``rated=False``."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
-    table = {b: Standing(b) for b in bots}
+    table = {b: Standing(b, rated=False) for b in bots}
     ratings = {b: model.rating(name=b) for b in bots}
     for rec in sorted(records, key=lambda r: r["index"]):
         seats, rets = rec["seats"], rec["returns"]
@@ -249,6 +256,10 @@ def standings(records: Iterable[dict], bots: Sequence[str]) -> list[Standing]:
             if "decisions" in rec:
                 st.decisions += rec["decisions"][seat]
                 st.think_s += rec["seat_seconds"][seat]
+        if len(seats) < 2:  # solo: a win rate against the game's automaton, no rating
+            continue
+        for bot in seats:
+            table[bot].rated = True
         ranks = [1 + sum(1 for r in rets if r > mine) for mine in rets]
         new = model.rate([[ratings[b]] for b in seats], ranks=ranks)
         updated: dict[str, list] = {}
@@ -344,13 +355,14 @@ def run_schedule(game_name: str, params: dict, seatings: Sequence[Sequence[str]]
 
 
 def format_table(rows: Sequence[Standing]) -> str:
-    """A Markdown table of standings."""
+    """A Markdown table of standings (rating columns ``n/a`` for an unrated bot)."""
     lines = ["| bot | seats played | win rate | 95% interval | mean score | rating mu | "
              "sigma | ordinal |", "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
     for s in rows:
         lo, hi = s.ci95
+        rating = f"{s.mu:.2f} | {s.sigma:.2f} | {s.ordinal:.2f}" if s.rated else "n/a | n/a | n/a"
         lines.append(f"| {s.bot} | {s.games} | {s.win_rate:.3f} | [{lo:.3f}, {hi:.3f}] | "
-                     f"{s.mean_score:.2f} | {s.mu:.2f} | {s.sigma:.2f} | {s.ordinal:.2f} |")
+                     f"{s.mean_score:.2f} | {rating} |")
     return "\n".join(lines)
 
 

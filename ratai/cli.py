@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -71,12 +72,21 @@ class BotSpecType(click.ParamType):
         if spec.kind not in BOT_KINDS:
             self.fail(f"unknown bot kind {spec.kind!r}; known kinds: {sorted(BOT_KINDS)} "
                       f"(or level:1..10)", param, ctx)
-        if spec.iterations is not None and spec.iterations < 1:
-            self.fail(f"bad bot spec {value!r}: iterations must be >= 1", param, ctx)
-        if spec.time_limit is not None and not (spec.time_limit > 0
-                                                and math.isfinite(spec.time_limit)):
-            self.fail(f"bad bot spec {value!r}: seconds must be > 0", param, ctx)
+        problem = _budget_problem(spec)
+        if problem:
+            self.fail(f"bad bot spec {value!r}: {problem}", param, ctx)
         return spec.label
+
+
+def _budget_problem(spec) -> str | None:
+    """What is wrong with a parsed spec's budget (the bots' own ranges), or None."""
+    from ratai.search.common import MAX_ITERATIONS, MAX_TIME_LIMIT
+
+    if spec.iterations is not None and not 1 <= spec.iterations <= MAX_ITERATIONS:
+        return f"iterations must be in 1..{MAX_ITERATIONS:,}"
+    if spec.time_limit is not None and not (0 < spec.time_limit <= MAX_TIME_LIMIT):
+        return f"seconds must be in (0, {MAX_TIME_LIMIT:g}]"
+    return None
 
 
 class BotListType(click.ParamType):
@@ -153,8 +163,12 @@ def _game_params(game: str, variant: str | None, players: int | None,
     if variant and variant not in cls.variants:
         raise UsageError(f"bad --variant {variant!r}; known: {sorted(cls.variants)}")
     params = dict(cls.variants[variant]) if variant else {}
-    params.update(_parse_params(param))
+    given = _parse_params(param)
+    params.update(given)
     if players is not None:
+        if given.get("num_players", players) != players:
+            raise UsageError(f"--players {players} contradicts --param "
+                             f"num_players={json.dumps(given['num_players'])}")
         if variant and params.get("num_players", players) != players:
             raise UsageError(f"--players {players} contradicts --variant "
                              f"{variant} ({params['num_players']} players)")
@@ -162,12 +176,33 @@ def _game_params(game: str, variant: str | None, players: int | None,
     return params
 
 
-def _writable(path: str | None, option: str) -> None:
-    """Refuse an output file whose directory does not exist, before any work is done."""
-    if path is not None:
+def _writable(path: str | None, option: str, directory: bool = False) -> None:
+    """Refuse an output file whose directory does not exist, before any work is done.
+
+    ``directory``: ``path`` is an output directory, created with its parents when written;
+    refused when it is an existing file, or its nearest existing ancestor is not a writable
+    directory.
+
+    Raises:
+        UsageError: naming the option, the path and what is wrong.
+    """
+    if path is None:
+        return
+    if not directory:
         parent = Path(path).expanduser().resolve().parent
         if not parent.is_dir():
             raise UsageError(f"bad {option} {path}: directory {parent} does not exist")
+        return
+    target = Path(path).expanduser().resolve()
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"bad {option} {path}: {target} is a file, not a directory")
+    ancestor = target
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise UsageError(f"bad {option} {path}: {ancestor} is not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise UsageError(f"bad {option} {path}: directory {ancestor} is not writable")
 
 
 def _load(game: str, params: dict):
@@ -665,7 +700,9 @@ def play(ctx, game, players, variant, param, seat, bots, seed, hint_spec, save, 
     ctx.exit(session.run())
 
 
-@cli.command(help="Seat-rotated matches between bots, with win rates and ratings.",
+@cli.command(help="Seat-rotated matches between bots, with win rates and ratings (one "
+                  "seat, e.g. solo First Rat: win rates against the game's automaton, no "
+                  "ratings).",
              epilog="example: ratai arena rat_trap --players 3 --bots random,heuristic "
                     "--games 30")
 @_game_options
@@ -694,13 +731,18 @@ def arena(ctx, game, players, variant, param, bots, n_games, workers, backend, s
                                 backend=backend, on_record=lambda rec, t=task: progress.advance(t))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    if out_path:  # first: the games are kept whatever happens next
+        write_records(records, out_path)
     rows = standings(records, list(dict.fromkeys(bots)))
     moves = sum(r["moves"] for r in records) / max(1, len(records))
     out.write(f"{game} {json.dumps(records[0]['params'] if records else params)}: "
               f"{len(records)} games, {moves:.0f} actions per game\n\n")
     out.write(format_table(rows) + "\n")
+    if records and len(records[0]["seats"]) == 1:
+        out.write("\nsolo: each game is one seat against the game's automaton (see `ratai "
+                  "games`); win rate = share of games won against it, mean score = the "
+                  "seat's points; ratings n/a (a rating needs two entrants in a game)\n")
     if out_path:
-        write_records(records, out_path)
         out.write(f"\nrecords written to {out_path}\n")
 
 
@@ -844,8 +886,9 @@ def bench(ctx, game, players, kind, seconds, budgets, n_games, workers, seed, pl
 
 
 class SpecListType(click.ParamType):
-    """Comma-separated bot specs, only parsed (kinds may be placeholders or not installed:
-    ``ratai ladder`` notes those)."""
+    """Comma-separated bot specs, parsed and budgets checked (kinds may be the ``{rollout}``
+    placeholder: ``ratai ladder`` resolves them, refuses unknown ones and notes ``az``
+    entrants that cannot play)."""
 
     name = "SPEC,..."
 
@@ -859,9 +902,11 @@ class SpecListType(click.ParamType):
             self.fail(f"{value!r}: expected comma-separated bot specs", param, ctx)
         for p in parts:
             try:
-                BotSpec.parse(p)
+                problem = _budget_problem(BotSpec.parse(p))
             except ValueError as exc:
                 self.fail(str(exc), param, ctx)
+            if problem:
+                self.fail(f"bad bot spec {p!r}: {problem}", param, ctx)
         return parts
 
 
@@ -917,6 +962,7 @@ def ladder(ctx, game, players, variant, param, per_table, seed, workers, backend
         if result.game != game:
             raise UsageError(f"bad --from-run {from_run}: a {result.game} ladder, not {game}")
         derived = "ratai " + " ".join(shlex.quote(a) for a in ctx.obj.get("argv", []))
+        _writable(out_dir, "--out", directory=True)
         _finish_ladder(out, lad, result, out_dir or from_run, no_plot, levels_path, derived)
         return
     params = _game_params(game, variant, players, param)
@@ -940,6 +986,7 @@ def ladder(ctx, game, players, variant, param, per_table, seed, workers, backend
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     out_dir = out_dir or f"ladder-{game}-{n}p"
+    _writable(out_dir, "--out", directory=True)
     playing = [e.spec for e in ents if e.note is None]
     for e in ents:
         if e.note is not None:
@@ -1126,7 +1173,8 @@ class _TrainProgress:
         console = Console(file=sys.stderr) if out is sys.stdout else Console(file=out)
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
                             MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"),
-                            TimeRemainingColumn(), console=console, transient=True)
+                            TimeRemainingColumn(), console=console, transient=True,
+                            disable=not console.is_terminal)
 
     def __enter__(self):
         self.bar.__enter__()
@@ -1152,9 +1200,10 @@ def serve(args):
 
 
 def _progress(out: TextIO, eta: bool = False):
-    """A rich progress bar on ``out`` (transient; invisible when ``out`` is no terminal).
-    ``eta``: the bar counts work units (the task's own total) and shows the percentage and
-    the estimated time remaining instead of ``done/total``."""
+    """A rich progress bar on ``out`` (stderr when ``out`` is stdout; transient). Disabled
+    when that stream is no terminal: then it writes nothing at all, so an error raised
+    inside it stays one line. ``eta``: the bar counts work units (the task's own total) and
+    shows the percentage and the estimated time remaining instead of ``done/total``."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -1170,7 +1219,7 @@ def _progress(out: TextIO, eta: bool = False):
     columns = [TaskProgressColumn(), TimeElapsedColumn(), TextColumn("ETA"),
                TimeRemainingColumn()] if eta else [MofNCompleteColumn(), TimeElapsedColumn()]
     return Progress(TextColumn("{task.description}"), BarColumn(), *columns,
-                    console=console, transient=True)
+                    console=console, transient=True, disable=not console.is_terminal)
 
 
 def _one_line(exc: click.ClickException) -> str:

@@ -3,9 +3,13 @@
 Entrants (:data:`ENTRANTS`, plain data): ``random``, ``heuristic``, the rollout search of the
 game (``mcts`` on perfect-information titles, ``ismcts`` where there is hidden information:
 ``{rollout}`` below) at 100 / 1,000 / 10,000 iterations per move, and ``az`` at the same
-budgets and at 0.1 s / 1 s per move. An entrant whose kind is not installed, or an ``az``
-entrant when the game has no packaged model (``ratai.nn.packaged``), is skipped with a note
-in the table, never silently.
+budgets and at 0.1 s / 1 s per move. An ``az`` entrant when the kind is not installed or the
+game has no packaged model for its player count (``ratai.nn.packaged``) is skipped with a
+note in the table, never silently; an unknown bot kind (a misspelling) is an error.
+
+A ladder rates entrants against each other within games, so it needs at least 2 seats: a
+solo game (First Rat with ``num_players=1``, against Greg) is refused before anything is
+played (``ratai arena --players 1`` measures the win rate against the game's automaton).
 
 Schedule (:func:`schedule`), with ``N`` entrants and ``n`` seats:
 
@@ -115,12 +119,12 @@ def resolve_entrants(game, specs: Sequence[str] = ENTRANTS, *,
     """The entrants of a ladder on ``game``: ``{rollout}`` replaced by :func:`rollout_kind`,
     filtered by ``kinds`` (bot kinds; ``rollout`` stands for the game's rollout kind,
     ``level`` for ``level:L`` specs), budgets multiplied by ``budget_scale`` (iterations
-    rounded, at least 1), duplicates dropped. Entrants that cannot play are kept with a
-    ``note`` (kind not installed; ``az`` without a packaged model).
+    rounded, at least 1), duplicates dropped. ``az`` entrants that cannot play are kept
+    with a ``note`` (kind not installed; no packaged model that fits the game).
 
     Raises:
-        ValueError: a malformed spec, a ``budget_scale`` that is not > 0, or ``kinds``
-            that match no entrant.
+        ValueError: a malformed spec, an unknown bot kind, a ``budget_scale`` that is not
+            > 0, or ``kinds`` that match no entrant.
     """
     from ratai.bots import BOT_KINDS
 
@@ -131,13 +135,12 @@ def resolve_entrants(game, specs: Sequence[str] = ENTRANTS, *,
     out: dict[str, Entrant] = {}
     for raw in specs:
         spec = _scaled(BotSpec.parse(raw.replace(ROLLOUT, rk)), budget_scale)
+        if spec.kind not in ("az", "level") and spec.kind not in BOT_KINDS:
+            raise ValueError(f"bad entrant {raw!r}: unknown bot kind {spec.kind!r}; known "
+                             f"kinds: {sorted({*BOT_KINDS, 'az'})} (or level:1..10)")
         if wanted is not None and spec.kind not in wanted:
             continue
-        note = None
-        if spec.kind == "az":
-            note = _az_note(game)
-        elif spec.kind != "level" and spec.kind not in BOT_KINDS:
-            note = f"bot kind {spec.kind!r} is not installed in this ratai"
+        note = _az_note(game) if spec.kind == "az" else None
         out.setdefault(spec.label, Entrant(spec.label, note))
     if not out:
         have = sorted({BotSpec.parse(s.replace(ROLLOUT, rk)).kind for s in specs})
@@ -152,13 +155,18 @@ def schedule(num_entrants: int, num_players: int, games_per_table: int) -> list[
     Returns ``C(N, n) * n * ceil(K / n)`` seatings when ``N >= n``, else ``N * ceil(K / N)``.
 
     Raises:
-        ValueError: fewer than 2 entrants, fewer than 1 seat or game per table.
+        ValueError: fewer than 2 seats (a solo game has no one to be rated against), fewer
+            than 2 entrants, or fewer than 1 game per table.
     """
     n, k = num_players, games_per_table
+    if n < 2:
+        raise ValueError(f"a ladder rates entrants against each other in a game, so it needs "
+                         f"at least 2 seats, got {n}; for a solo game use ratai arena "
+                         f"--players 1 (win rate against the game's automaton)")
     if num_entrants < 2:
         raise ValueError(f"a ladder needs at least 2 entrants, got {num_entrants}")
-    if n < 1 or k < 1:
-        raise ValueError(f"bad ladder size: {n} seats, {k} games per table (allowed >= 1)")
+    if k < 1:
+        raise ValueError(f"bad ladder size: {k} games per table (allowed >= 1)")
     if num_entrants < n:
         games = num_entrants * math.ceil(k / num_entrants)
         return [seat_assignment(num_entrants, n, i) for i in range(games)]
@@ -252,7 +260,8 @@ def run_ladder(game_name: str, params: dict, entrants: Sequence[Entrant | str], 
             :func:`game_cost` of its seats; for a progress bar).
 
     Raises:
-        ValueError: fewer than 2 playable entrants, a bad spec or backend, bad params.
+        ValueError: fewer than 2 playable entrants, a solo game (fewer than 2 seats: see
+            :func:`schedule`), a bad spec or backend, bad params; all before any game.
     """
     from ratai.engines import load_game
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ratai.arena import BotSpec, run_arena, seat_assignment, standings
+from ratai.arena import BotSpec, format_table, run_arena, seat_assignment, standings
 from ratai.cli import main
 from ratai.engines import load_game
 
@@ -80,3 +80,48 @@ def test_ray_backend_gives_the_same_records_as_local():
     drop = ("seconds", "seat_seconds")
     assert [{k: v for k, v in r.items() if k not in drop} for r in local] == \
         [{k: v for k, v in r.items() if k not in drop} for r in remote]
+
+
+def test_standings_of_solo_games_count_wins_and_skip_ratings():
+    """One seat (First Rat solo against Greg): win rate and score are counted, the rating
+    is not (openskill needs two teams); the table says n/a."""
+    recs = [{"index": 0, "seats": ["a"], "returns": [1.0], "scores": [40]},
+            {"index": 1, "seats": ["a"], "returns": [0.0], "scores": [20]}]
+    (row,) = standings(recs, ["a"])
+    assert row.games == 2 and row.wins == 1.0 and row.mean_score == 30.0
+    assert not row.rated and row.mu == 25.0
+    assert "| a | 2 | 0.500 |" in format_table([row]) and "n/a | n/a | n/a |" in \
+        format_table([row])
+    two = {s.bot: s for s in standings([{"index": 0, "seats": ["a", "b"], "returns": [1, 0],
+                                         "scores": [2, 1]}], ["a", "b", "c"])}
+    assert two["a"].rated and two["b"].rated and not two["c"].rated  # c never sat
+
+
+@pytest.mark.parametrize("argv", [["--variant", "solo-medium"], ["--players", "1"]])
+def test_arena_solo_first_rat_completes_and_writes_records(argv, tmp_path):
+    out = io.StringIO()
+    path = tmp_path / "solo.jsonl"
+    code = main(["arena", "first_rat", *argv, "--bots", "heuristic,random", "--games", "2",
+                 "--out", str(path)], out)
+    text = out.getvalue()
+    assert code == 0 and "| heuristic | 1 |" in text and "| random | 1 |" in text
+    assert "n/a | n/a | n/a |" in text and "automaton" in text
+    recs = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(recs) == 2 and all(len(r["seats"]) == 1 for r in recs)
+
+
+def test_arena_writes_records_before_tabulating(tmp_path, monkeypatch, capsys):
+    """--out is written as soon as the games are played: a failure after that (here the
+    standings) loses no game."""
+    import ratai.arena
+
+    def broken(records, bots):
+        raise ValueError("standings broke")
+
+    monkeypatch.setattr(ratai.arena, "standings", broken)
+    path = tmp_path / "games.jsonl"
+    with pytest.raises(SystemExit) as info:
+        main(["arena", "rat_trap", "--bots", "random", "--games", "2", "--out", str(path)],
+             io.StringIO())
+    assert info.value.code == 2 and "standings broke" in capsys.readouterr().err
+    assert len(path.read_text().splitlines()) == 2

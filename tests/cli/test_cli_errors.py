@@ -54,7 +54,7 @@ CASES = [
     (["play", "rat_trap", "--bots", "oracle"], ["--bots", "unknown bot kind", "ismcts"]),
     (["play", "rat_trap", "--bots", "ismcts:lots"], ["--bots", "lots"]),
     (["play", "rat_trap", "--bots", "random,,heuristic"], ["--bots"]),
-    (["play", "rat_trap", "--hint", "mcts:0"], ["--hint", ">= 1"]),
+    (["play", "rat_trap", "--hint", "mcts:0"], ["--hint", "1..1,000,000,000,000"]),
     (["play", "rat_trap", "--param", "big_gang"], ["--param", "NAME=VALUE"]),
     (["play", "rat_trap", "--variant", "nope"], ["--variant", "nope", "known"]),
     (["play", "rat_trap", "--players", "3", "--param", "big_gang=true"], ["big_gang"]),
@@ -106,6 +106,25 @@ CASES = [
     (["demo", "--seed", "x"], ["--seed", "'x'"]),
     (["demo", "--scale", "0"], ["--scale"]),
     (["play", "rat_trap", "--players", "0"], ["--players", "0"]),
+    # --players against --param num_players: refused like --players against --variant
+    (["arena", "rat_trap", "--bots", "random", "--games", "1", "--param", "num_players=3",
+      "--players", "4"], ["--players 4", "contradicts", "--param num_players=3"]),
+    (["play", "rat_trap", "--param", "num_players=2", "--players", "3"],
+     ["--players 3", "contradicts", "--param num_players=2"]),
+    (["suggest", "rat_trap", "--param", "num_players=2", "--players", "3", "--history",
+      "{d}/float.json", "--seat", "0"], ["--players 3", "--param num_players=2"]),
+    # a time budget above the bots' limit (one day) is refused by the spec parser
+    (["arena", "rat_trap", "--bots", "ismcts:100000s", "--games", "1"],
+     ["--bots", "100000s", "(0, 86400]"]),
+    (["ladder", "rat_trap", "--entrants", "random,ismcts:100000s"],
+     ["--entrants", "100000s", "(0, 86400]"]),
+    # ladder --out is checked before the games (a file, or a path through a file)
+    (["ladder", "rat_trap", "--players", "2", "--quick", "--no-plot", "--kinds",
+      "random,heuristic", "--out", "{d}/finished.json/x"],
+     ["--out", "finished.json", "not a directory"]),
+    (["ladder", "rat_trap", "--players", "2", "--quick", "--no-plot", "--kinds",
+      "random,heuristic", "--out", "{d}/finished.json"],
+     ["--out", "finished.json", "is a file"]),
 ]
 
 
@@ -129,6 +148,21 @@ def test_the_table_through_the_console_script(files):
                           timeout=60)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert "--games" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_progress_bar_writes_nothing_to_stderr_when_it_is_no_terminal():
+    """Success: stderr stays empty (no stray blank line from the transient bar); an error
+    raised while the bar runs is exactly one line."""
+    cmd = [sys.executable, "-m", "ratai.cli", "arena", "rat_trap", "--bots", "random",
+           "--games", "1"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stderr == "", repr(proc.stderr)
+    if Path("/dev/full").exists():
+        proc = subprocess.run(cmd + ["--out", "/dev/full"], capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 2
+        assert proc.stderr.startswith("ratai: ") and proc.stderr.count("\n") == 1, \
+            repr(proc.stderr)
 
 
 def test_play_parses_time_budgets_like_every_other_command():

@@ -280,3 +280,60 @@ def test_az_entrants_need_the_kind_and_a_fitting_packaged_model(monkeypatch, tmp
     assert all("no packaged az model for ratapolis" in v for v in notes["ratapolis"].values())
     three = resolve_entrants(load_game("rat_trap", num_players=3), kinds=["az"])
     assert all("does not fit: player count 3" in e.note for e in three)
+
+
+@pytest.fixture
+def no_games(monkeypatch):
+    """Fail the test if the ladder starts playing (bad input must be refused first)."""
+    import ratai.ladder
+
+    def played(*args, **kwargs):
+        pytest.fail("a game was played before the bad input was refused")
+
+    monkeypatch.setattr(ratai.ladder, "run_schedule", played)
+
+
+def test_schedule_refuses_a_solo_game():
+    with pytest.raises(ValueError, match="at least 2 seats"):
+        schedule(3, 1, 2)
+
+
+def test_resolve_entrants_refuses_an_unknown_kind_but_notes_az():
+    rt = load_game("rat_trap", num_players=2)
+    with pytest.raises(ValueError, match="unknown bot kind 'ismtcs'"):
+        resolve_entrants(rt, ["random", "heuristic", "ismtcs:100"], budget_scale=0.01)
+    with pytest.raises(ValueError, match="unknown bot kind 'ismtcs'"):  # whatever --kinds
+        resolve_entrants(rt, ["random", "ismtcs:100"], kinds=["random"])
+    ents = resolve_entrants(rt, ["random", "az:100"])
+    assert [e.spec for e in ents] == ["random", "az:100"]  # az: kept, with a note or not
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["ladder", "first_rat", "--players", "1", "--quick"], "at least 2 seats"),
+    (["ladder", "first_rat", "--variant", "solo-medium", "--quick"], "at least 2 seats"),
+    (["ladder", "rat_trap", "--players", "2", "--quick", "--no-plot", "--entrants",
+      "random,heuristic,ismtcs:100"], "unknown bot kind 'ismtcs'"),
+    (["ladder", "rat_trap", "--players", "2", "--quick", "--no-plot", "--kinds",
+      "random,heuristic", "--out", "{tmp}/file/x"], "not a directory"),
+])
+def test_ladder_refuses_before_playing(argv, needle, no_games, tmp_path, capsys):
+    """A solo game, a misspelled entrant kind and an unusable --out are one-line errors
+    (exit 2) before any game is played, and nothing is written."""
+    (tmp_path / "file").write_text("")
+    out_dir = tmp_path / "out"
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    if "--out" not in argv:
+        argv += ["--out", str(out_dir)]
+    with pytest.raises(SystemExit) as info:
+        main(argv, io.StringIO())
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.startswith("ratai: ") and err.count("\n") == 1
+    assert needle in err, err
+    assert not out_dir.exists()
+
+
+def test_ladder_out_may_be_a_new_nested_directory(tmp_path):
+    d = tmp_path / "a" / "b" / "lad"
+    assert main(["ladder", "rat_trap", "--players", "2", "--quick", "--no-plot", "--kinds",
+                 "random,heuristic", "--out", str(d)], io.StringIO()) == 0
+    assert len((d / "records.jsonl").read_text().splitlines()) == 2
