@@ -62,3 +62,15 @@ def play_to_end(client, game_id: str, tokens: dict[int, str], seed: int,
                 continue
         time.sleep(0.005)
     raise AssertionError("game did not finish in time")
+
+
+def hosted_human_turn(client, game: str = "rat_trap", seed: int = 6) -> tuple[str, str]:
+    """A hosted game with a human in seat 0 and random bots elsewhere, waited for until it is
+    the human's turn; returns ``(game_id, seat_token)``."""
+    created = client.create_game(game, ["human", "random", "random"], seed=seed)
+    tok = created.seat_tokens[0].token
+    view = client.get_state(created.game_id, tok)
+    while not view.your_turn:
+        time.sleep(0.01)
+        view = client.get_state(created.game_id, tok)
+    return created.game_id, tok

@@ -15,7 +15,7 @@ import grpc
 import pytest
 from conftest import running_server
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from svc_helpers import random_position
+from svc_helpers import hosted_human_turn, random_position
 
 from ratai.client import Client
 from ratai.engines import load_game
@@ -101,14 +101,9 @@ def test_fair_share_per_client():
         err = _err(c.suggest_move, position=pos, bot={"kind": "random"})
         assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "share" in err.details()
         assert int(dict(err.trailing_metadata())["retry-after-ms"]) >= 50
-        created = c.create_game("rat_trap", ["human", "random", "random"], seed=6)
-        tok = created.seat_tokens[0].token
-        view = c.get_state(created.game_id, tok)
-        while not view.your_turn:
-            time.sleep(0.01)
-            view = c.get_state(created.game_id, tok)
+        gid, tok = hosted_human_turn(c)
         other = c.stub.SuggestMove.future(pb.SuggestMoveRequest(
-            hosted=pb.HostedSeat(game_id=created.game_id, seat_token=tok),
+            hosted=pb.HostedSeat(game_id=gid, seat_token=tok),
             bot=pb.BotSpec(kind="random")), timeout=30)
         for s in running:
             s.cancel()
@@ -463,12 +458,7 @@ def test_one_clients_bot_games_share_one_turn_of_the_queue():
         bot = {"kind": "ismcts", "time_limit": 0.4}
         games = [c.create_game("rat_trap", [bot, bot, bot], seed=i) for i in range(5)]
         assert all(srv.manager.get(g.game_id).owner == "peer:127.0.0.1" for g in games)
-        created = c.create_game("rat_trap", ["human", "random", "random"], seed=6)
-        tok = created.seat_tokens[0].token
-        view = c.get_state(created.game_id, tok)
-        while not view.your_turn:
-            time.sleep(0.01)
-            view = c.get_state(created.game_id, tok)
+        gid, tok = hosted_human_turn(c)
         end = time.monotonic() + 10
         while srv.pool.busy() < 5:  # the bot games are searching and queued
             assert time.monotonic() < end
@@ -476,7 +466,7 @@ def test_one_clients_bot_games_share_one_turn_of_the_queue():
         waits = []
         for _ in range(3):
             t0 = time.monotonic()
-            a = c.suggest_move(game_id=created.game_id, seat_token=tok,
+            a = c.suggest_move(game_id=gid, seat_token=tok,
                                bot={"kind": "ismcts", "time_limit": 0.05}, timeout=10)
             waits.append(time.monotonic() - t0)
             assert a.final

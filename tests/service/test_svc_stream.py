@@ -7,7 +7,7 @@ import threading
 import time
 
 import pytest
-from svc_helpers import random_position
+from svc_helpers import hosted_human_turn, random_position
 
 from ratai.engines import load_game, registered_games
 
@@ -49,13 +49,9 @@ def test_analyze_cancel_is_prompt_and_frees_the_worker(client, server):
 
 
 def test_analyze_hosted_seat(client):
-    created = client.create_game("rat_trap", ["human", "random", "random"], seed=6)
-    tok = created.seat_tokens[0].token
-    view = client.get_state(created.game_id, tok)
-    while not view.your_turn:
-        time.sleep(0.01)
-        view = client.get_state(created.game_id, tok)
-    msgs = list(client.analyze(game_id=created.game_id, seat_token=tok,
+    gid, tok = hosted_human_turn(client)
+    view = client.get_state(gid, tok)
+    msgs = list(client.analyze(game_id=gid, seat_token=tok,
                                bot={"kind": "ismcts", "iterations": 20}, timeout=30))
     assert msgs[-1].final and msgs[-1].best_action in [a.action for a in view.legal_actions]
 
