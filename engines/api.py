@@ -346,17 +346,20 @@ class Game(ABC):
     def deserialize_state(self, data: bytes | str, *, validate: bool = True) -> State:
         """Inverse of :meth:`State.serialize`.
 
-        With ``validate`` (the default, for bytes from outside: a file, a client), every
-        seat's ``observation`` of the loaded state is checked against
-        :meth:`observation_schema` (types and ranges of every field some seat can see: all of
-        a perfect-information game's), so an out-of-range value is a ``ValueError`` here,
-        not a crash of the compiled twin later. Fields no seat sees (a face-down pile's
-        order, the engine's pending steps) are checked for presence only. ``validate=False``
-        skips the check (10-50 ms) for bytes this process or its workers wrote.
+        With ``validate`` (the default, for bytes from outside: a file, a client), the loaded
+        state must be playable (a seat to move with legal actions, chance outcomes summing
+        to 1, or over; on a twin also as the twin reads the fields) and every seat's
+        ``observation`` of it must match :meth:`observation_schema` (types and ranges of
+        every field some seat can see: all of a perfect-information game's), so an
+        out-of-range value is a ``ValueError`` here, not a crash of the compiled twin later.
+        Fields no seat sees (a face-down pile's order, the engine's pending steps) are
+        checked only through playability. ``validate=False`` skips the checks (10-50 ms)
+        for bytes this process or its workers wrote.
 
         Raises:
             ValueError: the bytes are not a serialized state of this game and parameters,
-                or (with ``validate``) a seat's view of it breaks the schema (the field named).
+                or (with ``validate``) the state is not playable or a seat's view of it
+                breaks the schema (the field named).
         """
         try:
             doc = json.loads(data)
