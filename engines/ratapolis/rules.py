@@ -501,8 +501,8 @@ class RatapolisState(State):
         plans of the lowest seat still to commit, which ``apply_action`` then commits (so a
         history replays).
         """
-        player = check_actor(player, self._game.n)
         if self.phase == PLAN and self._game.params["simultaneous"]:
+            player = check_actor(player, self._game.n)  # (the base class checks the rest)
             if player is None:
                 player = self._next_planner()
             elif not 0 <= player < self._game.n or self.plans[player]:
