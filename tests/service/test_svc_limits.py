@@ -423,7 +423,7 @@ def test_stop_reason_says_which_clock_ended_the_search(client):
     assert its.stop_reason == "budget" and its.iterations == 50
 
 
-def test_a_cancelled_or_timed_out_hint_is_logged(client, caplog):
+def test_a_cancelled_or_timed_out_hint_is_logged(client, server, caplog):
     """One log line per request, also for a unary call its client cancelled or let time out
     while it waited for a worker (the streaming calls already logged theirs)."""
     import logging
@@ -433,7 +433,10 @@ def test_a_cancelled_or_timed_out_hint_is_logged(client, caplog):
     caplog.set_level(logging.INFO, logger="ratai.service")
     busy = client.stub.SuggestMove.future(pb.SuggestMoveRequest(
         position=pos, bot=pb.BotSpec(kind="ismcts", time_limit_s=3)), timeout=30)
-    time.sleep(0.3)
+    end = time.monotonic() + 10
+    while not server.pool._running:  # the search has reached the worker
+        assert time.monotonic() < end and not busy.done(), "the search did not start"
+        time.sleep(0.005)
     # the shared server's one worker is busy: this hint waits in the queue past its deadline
     err = _err(client.suggest_move, position=pos, bot={"kind": "random"}, timeout=0.3)
     assert err.code() == grpc.StatusCode.DEADLINE_EXCEEDED
