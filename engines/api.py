@@ -226,7 +226,9 @@ class Param:
 
     ``choices`` limits the values (``None``: any value of ``type``); ``check`` is an extra
     predicate for ranges. ``validate`` raises ``ValueError`` naming the parameter and what
-    is allowed.
+    is allowed. ``cosmetic``: the parameter changes only names shown to people (labels,
+    renders, observation strings), never a rule, an action id or an observation tensor's
+    values, so a network trained with its default plays any value (Ratapolis' ``colors``).
     """
 
     name: str
@@ -236,6 +238,7 @@ class Param:
     choices: tuple | None = None
     check: Callable[[Any], bool] | None = field(default=None, compare=False)
     allowed: str = ""
+    cosmetic: bool = False
 
     def validate(self, value: Any) -> Any:
         if self.type is bool:
@@ -267,7 +270,7 @@ class Param:
         """JSON-able description (for catalogues such as the service's ListGames)."""
         return {"name": self.name, "default": self.default, "type": self.type.__name__,
                 "choices": list(self.choices) if self.choices else None,
-                "allowed": self.allowed, "doc": self.doc}
+                "allowed": self.allowed, "doc": self.doc, "cosmetic": self.cosmetic}
 
 
 class Game(ABC):

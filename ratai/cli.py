@@ -17,6 +17,7 @@ with exit code 2 (never a traceback); Ctrl-C exits with 130.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -203,6 +204,17 @@ def _writable(path: str | None, option: str, directory: bool = False) -> None:
         raise UsageError(f"bad {option} {path}: {ancestor} is not a directory")
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise UsageError(f"bad {option} {path}: directory {ancestor} is not writable")
+
+
+def _plotting(what: str) -> None:
+    """Refuse to start work whose end writes a plot (``what``) when matplotlib is missing,
+    rather than finding out after the games.
+
+    Raises:
+        UsageError: naming ``what`` and the extra to install.
+    """
+    if importlib.util.find_spec("matplotlib") is None:
+        raise UsageError(f'{what} needs matplotlib: pip install -e ".[plot]" (or "ratai[plot]")')
 
 
 def _load(game: str, params: dict):
@@ -853,6 +865,8 @@ def bench(ctx, game, players, kind, seconds, budgets, n_games, workers, seed, pl
 
     out = _out(ctx)
     _writable(plot, "--plot")
+    if plot:
+        _plotting("--plot")
     _writable(markdown, "--markdown")
     if kind is not None and kind not in BOT_KINDS:
         raise UsageError(f"bad --kind {kind!r}; known kinds: {sorted(BOT_KINDS)}")
@@ -954,6 +968,8 @@ def ladder(ctx, game, players, variant, param, per_table, seed, workers, backend
 
     out = _out(ctx)
     _writable(levels_path, "--calibrate-levels")
+    if not no_plot:
+        _plotting("ladder.png (or pass --no-plot)")
     if from_run is not None:
         try:
             result = lad.LadderResult.load(from_run)

@@ -124,7 +124,8 @@ def resolve_entrants(game, specs: Sequence[str] = ENTRANTS, *,
 
     Raises:
         ValueError: a malformed spec, an unknown bot kind, a ``budget_scale`` that is not
-            > 0, or ``kinds`` that match no entrant.
+            > 0, or a kind in ``kinds`` that is unknown or matches no entrant (each
+            must match one: a misspelt kind is refused, not dropped).
     """
     from ratai.bots import BOT_KINDS
 
@@ -132,6 +133,11 @@ def resolve_entrants(game, specs: Sequence[str] = ENTRANTS, *,
         raise ValueError(f"bad budget scale {budget_scale!r}: allowed numbers > 0")
     rk = rollout_kind(game)
     wanted = None if kinds is None else {rk if k == "rollout" else k for k in kinds}
+    known = {*BOT_KINDS, "az", "level", "rollout"}
+    unknown = [k for k in kinds or () if k not in known]
+    if unknown:
+        raise ValueError(f"bad --kinds {','.join(kinds or ())}: unknown bot kind(s) "
+                         f"{unknown}; known kinds: {sorted(known)}")
     out: dict[str, Entrant] = {}
     for raw in specs:
         spec = _scaled(BotSpec.parse(raw.replace(ROLLOUT, rk)), budget_scale)
@@ -142,9 +148,10 @@ def resolve_entrants(game, specs: Sequence[str] = ENTRANTS, *,
             continue
         note = _az_note(game) if spec.kind == "az" else None
         out.setdefault(spec.label, Entrant(spec.label, note))
-    if not out:
-        have = sorted({BotSpec.parse(s.replace(ROLLOUT, rk)).kind for s in specs})
-        raise ValueError(f"--kinds {','.join(kinds or ())} match no entrant; the entrants' "
+    have = sorted({BotSpec.parse(s.replace(ROLLOUT, rk)).kind for s in specs})
+    missing = [k for k in kinds or () if (rk if k == "rollout" else k) not in have]
+    if missing:
+        raise ValueError(f"--kinds {','.join(missing)} match no entrant; the entrants' "
                          f"kinds are {have} (and 'rollout' = {rk})")
     return list(out.values())
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import signal
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -13,11 +14,24 @@ from ratai.engines import _CYTHON_REGISTRY, game_class, load_game, registered_ga
 from ratai.engines.api import sample_chance_outcome
 
 
-def sigint_default() -> None:
-    """A ``preexec_fn`` for a child that must see Ctrl-C: SIGINT at its default even when
-    the suite runs as a background job (which starts with SIGINT ignored, and Python then
-    never raises ``KeyboardInterrupt``)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def popen_sigint(args, **kw) -> subprocess.Popen:
+    """``subprocess.Popen(args, **kw)`` for a child that must see Ctrl-C: SIGINT at its
+    default even when the suite runs as a background job (which starts with SIGINT ignored,
+    an ignore survives ``exec``, and Python then never raises ``KeyboardInterrupt``).
+
+    The parent's ignore is lifted around the spawn (a handler does not survive ``exec``)
+    rather than reset by a ``preexec_fn``: one forces a plain ``fork`` that runs Python in
+    the child, and a child forked while gRPC's threads run in the parent (an xdist worker
+    that ran a service test first) aborts there in gRPC's fork handler (SIGABRT, "epoll_wait
+    error: Bad file descriptor") before it can ``exec``."""
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(args, **kw)
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def load_script(relpath: str):

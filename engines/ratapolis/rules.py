@@ -168,7 +168,7 @@ class RatapolisGame(Game):
               "the seats' rat colours in seat order, comma-separated (RP-11), e.g. "
               "'red,yellow,green' for the rulebook's 3-player examples",
               allowed="distinct comma-separated colours among " + ", ".join(COLOURS)
-              + ", at least one per player"),
+              + ", at least one per player", cosmetic=True),
         Param("data_path", None, str, "a replacement ratapolis.json (None: packaged data)"),
     )
 

@@ -172,9 +172,25 @@ def game_data_hash(game) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def canonical_game(game):
+    """``game`` with every cosmetic parameter (``Param.cosmetic``: it renames things for
+    people, e.g. Ratapolis' ``colors``) at its default, on the reference backend where one
+    differs: the game whose layout, seat maps and parameters a model records, and whose
+    tensors and action ids are ``game``'s own."""
+    cosmetic = {p.name: p.default for p in game.param_specs if p.cosmetic}
+    if all(game.params.get(k) == v for k, v in cosmetic.items()):
+        return game
+    from ratai.engines import load_game
+
+    return load_game(game.name, backend="python", **{**game.params, **cosmetic})
+
+
 def layout_version(game) -> str:
     """A 16-hex-digit hash of ``game.observation_tensor_layout()`` (every slice's path,
-    start, size and encoding; descriptions excluded): equal hashes, equal tensor meaning."""
+    start, size and encoding; descriptions excluded) of :func:`canonical_game`: equal
+    hashes, equal tensor meaning (a slice's encoding names its values, so labels a cosmetic
+    parameter renames would otherwise change it)."""
+    game = canonical_game(game)
     rows = [[s.path, s.start, s.size, s.encoding] for s in game.observation_tensor_layout()]
     text = json.dumps(rows, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -183,7 +199,8 @@ def layout_version(game) -> str:
 def seat_version(game) -> str:
     """A 16-hex-digit hash of ``game``'s seat maps (every seat's
     ``observation_seat_permutation`` and ``action_seat_permutation``): equal hashes, equal
-    reading of a seat-relative network."""
+    reading of a seat-relative network (of :func:`canonical_game`)."""
+    game = canonical_game(game)
     h = hashlib.sha256()
     for p in range(game.num_players()):
         h.update(np.asarray(game.observation_seat_permutation(p), "<i8").tobytes())
@@ -194,8 +211,10 @@ def seat_version(game) -> str:
 
 
 def model_params(game) -> dict:
-    """The parameters of ``game`` a model records (all but ``num_players``, ``data_path``)."""
-    return {k: v for k, v in game.params.items() if k not in _NOT_PARAMS}
+    """The parameters of ``game`` a model records: all but ``num_players``, ``data_path``
+    and the cosmetic ones (``Param.cosmetic``; a model plays every value of those)."""
+    cosmetic = {p.name for p in game.param_specs if p.cosmetic}
+    return {k: v for k, v in game.params.items() if k not in _NOT_PARAMS and k not in cosmetic}
 
 
 def _game_for(name: str, n: int, params: Mapping[str, Any]):
@@ -541,7 +560,8 @@ class Model:
 
         Raises:
             ModelError: naming the first mismatch: game name, player count not in
-                ``players``, a parameter, the component data hash, the tensor layout
+                ``players``, a parameter (cosmetic ones are not compared:
+                ``Param.cosmetic``), the component data hash, the tensor layout
                 version, a seat-relative network's seat maps, or the tensor/action sizes.
         """
         where = f"model {self.source!r}"
@@ -551,8 +571,10 @@ class Model:
         if n not in self.nets:
             raise ModelError(f"{where} plays {self.game_name} with "
                              f"{', '.join(map(str, self.players))} players, not {n}")
-        mine, theirs = self.meta["params"], model_params(game)
-        for key in sorted(set(mine) | set(theirs)):
+        cosmetic = {p.name for p in game.param_specs if p.cosmetic}
+        mine = {k: v for k, v in self.meta["params"].items() if k not in cosmetic}
+        theirs = model_params(game)   # models written before a parameter was cosmetic
+        for key in sorted(set(mine) | set(theirs)):                 # recorded it
             if key in mine and key in theirs and mine[key] != theirs[key]:
                 raise ModelError(f"{where}: parameter {key!r} is {mine[key]!r} in the model, "
                                  f"{theirs[key]!r} in the game")

@@ -27,6 +27,25 @@ def test_bench_bad_budget_is_a_usage_error():
         main(["bench", "rat_trap", "--budgets", "ten"], io.StringIO())
 
 
+def test_bench_plot_without_matplotlib_is_refused_before_measuring(tmp_path, monkeypatch,
+                                                                   capsys):
+    """--plot without matplotlib: one line, exit 2, before any search or game."""
+    import sys
+
+    import ratai.bench
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)   # find_spec: not installed
+    monkeypatch.setattr(ratai.bench, "speed",
+                        lambda *a, **k: pytest.fail("measured before refusing"))
+    with pytest.raises(SystemExit) as info:
+        main(["bench", "rat_trap", "--seconds", "0.05", "--plot", str(tmp_path / "b.png")],
+             io.StringIO())
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.count("\n") == 1
+    assert "--plot needs matplotlib" in err
+    assert not (tmp_path / "b.png").exists()
+
+
 def test_progress_hooks_are_called_per_analysis_and_per_game():
     from ratai import bench
 

@@ -20,7 +20,7 @@ import pytest
 from ratai.engine import QueryError, parse_query
 from ratai.engines import CHANCE, load_game
 from ratai.engines.api import sample_chance_outcome
-from tests.conftest import sigint_default
+from tests.conftest import popen_sigint
 
 
 def _decision_history(name: str, seed: int = 0, **params) -> tuple[list[int], object]:
@@ -33,10 +33,9 @@ def _decision_history(name: str, seed: int = 0, **params) -> tuple[list[int], ob
 
 class EngineProc:
     def __init__(self, *args: str):
-        self.proc = subprocess.Popen([sys.executable, "-m", "ratai.cli", "engine", *args],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, bufsize=1,
-                                     preexec_fn=sigint_default)
+        self.proc = popen_sigint([sys.executable, "-m", "ratai.cli", "engine", *args],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, bufsize=1)
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 

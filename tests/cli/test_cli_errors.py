@@ -21,7 +21,7 @@ import pytest
 
 from ratai.cli import cli, main
 from ratai.engines import load_game
-from tests.conftest import sample_action, sigint_default
+from tests.conftest import popen_sigint, sample_action
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -207,10 +207,9 @@ def test_every_option_has_help_and_shows_its_default(name, cmd, capsys):
 
 
 def test_ctrl_c_exits_130_without_traceback():
-    proc = subprocess.Popen([sys.executable, "-m", "ratai.cli", "play", "rat_trap", "--seed",
-                             "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            preexec_fn=sigint_default)
+    proc = popen_sigint([sys.executable, "-m", "ratai.cli", "play", "rat_trap", "--seed", "1"],
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True)
     try:
         deadline = time.monotonic() + 60
         buf = ""

@@ -7,6 +7,7 @@ import io
 import itertools
 import json
 import math
+import sys
 from collections import Counter
 
 import pytest
@@ -87,7 +88,7 @@ def test_entrants_resolve_by_game_and_note_missing_az():
     scaled = resolve_entrants(rt, ENTRANTS, kinds=["ismcts", "az"], budget_scale=0.01)
     assert [e.spec for e in scaled][:3] == ["ismcts:1", "ismcts:10", "ismcts:100"]
     assert "az:0.01s" in [e.spec for e in scaled]
-    with pytest.raises(ValueError, match="match no entrant"):
+    with pytest.raises(ValueError, match=r"unknown bot kind\(s\) \['oracle'\]"):
         resolve_entrants(rt, kinds=["oracle"])
     with pytest.raises(ValueError, match="budget scale"):
         resolve_entrants(rt, budget_scale=0)
@@ -134,7 +135,7 @@ def test_ladder_cli_writes_table_plot_and_records(tmp_path):
 
 @pytest.mark.parametrize("argv,needle", [
     (["ladder", "chess"], "chess"),
-    (["ladder", "rat_trap", "--kinds", "oracle", "--quick"], "match no entrant"),
+    (["ladder", "rat_trap", "--kinds", "oracle", "--quick"], "unknown bot kind(s) ['oracle']"),
     (["ladder", "rat_trap", "--entrants", "random,ismcts:x"], "budget must be an int"),
     (["ladder", "rat_trap", "--entrants", "random", "--quick"], "at least 2"),
     (["ladder", "rat_trap", "--games-per-pair", "0"], "games-per-pair"),
@@ -298,6 +299,18 @@ def test_schedule_refuses_a_solo_game():
         schedule(3, 1, 2)
 
 
+def test_every_kind_asked_for_must_match_an_entrant():
+    """A misspelt kind beside good ones is refused, not dropped (it used to play the ladder
+    without it); so is a known kind none of the entrants has."""
+    rt = load_game("rat_trap", num_players=2)
+    with pytest.raises(ValueError, match=r"unknown bot kind\(s\) \['mtcs'\]"):
+        resolve_entrants(rt, kinds=["random", "mtcs"])
+    with pytest.raises(ValueError, match="--kinds expectimax match no entrant"):
+        resolve_entrants(rt, kinds=["random", "expectimax"])
+    assert [e.spec for e in resolve_entrants(rt, ["random", "level:3"], kinds=["level"])] \
+        == ["level:3"]
+
+
 def test_resolve_entrants_refuses_an_unknown_kind_but_notes_az():
     rt = load_game("rat_trap", num_players=2)
     with pytest.raises(ValueError, match="unknown bot kind 'ismtcs'"):
@@ -315,12 +328,20 @@ def test_resolve_entrants_refuses_an_unknown_kind_but_notes_az():
       "random,heuristic,ismtcs:100"], "unknown bot kind 'ismtcs'"),
     (["ladder", "rat_trap", "--players", "2", "--quick", "--no-plot", "--kinds",
       "random,heuristic", "--out", "{tmp}/file/x"], "not a directory"),
+    (["ladder", "rat_trap", "--players", "2", "--quick", "--no-plot", "--kinds",
+      "random,heuristc"], "unknown bot kind(s) ['heuristc']"),
+    (["ladder", "rat_trap", "--players", "2", "--quick", "--kinds", "random,heuristic",
+      "{no-matplotlib}"], "ladder.png (or pass --no-plot) needs matplotlib"),
 ])
-def test_ladder_refuses_before_playing(argv, needle, no_games, tmp_path, capsys):
-    """A solo game, a misspelled entrant kind and an unusable --out are one-line errors
-    (exit 2) before any game is played, and nothing is written."""
+def test_ladder_refuses_before_playing(argv, needle, no_games, tmp_path, capsys, monkeypatch):
+    """A solo game, a misspelled entrant or --kinds kind, an unusable --out and a plot
+    without matplotlib are one-line errors (exit 2) before any game is played, and nothing
+    is written."""
     (tmp_path / "file").write_text("")
     out_dir = tmp_path / "out"
+    if "{no-matplotlib}" in argv:
+        argv.remove("{no-matplotlib}")
+        monkeypatch.setitem(sys.modules, "matplotlib", None)  # find_spec: not installed
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     if "--out" not in argv:
         argv += ["--out", str(out_dir)]

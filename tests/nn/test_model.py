@@ -242,6 +242,42 @@ def test_shipped_model_fits_its_game_and_size(name):
     assert bot.step(s) in s.legal_actions()
 
 
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_a_cosmetic_parameter_keeps_the_model(backend):
+    """Ratapolis' ``colors`` (RP-11) renames the seats only (``Param.cosmetic``): the same
+    tensors and action ids, so the packaged network plays a game with other colours (it
+    was refused by name, and levels fell back to the rollout search); a model made with
+    other colours records none (and one recorded before the flag is still accepted)."""
+    from ratai.bots import make_bot
+    from ratai.bots.levels import level_spec
+    from ratai.nn.model import model_params, seat_version
+
+    plain = load_game("ratapolis", backend=backend, num_players=3)
+    recoloured = load_game("ratapolis", backend=backend, num_players=3,
+                           colors="green,orange,red")
+    assert [p.name for p in plain.param_specs if p.cosmetic] == ["colors"]
+    assert layout_version(recoloured) == layout_version(plain)
+    assert seat_version(recoloured) == seat_version(plain)
+    assert "colors" not in model_params(recoloured)
+    shipped = Model.load(packaged(plain))
+    assert "colors" in shipped.meta["params"]        # written before colors was cosmetic
+    shipped.check_game(recoloured)
+    assert level_spec(recoloured, 10) == level_spec(plain, 10) == "az:10000"
+    s = recoloured.new_initial_state()
+    while s.is_chance_node():
+        s.apply_action(s.chance_outcomes()[0][0])
+    an = make_bot("az", recoloured, s.current_player(), iterations=30, seed=1).analyze(s)
+    assert an.best_action in s.legal_actions()
+    made = Model.init("ratapolis", players=[3], hidden=(8, 8), seed=1,
+                      params={"colors": "green,orange,red"})
+    assert "colors" not in made.meta["params"]
+    made.check_game(plain)
+    other = load_game("ratapolis", backend=backend, num_players=3, layout="first_game",
+                      property_tokens="none")
+    with pytest.raises(ModelError, match="parameter 'property_tokens'"):
+        made.check_game(other)
+
+
 def test_play_options_round_trip_and_checks(model, tmp_path):
     """``meta["play"]``: the az options a network recommends (docs/az.md), kept by save/load,
     checked on load and in ``with_meta`` (unknown option, value out of range, not an
