@@ -328,6 +328,10 @@ cdef class CyState:
     def move_number(self) -> int:
         return len(self._hist)
 
+    def automaton_scores(self) -> list:
+        """As ``State.automaton_scores``: ``[]`` unless a twin overrides it."""
+        return []
+
     def returns(self) -> list:
         cdef double out[CY_MAXP]
         cdef int n = self.c_returns(out)

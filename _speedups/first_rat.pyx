@@ -2993,6 +2993,10 @@ cdef class FirstRatState(CyState):
         """Greg's points (solo): his score-track markers and Rattronauts."""
         return track_points(&self.s, self.k, self.k.greg) if self.k.solo else 0
 
+    def automaton_scores(self) -> list:
+        """``[Greg's points]`` in the solo game (rulebook "Solo Play"), else ``[]``."""
+        return [float(self.greg_points())] if self.k.solo else []
+
     def rattronauts(self, p) -> int:
         """Rats of seat ``p`` in the rocket."""
         return rattronauts(&self.s, self.k, p)

@@ -40,7 +40,9 @@ Conventions
   world", the policy-free convention of PIMC / IS-MCTS determinization; each game
   documents its priors for choices the seat cannot see).
 * ``returns()`` is the game-theoretic result: a win 1, a loss 0, a k-way shared win 1/k
-  (0 for everybody before the end). ``scores()`` are the rulebook's points.
+  (0 for everybody before the end). ``scores()`` are the rulebook's points;
+  ``automaton_scores()`` those of a solo game's automated rivals (First Rat's Greg), whom
+  ``returns()`` measures the seat against.
 
 Writing a new game: subclass :class:`Game` and :class:`State`, implement the abstract
 methods, and add the game to ``ratai.engines._REGISTRY``. The conformance suite
@@ -622,6 +624,13 @@ class State(ABC):
     @abstractmethod
     def scores(self) -> list[float]:
         """The rulebook's points for each seat, now (shape ``[num_players]``)."""
+
+    def automaton_scores(self) -> list[float]:
+        """Points of the game's automated rivals, now: the non-player opponents of a solo
+        game (First Rat's Greg the Robo-Rat, rulebook "Solo Play"), whom a seat must beat
+        and whose turns are chance nodes; ``[]`` when the game has none (shape
+        ``[rivals]``)."""
+        return []
 
     @abstractmethod
     def _returns(self) -> list[float]:

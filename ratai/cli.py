@@ -751,9 +751,15 @@ def arena(ctx, game, players, variant, param, bots, n_games, workers, backend, s
               f"{len(records)} games, {moves:.0f} actions per game\n\n")
     out.write(format_table(rows) + "\n")
     if records and len(records[0]["seats"]) == 1:
+        rivals = [r.get("automaton_scores") or [] for r in records]
+        against = ""
+        if all(rivals):
+            mean = sum(max(x) for x in rivals) / len(rivals)
+            against = f" (the automaton's mean score: {mean:.2f})"
         out.write("\nsolo: each game is one seat against the game's automaton (see `ratai "
                   "games`); win rate = share of games won against it, mean score = the "
-                  "seat's points; ratings n/a (a rating needs two entrants in a game)\n")
+                  f"seat's points{against}; ratings n/a (a rating needs two entrants in a "
+                  "game)\n")
     if out_path:
         out.write(f"\nrecords written to {out_path}\n")
 

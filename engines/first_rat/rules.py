@@ -782,6 +782,10 @@ class FirstRatState(State):
         g: FirstRatGame = self._game
         return sum(self._track_points(g.greg).values()) if g.solo else 0
 
+    def automaton_scores(self) -> list[float]:
+        """``[Greg's points]`` in the solo game (rulebook "Solo Play"), else ``[]``."""
+        return [float(self.greg_points())] if self._game.solo else []
+
     def _returns(self) -> list[float]:
         g: FirstRatGame = self._game
         sc = self.scores()

@@ -108,6 +108,12 @@ def test_arena_solo_first_rat_completes_and_writes_records(argv, tmp_path):
     assert "n/a | n/a | n/a |" in text and "automaton" in text
     recs = [json.loads(line) for line in path.read_text().splitlines()]
     assert len(recs) == 2 and all(len(r["seats"]) == 1 for r in recs)
+    # Greg's points are in each record and the table (the seat wins with more: Solo End)
+    assert all(len(r["automaton_scores"]) == 1 for r in recs)
+    assert all(r["returns"] == [float(r["scores"][0] > r["automaton_scores"][0])]
+               for r in recs)
+    mean = sum(r["automaton_scores"][0] for r in recs) / 2
+    assert f"the automaton's mean score: {mean:.2f}" in text
 
 
 def test_arena_writes_records_before_tabulating(tmp_path, monkeypatch, capsys):

@@ -194,8 +194,36 @@ def test_solo_win_needs_more_points_than_greg():
     s.track_values["cargo_bay"] = [2, 2, 2, 2, 2]
     s._place("cargo_bay", 0)
     assert s.scores() == [8.0] and s.returns() == [0.0]  # a tie is not a win
+    assert s.automaton_scores() == [8.0]                  # Greg's, beside the seat's
     s.awards[0] = 3
     assert s.returns() == [1.0]
+
+
+def test_automaton_scores_are_gregs_points_on_both_backends():
+    """``State.automaton_scores()`` (the engine contract's solo rivals) is ``[Greg's
+    points]`` in the solo game on both backends, move for move, and decides the result
+    (Solo End: more points than Greg wins); ``[]`` with several players and in every other
+    title."""
+    ref = load_game("first_rat", backend="python", num_players=1)
+    twin = load_game("first_rat", backend="cython", num_players=1)
+    rng = np.random.default_rng(4)
+    a, b = ref.new_initial_state(), twin.new_initial_state()
+    while not a.is_terminal():
+        assert a.automaton_scores() == b.automaton_scores() == [float(a.greg_points())]
+        if a.is_chance_node():
+            acts, probs = zip(*a.chance_outcomes(), strict=True)
+            x = acts[rng.choice(len(acts), p=probs)]
+        else:
+            la = a.legal_actions()
+            x = la[rng.integers(len(la))]
+        a.apply_action(x)
+        b.apply_action(x)
+    (greg,) = b.automaton_scores()
+    assert b.returns() == a.returns() == [1.0 if a.scores()[0] > greg else 0.0]
+    for name in ("first_rat", "rat_trap", "ratapolis", "rats_to_riches"):
+        for backend in ("python", "cython"):
+            assert load_game(name, backend=backend, num_players=2).new_initial_state() \
+                .automaton_scores() == []
 
 
 def test_greg_eighth_marker_triggers_the_end():
