@@ -53,11 +53,12 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import stat
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -169,27 +170,65 @@ def check_actor(player: Any, num_players: int) -> int | None:
     return int(player)
 
 
+#: The largest component data file :func:`read_component_json` reads (bytes; the packaged
+#: ones take 2-40 KB).
+MAX_DATA_BYTES = 16 * 2**20
+
+
+def read_user_file(path: Any, what: str, max_bytes: int) -> str:
+    """The UTF-8 text of a file a user named (a ``data_path``, a saved game, a history).
+
+    Only a regular file is read, and at most ``max_bytes`` bytes: a device (``/dev/zero``),
+    a named pipe (opened without blocking) or a directory is refused, never read forever.
+
+    Raises:
+        ValueError: naming ``what`` and ``path``: unreadable, not a regular file, larger
+            than ``max_bytes``, or not UTF-8.
+    """
+    bad = f"bad value {short_repr(path)} for {what}"
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, TypeError, ValueError) as exc:
+        raise ValueError(f"{bad}: {exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{bad}: not a regular file")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            raw = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise ValueError(f"{bad}: {exc}") from None
+    finally:
+        os.close(fd)
+    if len(raw) > max_bytes:
+        raise ValueError(f"{bad}: larger than {max_bytes:,} bytes")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{bad}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
 def read_component_json(package: str, filename: str, path: str | None) -> tuple[Any, str]:
     """A game's component data: the packaged ``filename`` of ``package`` (``path=None``) or
     the JSON file at ``path`` (the ``data_path`` parameter). Returns ``(document, source)``,
     ``source`` naming the file for error messages.
 
     Raises:
-        ValueError: the file cannot be read (naming ``data_path``) or is not valid JSON.
+        ValueError: the file cannot be read (naming ``data_path``), is not a regular file
+            (a device such as ``/dev/zero`` would be read forever), is larger than
+            :data:`MAX_DATA_BYTES`, or is not valid JSON.
     """
     if path is None:
         text = resources.files(package).joinpath(filename).read_text()
         source = filename
     else:
-        try:
-            text = Path(path).read_text()
-        except OSError as exc:
-            raise ValueError(f"bad value {short_repr(path)} for parameter 'data_path': "
-                             f"{exc}") from None
+        text = read_user_file(path, "parameter 'data_path'", MAX_DATA_BYTES)
         source = str(path)
     try:
         return json.loads(text), source
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
+        what = exc if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        raise ValueError(f"{source}: not valid JSON: {what}") from None
+    except ValueError as exc:   # e.g. an integer of more than 4,300 digits
         raise ValueError(f"{source}: not valid JSON: {exc}") from None
 
 
@@ -432,7 +471,12 @@ class Game(ABC):
 
         Raises:
             IllegalActionError: an action of the history is illegal where it is applied.
+            ValueError: ``history`` is not a sequence of action ids (e.g. ``None``).
         """
+        if isinstance(history, str | bytes | Mapping) or \
+                not isinstance(history, Sequence | np.ndarray):
+            raise ValueError(f"bad history {short_repr(history)}: allowed a sequence of "
+                             f"action ids")
         state = self.new_initial_state()
         for action in history:
             state.apply_action(action)
@@ -744,8 +788,9 @@ class State(ABC):
                 return a
         if isinstance(text, int | np.integer) and not isinstance(text, bool) and text in legal:
             return int(text)
-        if isinstance(text, str) and text.strip().isdigit() and int(text) in legal:
-            return int(text)
+        digits = text.strip() if isinstance(text, str) else ""
+        if digits.isascii() and digits.isdigit() and int(digits) in legal:  # not "٣"
+            return int(digits)
         labels = {a: self._action_to_string(player, a) for a in legal}
         raise IllegalActionError(text, legal, labels, "no legal action has that label")
 

@@ -125,9 +125,9 @@ def play_game(game_name: str, params: dict, specs: Sequence[str], seed: int, ind
     Returns the record: ``game``, ``params``, ``seed``, ``index``, ``seats`` (spec per seat),
     ``history`` (all actions), ``scores``, ``automaton_scores`` (the solo game's automated
     rivals', e.g. Greg's: ``State.automaton_scores``; ``[]`` in other games), ``returns``,
-    ``moves``, ``seconds`` (wall clock of
-    the game), ``decisions`` (per seat: decisions with more than one legal action) and
-    ``seat_seconds`` (per seat: seconds its bot spent choosing, forced moves included).
+    ``moves``, ``seconds`` (wall clock of the game), ``decisions`` (per seat: decisions with
+    more than one legal action) and ``seat_seconds`` (per seat: seconds its bot spent
+    choosing, forced moves included).
     """
     game = load_game(game_name, backend=backend, **params)
     rng = np.random.default_rng([seed, index])
@@ -162,7 +162,8 @@ def play_game(game_name: str, params: dict, specs: Sequence[str], seed: int, ind
         state.apply_action(action)
     return {"game": game_name, "params": dict(game.params), "seed": seed, "index": index,
             "seats": list(specs), "history": state.history(), "scores": state.scores(),
-            "automaton_scores": state.automaton_scores(), "returns": state.returns(), "moves": state.move_number(),
+            "automaton_scores": state.automaton_scores(), "returns": state.returns(),
+            "moves": state.move_number(),
             "seconds": round(time.perf_counter() - start, 4), "decisions": decisions,
             "seat_seconds": [round(t, 4) for t in thinking]}
 

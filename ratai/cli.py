@@ -31,7 +31,7 @@ import click
 import numpy as np
 
 from ratai import __version__
-from ratai.engines import CHANCE, game_class, load_game, registered_games
+from ratai.engines import CHANCE, SIMULTANEOUS, game_class, load_game, registered_games
 from ratai.engines.api import sample_chance_outcome
 
 #: The terminal screen of ``ratai play``: every block printed between two prompts fits.
@@ -130,7 +130,20 @@ class IntListType(click.ParamType):
 
 
 SEED = click.IntRange(min=0)
-POSITIVE_SECONDS = click.FloatRange(min=0, min_open=True)
+class FiniteRange(click.FloatRange):
+    """A ``click.FloatRange`` that also refuses ``nan`` (which passes every comparison)."""
+
+    def convert(self, value, param, ctx):
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return rv
+
+
+#: Seconds: > 0, at most the bots' own ``MAX_TIME_LIMIT`` (a day).
+POSITIVE_SECONDS = FiniteRange(min=0, min_open=True, max=86400.0)
+#: A factor on budgets (``--scale``, ``--budget-scale``): > 0, at most 1,000.
+SCALE = FiniteRange(min=0, min_open=True, max=1000)
 GAMES = click.Choice(registered_games())
 
 
@@ -248,7 +261,7 @@ def _out(ctx: click.Context) -> TextIO:
 @click.option("--workers", type=click.IntRange(min=1), default=2, help="search processes")
 @click.option("--timeout", type=POSITIVE_SECONDS, default=900.0,
               help="give up after this many seconds")
-@click.option("--scale", type=POSITIVE_SECONDS, default=1.0,
+@click.option("--scale", type=SCALE, default=1.0,
               help="multiply every search budget by this (below 1: a quicker, weaker demo)")
 @click.pass_context
 def demo(ctx, seed, workers, timeout, scale):
@@ -272,6 +285,10 @@ def games(ctx):
 
 
 # -- records (ratai play --save / --load, ratai suggest --history) ----------------------
+#: The largest record file read (bytes): a game's history takes a few KB, arena JSON lines
+#: a few MB (only the first record is used).
+MAX_RECORD_BYTES = 256 * 2**20
+
 def read_record(path: str, option: str = "--history") -> dict:
     """A game record file: a JSON list of action ids, a JSON object with ``history`` (a
     ``ratai play --save`` record or an arena record), or JSON lines of those (the first).
@@ -279,21 +296,25 @@ def read_record(path: str, option: str = "--history") -> dict:
     Raises:
         UsageError: naming the file and what is wrong with it.
     """
-    p = Path(path)
+    from ratai.engines.api import read_user_file
+
     try:
-        text = p.read_text().strip()
-    except OSError as exc:
-        raise UsageError(f"bad {option} {path}: {exc.strerror or exc}") from None
+        text = read_user_file(path, option, MAX_RECORD_BYTES).strip()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     if text.startswith("{") and "\n" in text:
         try:
             json.loads(text)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             text = text.splitlines()[0]  # JSON lines: the first record
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"bad {option} {path}: not JSON ({exc.msg} at line {exc.lineno} "
                          f"column {exc.colno})") from None
+    except (ValueError, RecursionError) as exc:   # 4,300+ digit integers, deep nesting
+        what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise UsageError(f"bad {option} {path}: not JSON ({what})") from None
     if isinstance(doc, list):
         doc = {"history": doc}
     if not isinstance(doc, dict):
@@ -686,6 +707,9 @@ def play(ctx, game, players, variant, param, seat, bots, seed, hint_spec, save, 
     n = g.num_players()
     if not seat < n:
         raise UsageError(f"bad --seat {seat}: allowed 0..{n - 1}")
+    if params.get("simultaneous"):
+        raise UsageError("ratai play plays the sequential view (each seat commits its hidden "
+                         "plan in turn: the same game); drop simultaneous=true")
     if seed is None:
         seed = int(np.random.default_rng().integers(2**31))
     from ratai.arena import BotSpec
@@ -800,22 +824,29 @@ def suggest(ctx, game, players, variant, param, history, state_path, seat, bot, 
         except ValueError as exc:
             raise UsageError(f"bad --history {history}: {exc}") from None
     else:
+        from ratai.engines.api import read_user_file
+
         try:
-            state = g.deserialize_state(Path(state_path).read_bytes())
-        except OSError as exc:
-            raise UsageError(f"bad --state {state_path}: {exc.strerror or exc}") from None
+            text = read_user_file(state_path, "--state", MAX_RECORD_BYTES)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        try:
+            state = g.deserialize_state(text)
+        except RecursionError:
+            raise UsageError(f"bad --state {state_path}: not JSON (nested too deeply)") \
+                from None
         except (ValueError, KeyError, TypeError) as exc:
             raise UsageError(f"bad --state {state_path}: {exc}") from None
     if state.is_terminal():
         raise UsageError(f"the game in {history or state_path} is over ("
                          f"{game_over_line(state).removeprefix('Game over: ')}); "
                          f"nothing to suggest")
-    if state.current_player() != seat:
-        cp = state.current_player()
-        who = "chance (dice or cards) is" if cp == CHANCE else f"seat {cp} is"
-        raise UsageError(f"it is not seat {seat}'s turn in that position ({who} to move)"
-                         if cp < 0 else f"it is not seat {seat}'s turn in that position "
-                         f"(to move: {cp})")
+    cp = state.current_player()
+    joint = cp == SIMULTANEOUS and bool(state.legal_actions(seat))  # the seat still plans
+    if cp != seat and not joint:
+        who = {CHANCE: "chance (dice or cards) is",
+               SIMULTANEOUS: "the other seats' joint move is"}.get(cp, f"seat {cp} is")
+        raise UsageError(f"it is not seat {seat}'s turn in that position ({who} to move)")
     try:
         analysis = BotSpec.parse(bot).make(g, seat, seed).analyze(state)
     except ValueError as exc:
@@ -953,7 +984,7 @@ class SpecListType(click.ParamType):
 @click.option("--entrants", type=SpecListType(), default=None,
               help="entrant specs instead of the default list (e.g. random,heuristic,"
                    "{rollout}:300,level:5); {rollout} is mcts or ismcts by game")
-@click.option("--budget-scale", type=POSITIVE_SECONDS, default=1.0,
+@click.option("--budget-scale", type=SCALE, default=1.0,
               help="multiply every iteration and time budget by this")
 @click.option("--quick", is_flag=True,
               help="a smoke run: --budget-scale 0.01 and one seat rotation per table")

@@ -31,8 +31,13 @@ started answers ``{"id", "terminated": true, "no_results": true}``) and is ackno
 ``{"id": "v", "action": "query_version"}`` answers the ratai version.
 
 A line that cannot be parsed or answered gets ``{"id": <its id or null>, "error": "..."}``
-and the engine keeps reading. At end of input the engine finishes the queries in flight,
-then exits with status 0.
+and the engine keeps reading, whatever the line holds (``NaN`` / ``Infinity``, integers of
+4,300+ digits, nesting too deep for the parser, a list where a name belongs); an unexpected
+failure answering it is ``"internal error: ..."``, never the end of the engine. An ``id`` is
+a JSON string, integer, or an array / object of those (matched as canonical JSON, keys
+sorted). ``params`` are game parameters except :data:`SERVER_ONLY_PARAMS` (``data_path``
+names a file on the engine's machine; a client must not make it read one). At end of input
+the engine finishes the queries in flight, then exits with status 0.
 """
 
 from __future__ import annotations
@@ -51,10 +56,13 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ratai.engines import CHANCE, load_game, registered_games
+from ratai.engines import CHANCE, game_class, registered_games
 from ratai.engines.api import IllegalActionError, UnknownGameError
 
 __all__ = ["Engine", "EngineQuery", "QueryError", "parse_query", "run_engine", "QUERY_FIELDS"]
+
+#: Game parameters a query may not set (as the service's ``Limits.server_only_params``).
+SERVER_ONLY_PARAMS = ("data_path",)
 
 #: Every field a query may carry (anything else is refused, so a typo is not ignored).
 QUERY_FIELDS = ("id", "game", "params", "history", "observation", "player", "bot",
@@ -136,12 +144,17 @@ def parse_query(doc: Any) -> EngineQuery:
         raise QueryError(f"unknown field(s) {unknown}; allowed: {list(QUERY_FIELDS)}")
     if "id" not in doc:
         raise QueryError("missing field 'id'")
+    _check_id(doc["id"], "id")
     game = doc.get("game")
     if game not in registered_games():
         raise QueryError(f"bad game {game!r}; known: {registered_games()}")
     params = doc.get("params", {})
     if not isinstance(params, dict):
         raise QueryError("bad params: allowed a JSON object of game parameters")
+    refused = sorted(set(params) & set(SERVER_ONLY_PARAMS))
+    if refused:
+        raise QueryError(f"bad params: {refused} may not be set by a query (a file on the "
+                         f"engine's machine)")
     history, obs = _int_list(doc, "history"), doc.get("observation")
     if (history is None) == (obs is None):
         raise QueryError("give exactly one of 'history' (action ids from the start) or "
@@ -167,6 +180,36 @@ def parse_query(doc: Any) -> EngineQuery:
         time_limit_s=_seconds(doc, "time_limit_s"), multi_pv=_int(doc, "multi_pv", 1),
         root_moves=_int_list(doc, "root_moves"), report_every_s=_seconds(doc, "report_every_s"),
         seed=_int(doc, "seed", 0, 0), backend=backend)
+
+
+def _check_id(value: Any, field: str) -> None:
+    """Refuse an id that is not a string, an integer, or an array / object of those."""
+    def ok(v: Any) -> bool:
+        if isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)):
+            return True
+        if isinstance(v, list):
+            return all(ok(x) for x in v)
+        if isinstance(v, dict):
+            return all(ok(x) for x in v.values())
+        return False
+
+    if not ok(value):
+        raise QueryError(f"bad {field} {_short(value)}: allowed a string or an integer (or "
+                         f"an array / object of those)")
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _id_key(value: Any) -> str:
+    """The canonical JSON of an id (object keys sorted): how ids are matched."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _no_constant(name: str) -> Any:
+    raise QueryError(f"not JSON: {name} is not a JSON number")
 
 
 def _accepts(fn: Any, name: str) -> bool:
@@ -252,28 +295,41 @@ class Engine:
         qid = None
         try:
             try:
-                doc = json.loads(line)
+                doc = json.loads(line, parse_constant=_no_constant)
             except json.JSONDecodeError as exc:
                 raise QueryError(f"not JSON: {exc.msg} at column {exc.colno}") from None
+            except RecursionError:
+                raise QueryError("not JSON this engine reads: nested too deeply") from None
+            except ValueError as exc:   # an integer of 4,300+ digits
+                raise QueryError(f"not JSON this engine reads: {exc}") from None
             if isinstance(doc, dict):
-                qid = doc.get("id")
+                try:
+                    _check_id(doc.get("id"), "id")
+                    qid = doc.get("id")
+                except QueryError:
+                    if "id" in doc:
+                        raise
             if isinstance(doc, dict) and "action" in doc:
                 self._action(doc)
                 return
             q = parse_query(doc)
-            key = json.dumps(q.id)
+            key = _id_key(q.id)
             with self._lock:
                 if key in self._inflight:
-                    raise QueryError(f"a query with id {q.id!r} is still in flight")
+                    raise QueryError(f"a query with id {_short(q.id)} is still in flight")
                 self._inflight[key] = q
             self._pool.submit(self._run, q, key)
         except QueryError as exc:
             self.send({"id": qid, "error": str(exc)})
+        except Exception as exc:  # noqa: BLE001 - one bad line must not end the engine
+            self.send({"id": qid, "error": f"internal error: {type(exc).__name__}: "
+                                           f"{str(exc)[:200]}"})
 
     def _action(self, doc: dict) -> None:
         action = doc["action"]
-        if action not in ACTION_FIELDS:
-            raise QueryError(f"unknown action {action!r}; allowed: {sorted(ACTION_FIELDS)}")
+        if not isinstance(action, str) or action not in ACTION_FIELDS:
+            raise QueryError(f"unknown action {_short(action)}; allowed: "
+                             f"{sorted(ACTION_FIELDS)}")
         unknown = sorted(set(doc) - set(ACTION_FIELDS[action]))
         if unknown:
             raise QueryError(f"unknown field(s) {unknown} for action {action!r}; allowed: "
@@ -287,8 +343,9 @@ class Engine:
             if action == "terminate":
                 if "terminate_id" not in doc:
                     raise QueryError("terminate needs 'terminate_id' (the id of the query)")
+                _check_id(doc["terminate_id"], "terminate_id")
                 targets = [q for k, q in self._inflight.items()
-                           if k == json.dumps(doc["terminate_id"])]
+                           if k == _id_key(doc["terminate_id"])]
             else:
                 targets = list(self._inflight.values())
         for q in targets:
@@ -325,7 +382,9 @@ class Engine:
         key = json.dumps([q.game, q.params, q.backend], sort_keys=True)
         game = self._games.get(key)
         if game is None:
-            game = self._games[key] = load_game(q.game, backend=q.backend, **q.params)
+            # the class, not load_game(game, backend=, **params): a parameter named
+            # "backend" or "name" is then the game's "unknown parameter", not a TypeError
+            game = self._games[key] = game_class(q.game, q.backend)(**q.params)
         return game
 
     def _position(self, q: EngineQuery, game):

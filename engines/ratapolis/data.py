@@ -15,7 +15,6 @@ empty area). Two tiles are adjacent when they share at least one cell edge.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -174,14 +173,13 @@ def load_data(path: str | None = None) -> RatapolisData:
     """Read and validate a Ratapolis data file (default: the packaged one).
 
     Raises:
-        ValueError: the file is missing, not JSON, or a field is missing or inconsistent
-            (the message names the field).
+        ValueError: the file is missing, no regular file or too large, not JSON
+            (``api.read_component_json``), or a field is missing or inconsistent (the
+            message names the field).
     """
-    src = Path(path) if path else DATA_PATH
-    try:
-        doc = json.loads(src.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise _fail(src, f"cannot read JSON ({exc})") from exc
+    from ..api import read_component_json
+
+    doc, src = read_component_json(__package__, DATA_PATH.name, path or None)
     if not isinstance(doc, dict):
         raise _fail(src, "top level must be an object")
     players = doc.get("players")

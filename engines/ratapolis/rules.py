@@ -627,7 +627,8 @@ class RatapolisState(State):
         Plan ids may be Python or numpy ints, as in ``apply_action``.
 
         Raises:
-            ValueError: not at a joint planning node, or a wrong number of actions.
+            ValueError: not at a joint planning node, not a sequence, or a wrong number
+                of actions.
             IllegalActionError: a plan is not legal for its seat (nothing is applied); the
                 message gives the count and the first few legal plans, ``legal`` has all.
         """
@@ -637,6 +638,9 @@ class RatapolisState(State):
                              "(game parameter simultaneous=True, phase 'plan')")
         if any(self.plans):
             raise ValueError("apply_actions(): some seats have already committed")
+        if isinstance(actions, str | bytes) or not isinstance(actions, Sequence | np.ndarray):
+            raise ValueError(f"apply_actions() needs a sequence of {g.n} plans (one per "
+                             f"seat), got {short_repr(actions)}")
         if len(actions) != g.n:
             raise ValueError(f"apply_actions() needs {g.n} plans (one per seat), "
                              f"got {len(actions)}")

@@ -26,8 +26,10 @@ What is mapped
   :data:`EXCLUDED_PARAMS`, are not offered: only the default sequential view is mapped
   (a ratapolis plan is a sequence of hidden commitments there).
 * **State**: ``current_player``, ``legal_actions``, ``chance_outcomes``, ``apply_action``
-  (the engine's unchecked fast path, OpenSpiel's own semantics: use
-  ``apply_action_with_legality_check`` to check), ``action_to_string``, ``returns``,
+  (checked, unlike OpenSpiel's C++ games: an illegal id raises ratai's
+  ``IllegalActionError``, a ``ValueError`` naming the action and the legal set, and leaves
+  the state unchanged; a wrong id must never reach the compiled twin's unchecked path, which
+  reads its tables at that index), ``action_to_string``, ``returns``,
   ``information_state_string(p)`` (ratai's perfect-recall information state: the seat's
   view of every action and its current observation) and ``observation_string(p)`` (the
   canonical JSON of ratai's ``observation(p)``, the current view),
@@ -349,10 +351,9 @@ class RataiState(pyspiel.State):
         return self._native.state.chance_outcomes()
 
     def _apply_action(self, action: int) -> None:
-        # OpenSpiel's apply_action does not check legality; the engine's fast path neither.
-        state = self._native.state
-        state._apply_action(int(action))
-        state._history.append(int(action))
+        # the engine's checked path: an illegal id is an IllegalActionError naming it and the
+        # legal set, the state unchanged (the unchecked path let a twin read past its tables)
+        self._native.state.apply_action(int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
         return self._native.state.action_to_string(player, action)

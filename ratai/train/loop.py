@@ -62,6 +62,8 @@ from ratai.train.selfplay import GameJob, SeatSpec, derived_seed, play
 #: Options that may differ when a run is resumed (they change only speed or length).
 RESUMABLE = ("generations", "workers", "backend", "max_minutes")
 _PHASE_SEEDS = {"init": 0, "selfplay": 1, "train": 2, "gate": 3, "eval": 4}
+#: The phases a generation goes through (``state.json``'s ``phase``).
+_PHASES = ("selfplay", "train", "gate", "eval")
 
 
 class RunError(ValueError):
@@ -336,7 +338,9 @@ class TrainingRun:
         if cfg_path.exists():
             try:
                 stored = json.loads(cfg_path.read_text())["config"]
-            except (ValueError, KeyError, TypeError):
+                if not isinstance(stored, dict):
+                    raise TypeError
+            except (ValueError, KeyError, TypeError, RecursionError):
                 raise RunError(f"corrupt {cfg_path}: not a ratai training configuration") \
                     from None
             if stored.get("game") != config.game:
@@ -374,10 +378,21 @@ class TrainingRun:
         try:
             self.state = json.loads(sp.read_text())
             gen, best = int(self.state["generation"]), int(self.state["best"])
-            int(self.state["metrics_bytes"])
-            self.state["phase"], self.state["summary"]  # noqa: B018
-        except (ValueError, KeyError, TypeError):
+            metrics = int(self.state["metrics_bytes"])
+            if self.state["phase"] not in _PHASES or not -1 <= gen or not 0 <= best <= gen + 1:
+                raise ValueError
+            if not isinstance(self.state["summary"], list) or not all(
+                    isinstance(e, dict) and isinstance(e.get("generation"), int)
+                    and isinstance(e.get("seconds"), int | float)
+                    for e in self.state["summary"]):
+                raise ValueError
+        except (ValueError, KeyError, TypeError, RecursionError):
             raise RunError(f"corrupt {sp}: not a ratai training state") from None
+        mp = self._p("metrics.jsonl")
+        size = mp.stat().st_size if mp.exists() else 0
+        if not 0 <= metrics <= size:  # the run only ever cuts back to what it wrote
+            raise RunError(f"corrupt {sp}: metrics_bytes {metrics} is not within "
+                           f"{mp.name} ({size} bytes)")
         trained = gen + (1 if self.state["phase"] in ("gate", "eval") else 0)
         self._ckpt = self._read_ckpt(trained)
         for g in {best, trained}:

@@ -144,6 +144,48 @@ def test_terminate_and_terminate_all(engine):
     assert engine.close() == 0
 
 
+def test_hostile_lines_get_errors_and_the_engine_keeps_running(engine):
+    """Lines that used to end the engine (a traceback, exit 1) or make it read a device:
+    a list or object where the action's name belongs, nesting deeper than the parser's
+    recursion, a 5,000-digit integer, NaN, a client's data_path, a parameter named like
+    load_game's own arguments, a float id. Each gets one error line naming the problem; the
+    engine then still answers. Object ids match whatever the order of their keys."""
+    hist, _ = _decision_history("rat_trap", num_players=3)
+    q = {"game": "rat_trap", "params": {"num_players": 3}, "history": hist}
+    engine.send({"id": "h1", "action": ["terminate"]})
+    engine.send({"id": "h2", "action": {"a": 1}})
+    engine.send("[" * 100_000)
+    engine.send('{"id": "h4", "game": "rat_trap", "history": [' + "9" * 5000 + "]}")
+    engine.send('{"id": NaN, "game": "rat_trap", "history": []}')
+    engine.send({"id": "h6", "game": "rat_trap", "params": {"data_path": "/dev/zero"},
+                 "history": []})
+    engine.send({**q, "id": "h7", "params": {"num_players": 3, "backend": "python"}})
+    engine.send({**q, "id": "h8", "params": {"num_players": 3, "name": "x"}})
+    engine.send({**q, "id": 1.5})
+    engine.send({**q, "id": {"a": 1, "b": [2, "x"]}, "bot": "ismcts", "iterations": 10**9,
+                 "time_limit_s": 60})
+    engine.send({"id": "t", "action": "terminate", "terminate_id": {"b": [2, "x"], "a": 1}})
+    got = engine.until(lambda m: m.get("id") == {"a": 1, "b": [2, "x"]}
+                       and not m.get("is_during_search"), timeout=30)
+    engine.send({"id": "v", "action": "query_version"})
+    got += engine.until(lambda m: m["id"] == "v")
+    errors = [m for m in got if "error" in m]
+    by_id = {json.dumps(m["id"]): m["error"] for m in errors if m["id"] is not None}
+    anonymous = [m["error"] for m in errors if m["id"] is None]
+    assert "unknown action" in by_id['"h1"'] and "unknown action" in by_id['"h2"']
+    assert any("nested too deeply" in e for e in anonymous), anonymous
+    assert any("digits" in e for e in anonymous), anonymous
+    assert any("NaN is not a JSON number" in e for e in anonymous), anonymous
+    assert "data_path" in by_id['"h6"'] and "may not be set" in by_id['"h6"']
+    for k, name in (('"h7"', "backend"), ('"h8"', "name")):
+        assert name in by_id[k] and "multiple values" not in by_id[k], by_id[k]
+    assert any("bad id 1.5" in e for e in anonymous), anonymous
+    assert not any(e.startswith("internal error") for e in by_id.values())
+    ack = next(m for m in got if m["id"] == "t")
+    assert ack["found"] is True
+    assert got[-1]["version"]
+
+
 def test_bad_lines_get_errors_and_the_engine_keeps_running(engine):
     hist, state = _decision_history("rat_trap", num_players=3)
     legal = state.legal_actions()

@@ -43,6 +43,8 @@ def files(tmp_path_factory):
     (d / "string.json").write_text('"hello"')
     (d / "illegal.json").write_text("[99999]")
     (d / "other_game.json").write_text(json.dumps({"game": "first_rat", "history": []}))
+    (d / "deep.json").write_text("[" * 100_000)
+    (d / "digits.json").write_text("[" + "9" * 5000 + "]")
     return d
 
 
@@ -105,6 +107,28 @@ CASES = [
     (["bench", "rat_trap", "--seed", "-5"], ["--seed", "-5"]),
     (["demo", "--seed", "x"], ["--seed", "'x'"]),
     (["demo", "--scale", "0"], ["--scale"]),
+    (["demo", "--scale", "nan"], ["--scale", "not a finite number"]),
+    (["demo", "--scale", "1e300"], ["--scale", "0<x<=1000"]),
+    (["demo", "--timeout", "inf"], ["--timeout", "0<x<=86400"]),
+    (["ladder", "rat_trap", "--budget-scale", "nan"], ["--budget-scale", "finite"]),
+    # a device, a directory, nesting deeper than the parser, a 5,000-digit number: one line
+    # each (a device used to be read forever, the others gave tracebacks)
+    (["suggest", "rat_trap", "--history", "/dev/zero", "--seat", "0"],
+     ["--history", "/dev/zero", "not a regular file"]),
+    (["suggest", "rat_trap", "--state", "/dev/zero", "--seat", "0"],
+     ["--state", "/dev/zero", "not a regular file"]),
+    (["play", "rat_trap", "--load", "/dev/zero"], ["--load", "not a regular file"]),
+    (["suggest", "rat_trap", "--history", "{d}/deep.json", "--seat", "0"],
+     ["--history", "deep.json", "nested too deeply"]),
+    (["suggest", "rat_trap", "--state", "{d}/deep.json", "--seat", "0"],
+     ["--state", "deep.json", "nested too deeply"]),
+    (["suggest", "rat_trap", "--history", "{d}/digits.json", "--seat", "0"],
+     ["--history", "digits.json", "digits"]),
+    (["play", "rat_trap", "--param", "data_path=/dev/zero"],
+     ["data_path", "/dev/zero", "not a regular file"]),
+    # the terminal game plays Ratapolis' sequential view (it crashed with KeyError: -2)
+    (["play", "ratapolis", "--param", "simultaneous=true"],
+     ["sequential view", "simultaneous=true"]),
     (["play", "rat_trap", "--players", "0"], ["--players", "0"]),
     # --players against --param num_players: refused like --players against --variant
     (["arena", "rat_trap", "--bots", "random", "--games", "1", "--param", "num_players=3",
@@ -139,6 +163,39 @@ def test_bad_input_is_one_line_naming_the_problem_exit_2(argv, words, files, cap
     for word in words:
         assert word in err[0], (word, err[0])
     assert "Traceback" not in err[0]
+
+
+def test_seconds_options_share_the_bots_limit():
+    """--seconds / --timeout take what a bot's time_limit takes (MAX_TIME_LIMIT)."""
+    from ratai.cli import POSITIVE_SECONDS
+    from ratai.search.common import MAX_TIME_LIMIT
+
+    assert POSITIVE_SECONDS.max == MAX_TIME_LIMIT
+
+
+def test_suggest_at_a_joint_planning_node_names_the_bot_that_can(tmp_path, capsys):
+    """Ratapolis' joint view (simultaneous=true): every seat still to plan is to move, so
+    suggest answers for it with a bot that searches a joint node (smmcts) and says which
+    kinds do when asked for another (it said "seat -2 is to move")."""
+    import random
+
+    game = load_game("ratapolis", num_players=3, simultaneous=True)
+    s, rnd = game.new_initial_state(), random.Random(0)
+    while s.current_player() != -2:
+        s.apply_action(rnd.choice([a for a, _ in s.chance_outcomes()] if s.is_chance_node()
+                                  else s.legal_actions()))
+    path = tmp_path / "joint.json"
+    path.write_text(json.dumps({"game": "ratapolis", "history": s.history(),
+                                "params": {"num_players": 3, "simultaneous": True}}))
+    out = io.StringIO()
+    assert main(["suggest", "ratapolis", "--history", str(path), "--seat", "1", "--bot",
+                 "smmcts:30"], out) == 0
+    assert out.getvalue().startswith("seat 1: play plan ")
+    with pytest.raises(SystemExit) as info:
+        main(["suggest", "ratapolis", "--history", str(path), "--seat", "1", "--bot",
+              "ismcts:30"], io.StringIO())
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "smmcts" in err and err.count("\n") == 1
 
 
 def test_the_table_through_the_console_script(files):

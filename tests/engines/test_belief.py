@@ -293,18 +293,22 @@ def test_a_cancel_stops_the_filter_and_a_later_call_resumes_it(backend):
 
 
 def test_the_caps_in_force():
-    """``belief.caps()``: 1,000 states / 3,000 applied actions without a deadline (iteration
-    budgets: bounded time, reproducible), ten times that inside a finite
-    ``belief_deadline`` (the clock bounds the time, the caps the memory)."""
+    """``belief.caps()``: 1,000 states / 3,000 applied actions without a deadline on the
+    reference engine (iteration budgets: bounded time, reproducible), ten times that inside
+    a finite ``belief_deadline`` (the clock bounds the time, the caps the memory) and for a
+    twin's filter (``fast``: its actions cost a tenth or less, so the same time bound)."""
     from ratai.engines import belief as B
 
     assert B.caps() == (B.MAX_WORLDS, B.MAX_EXPANSIONS) == (1_000, 3_000)
+    assert B.caps(fast=True) == (B.TIMED_MAX_WORLDS, B.TIMED_MAX_EXPANSIONS) == \
+        (10_000, 30_000)
     with B.belief_deadline(float("inf")):
         assert B.caps() == (1_000, 3_000)
     with B.belief_deadline(0.0):
-        assert B.caps() == (B.TIMED_MAX_WORLDS, B.TIMED_MAX_EXPANSIONS) == (10_000, 30_000)
+        assert B.caps() == B.caps(fast=True) == (10_000, 30_000)
         assert B._caps(5, None) == (5, 30_000)   # a cap asked for explicitly is kept
     assert B.caps() == (1_000, 3_000)
+    assert B._caps(None, 7, fast=True) == (10_000, 7)
 
 
 #: 5-player positions (seed, random actions) whose filter applies more than 3,000 actions
@@ -343,6 +347,11 @@ def test_a_search_deadline_gives_the_exact_belief_past_the_untimed_caps(seed, st
         with B.belief_deadline(time.perf_counter() + 3600):
             tb = V.exact_belief(game, seat, obs, s.views[seat], twin, t._obs_digest(seat))
         assert _law(tb) == _law(belief)
+        # the twin's filter takes those caps without a deadline too (iteration budgets,
+        # resample_from_infostate): the same exact law, no closed form
+        V._BELIEFS._entries.clear()
+        untimed = V.exact_belief(game, seat, obs, s.views[seat], twin, t._obs_digest(seat))
+        assert untimed is not None and _law(untimed) == _law(belief)
 
 
 def test_the_cache_bounds_its_stored_states():

@@ -377,6 +377,40 @@ def test_string_to_action_takes_labels_and_ids(any_game):
     assert state.string_to_action(cp, str(a)) == a and state.string_to_action(cp, np.int64(a)) == a
     with pytest.raises(IllegalActionError):
         state.string_to_action(cp, "no such move")
+    # the id in Arabic-Indic digits (int() reads them) is not an id
+    arabic = "".join(chr(0x660 + int(c)) for c in str(a))
+    assert int(arabic) == a
+    with pytest.raises(IllegalActionError):
+        state.string_to_action(cp, arabic)
+
+
+def test_non_sequences_are_value_errors(any_game):
+    """state_from_history(None) / apply_actions(None): ValueError naming the value (a
+    TypeError from the loop before), the state unchanged."""
+    for bad in (None, 5, "36", {"history": []}):
+        with pytest.raises(ValueError, match="history"):
+            any_game.state_from_history(bad)
+    state = any_game.new_initial_state()
+    before = state.serialize()
+    with pytest.raises(ValueError):
+        state.apply_actions(None)
+    assert state.serialize() == before
+
+
+def test_a_data_path_that_is_no_regular_file_is_refused(any_game, tmp_path):
+    """data_path names a file a user gave: a device is refused, never read forever; deep
+    nesting and huge integers are "not valid JSON" in one ValueError."""
+    if not any(p.name == "data_path" for p in any_game.param_specs):
+        pytest.skip("no data_path")
+    name = any_game.name
+    for path, words in (("/dev/zero", "not a regular file"), (str(tmp_path), "not a regular"),
+                        (str(tmp_path / "missing.json"), "No such file")):
+        with pytest.raises(ValueError, match=words):
+            load_game(name, data_path=path)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000)
+    with pytest.raises(ValueError, match="nested too deeply"):
+        load_game(name, data_path=str(deep))
 
 
 

@@ -163,6 +163,29 @@ def test_clone_and_serialize(name):
 
 
 @pytest.mark.parametrize("name", registered_games())
+def test_an_illegal_action_is_refused_and_changes_nothing(name):
+    """apply_action checks legality (the engine's IllegalActionError, a ValueError naming
+    the action): an out-of-range or illegal id crashed the interpreter or corrupted the
+    state through the twin's unchecked path."""
+    from ratai.engines.api import IllegalActionError
+
+    game = pyspiel.load_game(ros.short_name(name))
+    state = first_decision(game, seed=3)
+    legal = set(state.legal_actions())
+    before = (state.serialize(), state.history())
+    illegal = [2**31 - 1, 10**6, -1, game.num_distinct_actions()]
+    illegal += [a for a in range(game.num_distinct_actions()) if a not in legal][:3]
+    for a in illegal:
+        # -1 is OpenSpiel's kInvalidAction, refused by OpenSpiel itself (SpielError)
+        with pytest.raises(pyspiel.SpielError if a == -1 else IllegalActionError) as info:
+            state.apply_action(a)
+        assert a == -1 or f"illegal action {a}" in str(info.value), info.value
+        assert (state.serialize(), state.history()) == before
+    state.apply_action(min(legal))                  # and it plays on
+    assert state.history() == before[1] + [min(legal)]
+
+
+@pytest.mark.parametrize("name", registered_games())
 def test_resample_from_infostate(name):
     """resample_from_infostate keeps the seat's information state and is seeded by the sampler."""
     game = pyspiel.load_game(ros.short_name(name))

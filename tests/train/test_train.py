@@ -579,6 +579,31 @@ def test_a_corrupt_checkpoint_or_foreign_directory_is_refused_untouched(tiny_run
 
 
 @needs_torch
+@pytest.mark.parametrize("where, change", [
+    ("state.json", {"metrics_bytes": 10**9}),    # grew metrics.jsonl to 1 GB with NULs
+    ("state.json", {"metrics_bytes": -1}),
+    ("state.json", {"summary": "x"}),              # a traceback after new files were written
+    ("state.json", {"summary": [{"generation": "1"}]}),
+    ("state.json", {"phase": "dance"}),
+    ("state.json", {"best": 99}),
+    ("config.json", {"config": []}),               # an AttributeError traceback
+])
+def test_a_tampered_run_file_is_refused_in_one_line_untouched(tiny_run, tmp_path, where,
+                                                                change):
+    """docs/training.md: a corrupt state or configuration is refused with one line (exit
+    2) before anything is written, whatever field is wrong."""
+    root = tmp_path / "tampered"
+    shutil.copytree(tiny_run[0], root)
+    doc = json.loads((root / where).read_text())
+    doc.update(change)
+    (root / where).write_text(json.dumps(doc))
+    before = _snapshot(root)
+    _, err = _run(["train", *TINY, "--run", str(root)], expect=2)
+    assert err.count("\n") == 1 and "corrupt" in err and where in err, err
+    assert _snapshot(root) == before
+
+
+@needs_torch
 def test_ray_backend_without_ray_is_one_line(tmp_path):
     pytest.importorskip("torch")
     try:
