@@ -84,6 +84,8 @@ __all__ = [
     "SAFETY_VALVE_MAX",
     "short_repr",
     "read_component_json",
+    "read_user_file",
+    "MAX_DATA_BYTES",
     "sample_chance_outcome",
     "keep_views",
     "unknown_views",

@@ -302,13 +302,9 @@ class Engine:
                 raise QueryError("not JSON this engine reads: nested too deeply") from None
             except ValueError as exc:   # an integer of 4,300+ digits
                 raise QueryError(f"not JSON this engine reads: {exc}") from None
-            if isinstance(doc, dict):
-                try:
-                    _check_id(doc.get("id"), "id")
-                    qid = doc.get("id")
-                except QueryError:
-                    if "id" in doc:
-                        raise
+            if isinstance(doc, dict) and "id" in doc:
+                _check_id(doc["id"], "id")
+                qid = doc["id"]
             if isinstance(doc, dict) and "action" in doc:
                 self._action(doc)
                 return

@@ -100,19 +100,31 @@ def test_c_sample_does_not_peek(name, params):
                     assert a.serialize() == b.serialize()
 
 
-def test_resample_c_api():
+def test_resample_c_api(monkeypatch):
     """``resample_c`` seeds the C stream from an int or a Generator, checks the seat, and the
     reference ``resample_from_infostate`` is unchanged (the twin's equals the reference's);
     where the exact filter is beyond its caps it is the C closed form (``c_determinize``)."""
+    from ratai.engines import belief as B
+
     game = load_game("rat_trap", backend="cython", num_players=4, roles=True)
     along = list(states_along(game, 3, every=40))
     s = along[1]
     a, b = s.resample_c(1, 17), s.resample_c(1, 17)
     assert a.serialize() == b.serialize() and a is not b
-    beyond = along[6]  # a position where seat 1's filter is beyond its caps
+    # a position beyond the reference's caps, within the twin's (``caps(fast=True)``); with
+    # the twin's caps lowered to the reference's, its filter gives up too
+    beyond = along[6]
+    exact = V.exact_belief(game.reference_game(), 1, beyond.observation(1),
+                           beyond._own_log(1), game, beyond._obs_digest(1))
+    assert exact is not None and len(exact.worlds) > 1
+    monkeypatch.setattr(B, "TIMED_MAX_WORLDS", B.MAX_WORLDS)
+    monkeypatch.setattr(B, "TIMED_MAX_EXPANSIONS", B.MAX_EXPANSIONS)
+    V._BELIEFS._entries.clear()
+    beyond = along[6].clone()   # no sampler table prepared yet
     assert V.exact_belief(game.reference_game(), 1, beyond.observation(1),
                           beyond._own_log(1), game, beyond._obs_digest(1)) is None
     assert beyond.resample_c(1, 17).serialize() == rt.c_determinize(beyond, 1, 17).serialize()
+    V._BELIEFS._entries.clear()
     g1, g2 = np.random.default_rng(4), np.random.default_rng(4)
     assert s.resample_c(2, g1).serialize() == s.resample_c(2, g2).serialize()
     assert s.fast_c_resample is True
