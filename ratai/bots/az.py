@@ -33,7 +33,8 @@ def load_model(model: Any, game) -> Model:
             neither a ``Model`` nor a path.
         ModelError: (a ``ValueError``) an unreadable file or one made for another game.
     """
-    if model is None:
+    shipped = model is None
+    if shipped:
         path = packaged(game)
         if path is None:
             raise ValueError(f"no model is shipped for game {game.name!r}: pass "
@@ -57,6 +58,8 @@ def load_model(model: Any, game) -> Model:
     if not isinstance(model, Model):
         raise ValueError(f"bad model {model!r}: allowed a path, a ratai.nn.Model or None "
                          f"(the packaged model)")
+    if shipped:   # messages name it in the package, not by this machine's install path
+        model.source = f"ratai/models/{Path(model.source).name}"
     model.check_game(game)
     model.seat_maps(game.num_players(), game)  # a seat-relative network's maps, from game
     return model
@@ -113,6 +116,7 @@ class AZBot(SearchBot):
         for name, value in self.model.play_options.items():  # the model's measured defaults
             kw.setdefault(name, value)
         self.search = AZ(self.game, self.player, self.model, **kw)
+        self._check_compiled()
 
     def _cython(self, state):
         if self.search_backend == "python":

@@ -7,7 +7,15 @@ from typing import Any
 import numpy as np
 
 from ratai.engines.api import SIMULTANEOUS, Game, State, make_rng
-from ratai.search.common import Analysis, MoveStat, PVStep, SearchRng, _seed_int
+from ratai.search.common import (
+    Analysis,
+    MoveStat,
+    PVStep,
+    SearchRng,
+    _seed_int,
+    check_root_moves,
+    check_stop,
+)
 
 __all__ = ["Bot", "RandomBot"]
 
@@ -96,8 +104,20 @@ class RandomBot(Bot):
         legal = self._check_turn(state)
         return int(legal[self._rng(state).py.randrange(len(legal))])
 
-    def analyze(self, state: State) -> Analysis:
+    def analyze(self, state: State, on_progress: Any = None, stop: Any = None, *,
+                root_moves: Any = None) -> Analysis:
+        """A uniform legal move (among ``root_moves`` when given, checked as every kind
+        checks them); ``on_progress`` and ``stop`` are accepted for a uniform call and
+        unused (nothing is searched).
+
+        Raises:
+            ValueError: not the seat's turn; a ``root_moves`` action that is not legal.
+        """
         legal = self._check_turn(state)
+        check_stop(stop)
+        allowed = check_root_moves(root_moves, legal)
+        if allowed is not None:
+            legal = allowed
         a = int(legal[self._rng(state).py.randrange(len(legal))])
         label = state.action_to_string(self.player, a)
         moves = tuple(MoveStat(int(b), state.action_to_string(self.player, b), int(b == a),

@@ -20,6 +20,7 @@ from ratai.search.common import (
     Budget,
     ProgressFn,
     SearchRng,
+    bounded_playouts,
     check_int,
     check_number,
     check_root_moves,
@@ -82,6 +83,15 @@ def _cython_search(backend: str, state: State, search) -> Any:
                          "(load_game(name, backend='cython')) and rollout='random' without "
                          "rollout_cutoff")
     return None
+
+
+def _compiled_game(game: Game) -> bool:
+    """Can the compiled search run on ``game``'s states (a Cython twin, extension built)?"""
+    try:
+        from ratai._speedups import search as cy
+    except ImportError:
+        return False
+    return bool(cy.is_cython_state(game.new_initial_state()))
 
 
 class SearchBot(Bot):
@@ -181,7 +191,8 @@ class SearchBot(Bot):
         # filter (Rat Trap's determinizations) may take at most BELIEF_SHARE of the time
         # limit and stops on a cancel: past either, this call searches the closed form and
         # the next call resumes the filter
-        with belief_deadline(budget.share_end(BELIEF_SHARE), budget.stop), paused_gc():
+        with belief_deadline(budget.share_end(BELIEF_SHARE), budget.stop), paused_gc(), \
+                bounded_playouts(budget):
             if allowed is not None:
                 return self._analyze(state, budget, self._rng(state),
                                      on_progress or self.on_progress, allowed=allowed)
@@ -234,6 +245,38 @@ class SearchBot(Bot):
         #: Iterations the ponder search before the last call ran (0: none).
         self.pondered_iterations = 0
         self._pondered = 0
+
+    def _check_compiled(self, rollout: Any = None, reuse_needs_it: bool = False) -> None:
+        """Refuse at construction options that need the compiled search together with what
+        rules it out (else every search would fail: a hosted bot seat then plays random
+        moves). Needing it: ``search_backend='cython'``, ``threads > 1``, ``ponder`` (and
+        ``reuse_tree`` where ``reuse_needs_it``). Ruling it out: ``search_backend='python'``,
+        a ``rollout`` other than ``"random"``, a ``rollout_cutoff``, a game without compiled
+        states (``load_game(name, backend='python')``, or no compiled extension).
+
+        Raises:
+            ValueError: naming both sides.
+        """
+        needs = [name for name, on in (
+            ("search_backend='cython'", self.search_backend == "cython"),
+            (f"threads={self.threads}", self.threads > 1),
+            ("ponder", getattr(self, "ponder", False)),
+            ("reuse_tree", reuse_needs_it and getattr(self, "reuse_tree", False)
+             and not getattr(self, "ponder", False))) if on]
+        if not needs:
+            return
+        out = [name for name, on in (
+            ("search_backend='python'", self.search_backend == "python"),
+            (f"rollout={getattr(rollout, 'policy', None)!r}",
+             rollout is not None and rollout.policy != "random"),
+            (f"rollout_cutoff={getattr(rollout, 'cutoff', None)}",
+             rollout is not None and rollout.cutoff is not None),
+            ("a game without compiled states", not _compiled_game(self.game))) if on]
+        if out:
+            takes = "a Cython game, load_game(name, backend='cython')" + (
+                ", and random playouts" if rollout is not None else "")
+            raise ValueError(f"the compiled search is needed by {' and '.join(needs)} but "
+                             f"ruled out by {' and '.join(out)} (it takes {takes})")
 
     def _stop_ponder(self) -> None:
         """Stop the ponder search (if any) and wait for it (it sees the flag within one
@@ -413,6 +456,7 @@ class MCTSBot(SearchBot):
                              f"determinize=True to search one determinization")
         self.determinize = bool(determinize)
         self.search = UCT(self.game, self.player, **kw)
+        self._check_compiled(self.search.rollout, reuse_needs_it=True)
 
     def _analyze(self, state, budget, srng, on_progress, allowed=None):
         root = state
@@ -489,6 +533,7 @@ class ISMCTSBot(SearchBot):
         self.search_backend = _check_backend(search_backend)
         self._setup_reuse(reuse_tree, ponder, ponder_seconds)
         self.search = ISMCTS(self.game, self.player, **kw)
+        self._check_compiled(self.search.rollout, reuse_needs_it=False)
 
     def _analyze(self, state, budget, srng, on_progress, allowed=None):
         cy = _cython_search(self.search_backend, state, self.search)

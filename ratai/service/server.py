@@ -25,10 +25,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from . import ratai_pb2 as pb
-from . import ratai_pb2_grpc as pb_grpc
 from .config import ServerConfig, check_config, default_db_path, parse_args
 from .pool import SearchPool
-from .servicer import RatAIServicer
+from .servicer import RatAIServicer, add_servicer
 from .sessions import SessionManager
 from .store import Store
 
@@ -115,7 +114,7 @@ class RatAIServer:
                 ("grpc.max_send_message_length", limits.max_message_bytes),
                 ("grpc.so_reuseport", 0)]
         self._grpc = grpc.aio.server(interceptors=interceptors, options=opts)
-        pb_grpc.add_RatAIServicer_to_server(self.servicer, self._grpc)
+        add_servicer(self.servicer, self._grpc)   # bad request bytes: INVALID_ARGUMENT
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._grpc)
         reflection.enable_server_reflection(

@@ -20,6 +20,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 import grpc
 
@@ -80,6 +81,50 @@ def _gone(context) -> str:
     return "DEADLINE_EXCEEDED" if left is not None and left <= 0 else "CANCELLED"
 
 
+class Undecodable:
+    """What :func:`lenient` hands a method for request bytes that do not parse as its
+    message (truncated or hostile bytes, invalid UTF-8 in a string field): the method then
+    answers ``INVALID_ARGUMENT`` and logs the request, where grpc's own deserializer
+    failure answered ``UNKNOWN`` before any of the service's code ran."""
+
+    def __init__(self, message: str, error: str):
+        self.message, self.error = message, error
+
+
+def lenient(message_class: Any) -> Callable[[bytes], Any]:
+    """A request deserializer for ``message_class`` that returns :class:`Undecodable`
+    instead of raising."""
+    def parse(data: bytes) -> Any:
+        try:
+            return message_class.FromString(data)
+        except Exception as exc:  # noqa: BLE001 - DecodeError and any other parse failure
+            return Undecodable(message_class.DESCRIPTOR.name, str(exc)[:200])
+    return parse
+
+
+def add_servicer(servicer: Any, server: Any) -> None:
+    """Register ``servicer``'s methods of ``ratai.v1.RatAI`` on ``server`` as the generated
+    ``add_RatAIServicer_to_server`` does (the methods and their shapes read from the
+    service descriptor), with :func:`lenient` request deserializers."""
+    service = pb.DESCRIPTOR.services_by_name["RatAI"]
+    handlers = {}
+    for m in service.methods:
+        make = (grpc.unary_stream_rpc_method_handler if m.server_streaming
+                else grpc.unary_unary_rpc_method_handler)
+        handlers[m.name] = make(
+            getattr(servicer, m.name),
+            request_deserializer=lenient(getattr(pb, m.input_type.name)),
+            response_serializer=getattr(pb, m.output_type.name).SerializeToString)
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(service.full_name, handlers),))
+
+
+def _undecodable(request: Any) -> None:
+    if isinstance(request, Undecodable):
+        raise InvalidArgument(f"the request is not a valid {request.message} message: "
+                              f"{request.error}")
+
+
 def _rpc(fn: Callable) -> Callable:
     """Map errors to status codes and log one line per request (unary and streaming)."""
     name = fn.__name__
@@ -102,6 +147,7 @@ def _rpc(fn: Callable) -> Callable:
         async def stream(self, request, context):
             t0, info = time.perf_counter(), start(context)
             try:
+                _undecodable(request)
                 async for msg in fn(self, request, context, info):
                     yield msg
             except (asyncio.CancelledError, grpc.aio.AbortError):
@@ -117,6 +163,7 @@ def _rpc(fn: Callable) -> Callable:
     async def unary(self, request, context):
         t0, info = time.perf_counter(), start(context)
         try:
+            _undecodable(request)
             out = await fn(self, request, context, info)
         except asyncio.CancelledError:
             _log_line(info, _gone(context), t0)  # the client cancelled, left, or timed out

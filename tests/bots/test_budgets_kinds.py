@@ -89,6 +89,39 @@ def test_time_budget_is_honoured_setup_included(kind, name):
     assert min(walls) <= 0.05 + SLACK, (kind, name, walls)
 
 
+@pytest.mark.parametrize(("kind", "options"), [
+    ("ismcts", {"rollout": "heuristic"}),
+    ("mcts", {"rollout": "heuristic", "determinize": True}),
+    ("pimc", {"rollout": "heuristic", "determinizations": 1}),
+    ("smmcts", {"rollout": "heuristic"}),
+])
+def test_a_heuristic_playout_ends_at_the_deadline(kind, options):
+    """One heuristic playout of a 5-player Ratapolis takes ~0.5 s (a one-ply search at
+    every ply), and the budget was checked only between iterations: a 0.05 s search took
+    ~0.5 s (and the service killed its worker). Now the playout stops at the deadline and
+    scores its position with heuristic_value (bounded_playouts); a cancel stops it too."""
+    game = load_game("ratapolis", num_players=5)
+    s = game.state_from_history([506, 501, 507, 502, 520, 508, 508, 511, 516, 517, 502])
+    walls = []
+    for attempt in range(2):
+        bot = make_bot(kind, game, s.current_player(), time_limit=0.05, seed=attempt,
+                       **options)
+        t0 = time.perf_counter()
+        an = bot.analyze(s)
+        walls.append(time.perf_counter() - t0)
+        assert an.best_action in s.legal_actions() and an.iterations >= 1
+        if walls[-1] <= 0.15:
+            break
+    assert min(walls) <= 0.15, walls     # ~0.5 s before
+    flag = threading.Event()
+    bot = make_bot(kind, game, s.current_player(), time_limit=30, seed=0, stop=flag,
+                   **options)
+    threading.Timer(0.05, flag.set).start()
+    t0 = time.perf_counter()
+    bot.analyze(s)
+    assert time.perf_counter() - t0 < 0.05 + SLACK
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_cancel_stops_within_50_ms(kind):
     """A set ``stop`` flag (a ``threading.Event``) ends a 10 s search within 50 ms (the best

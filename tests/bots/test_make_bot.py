@@ -106,3 +106,28 @@ def test_bad_seeds_and_huge_budgets_are_value_errors_naming_them():
             make_bot("ismcts", g, 0, iterations=it)
     assert make_bot("mcts", load_game("first_rat"), 0,
                     iterations=MAX_ITERATIONS).budget.iterations == MAX_ITERATIONS
+
+
+@pytest.mark.parametrize("kind", sorted(BOT_KINDS))
+def test_every_kind_takes_root_moves_or_says_it_cannot(kind):
+    """``analyze(state, root_moves=...)`` is one call for every kind: the kind restricts its
+    root to those moves or refuses with a ValueError naming the kinds that can (random
+    raised a TypeError); an illegal move is refused by every kind."""
+    from ratai.engines import load_game
+
+    game = load_game("rat_trap", num_players=2)
+    s = game.state_from_history([46])
+    p, legal = s.current_player(), s.legal_actions()
+    kw = {} if kind == "random" else {"iterations": 20}
+    if kind == "mcts":
+        kw["determinize"] = True
+    bot = make_bot(kind, game, p, seed=1, **kw)
+    try:
+        an = bot.analyze(s, root_moves=legal[-1:])
+    except ValueError as exc:
+        assert "root_moves is not supported" in str(exc)
+    else:
+        assert an.best_action == legal[-1]
+        assert {m.action for m in an.moves} == {legal[-1]}
+    with pytest.raises(ValueError, match="not legal"):
+        bot.analyze(s, root_moves=[99999])

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 
@@ -283,6 +284,32 @@ def test_ponder_options_are_checked():
         with make_bot(kind, game, 0, iterations=10) as bot:
             pass
         bot.close()
+
+
+@pytest.mark.parametrize(("kind", "options", "needs", "out"), [
+    ("ismcts", {"search_backend": "cython", "rollout": "heuristic"},
+     "search_backend='cython'", "rollout='heuristic'"),
+    ("ismcts", {"threads": 2, "rollout_cutoff": 5}, "threads=2", "rollout_cutoff=5"),
+    ("ismcts", {"ponder": True, "rollout": "heuristic"}, "ponder", "rollout='heuristic'"),
+    ("mcts", {"determinize": True, "search_backend": "cython", "rollout_cutoff": 3},
+     "search_backend='cython'", "rollout_cutoff=3"),
+    ("mcts", {"determinize": True, "threads": 2, "search_backend": "python"}, "threads=2",
+     "search_backend='python'"),
+])
+def test_options_the_compiled_search_cannot_run_are_refused_when_made(kind, options, needs,
+                                                                        out):
+    """An option that needs the compiled search beside one that rules it out is refused by
+    make_bot, naming both: such a bot was made and then failed at every search (a hosted
+    bot seat of the service then played random moves)."""
+    game = load_game("rat_trap", backend="cython")
+    with pytest.raises(ValueError, match=f"needed by {re.escape(needs)} but ruled out by "
+                                         f"{re.escape(out)}"):
+        make_bot(kind, game, 0, iterations=10, **options)
+    ref = load_game("rat_trap", backend="python")
+    for k, kw in (("ismcts", {"threads": 2}), ("az", {"threads": 2}),
+                  ("ismcts", {"search_backend": "cython"})):
+        with pytest.raises(ValueError, match="ruled out by a game without compiled states"):
+            make_bot(k, ref, 0, iterations=10, **kw)
 
 
 def test_nogil_info_hash_equals_the_chance_key():

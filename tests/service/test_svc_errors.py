@@ -49,6 +49,12 @@ def test_invalid_argument_params_and_seats(client):
     code, msg = code_of(client.create_game, "rat_trap",
                         ["human", "human", {"kind": "ismcts", "options": {"bogus": 1}}])
     assert code == grpc.StatusCode.INVALID_ARGUMENT and "bogus" in msg
+    # a bot that builds but could never search (it was accepted, then played random moves)
+    code, msg = code_of(client.create_game, "rat_trap", ["human", "human", {
+        "kind": "ismcts", "iterations": 50,
+        "options": {"search_backend": "cython", "rollout": "heuristic"}}])
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "seat 2" in msg, msg
+    assert "rollout='heuristic'" in msg
 
 
 def test_invalid_argument_illegal_action_lists_legal_set(client, game):
@@ -73,6 +79,36 @@ def test_invalid_argument_malformed_positions(client):
              client.position("rat_trap", 0)]
     for pos in cases:
         assert code_of(client.suggest_move, position=pos)[0] == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_undecodable_request_bytes_are_invalid_argument_and_logged(server, caplog):
+    """Bytes that do not parse as the method's request message (a hostile or broken
+    client) are INVALID_ARGUMENT naming the message, unary and streaming, and get a request
+    log line; grpc's own deserializer answered UNKNOWN before the service saw them."""
+    import logging
+
+    channel = grpc.insecure_channel(f"127.0.0.1:{server.port}")
+    try:
+        with caplog.at_level(logging.INFO):
+            for method, payload in (("CreateGame", b"\xff\xff\xff\xff\x0f"),
+                                    ("GetState", b"\x0a\x02\xff\xfe")):
+                with pytest.raises(grpc.RpcError) as info:
+                    channel.unary_unary(f"/ratai.v1.RatAI/{method}")(payload, timeout=10)
+                assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, method
+                assert "not a valid" in info.value.details() and "Request" in \
+                    info.value.details()
+            stream = channel.unary_stream("/ratai.v1.RatAI/Analyze")(b"\xff\xff", timeout=10)
+            with pytest.raises(grpc.RpcError) as info:
+                list(stream)
+            assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        lines = [r.getMessage() for r in caplog.records if '"INVALID_ARGUMENT"' in
+                 r.getMessage()]
+        for method in ("CreateGame", "GetState", "Analyze"):
+            assert any(f'"method": "{method}"' in m for m in lines), (method, lines)
+    finally:
+        channel.close()
+    with Client(f"127.0.0.1:{server.port}", timeout=30) as c:   # and it still serves
+        assert c.list_games()
 
 
 def test_failed_precondition_not_your_turn_and_game_over(client, server, game):
