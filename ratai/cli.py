@@ -844,9 +844,9 @@ def suggest(ctx, game, players, variant, param, history, state_path, seat, bot, 
     cp = state.current_player()
     joint = cp == SIMULTANEOUS and bool(state.legal_actions(seat))  # the seat still plans
     if cp != seat and not joint:
-        who = {CHANCE: "chance (dice or cards) is",
-               SIMULTANEOUS: "the other seats' joint move is"}.get(cp, f"seat {cp} is")
-        raise UsageError(f"it is not seat {seat}'s turn in that position ({who} to move)")
+        who = {CHANCE: "chance (dice or cards) is to move",
+               SIMULTANEOUS: "a joint move of the other seats"}.get(cp, f"to move: {cp}")
+        raise UsageError(f"it is not seat {seat}'s turn in that position ({who})")
     try:
         analysis = BotSpec.parse(bot).make(g, seat, seed).analyze(state)
     except ValueError as exc:
