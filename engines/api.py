@@ -85,6 +85,7 @@ __all__ = [
     "short_repr",
     "read_component_json",
     "read_user_file",
+    "parse_json",
     "MAX_DATA_BYTES",
     "sample_chance_outcome",
     "keep_views",
@@ -172,6 +173,17 @@ def check_actor(player: Any, num_players: int) -> int | None:
     return int(player)
 
 
+def parse_json(text: str | bytes, **kw: Any) -> Any:
+    """``json.loads(text, **kw)`` where every malformed document is a ``ValueError``:
+    JSON's own ``JSONDecodeError``, an integer of more than Python's 4,300 digits, and
+    nesting deeper than the parser's recursion (``json`` raises ``RecursionError`` there:
+    here "nested too deeply")."""
+    try:
+        return json.loads(text, **kw)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
 #: The largest component data file :func:`read_component_json` reads (bytes; the packaged
 #: ones take 2-40 KB).
 MAX_DATA_BYTES = 16 * 2**20
@@ -226,11 +238,8 @@ def read_component_json(package: str, filename: str, path: str | None) -> tuple[
         text = read_user_file(path, "parameter 'data_path'", MAX_DATA_BYTES)
         source = str(path)
     try:
-        return json.loads(text), source
-    except (json.JSONDecodeError, RecursionError) as exc:
-        what = exc if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-        raise ValueError(f"{source}: not valid JSON: {what}") from None
-    except ValueError as exc:   # e.g. an integer of more than 4,300 digits
+        return parse_json(text), source
+    except ValueError as exc:
         raise ValueError(f"{source}: not valid JSON: {exc}") from None
 
 
@@ -408,8 +417,8 @@ class Game(ABC):
                 breaks the schema (the field named).
         """
         try:
-            doc = json.loads(data)
-        except (TypeError, json.JSONDecodeError) as exc:
+            doc = parse_json(data)
+        except (TypeError, ValueError) as exc:
             raise ValueError(f"not a serialized {self.name} state: {exc}") from None
         if not isinstance(doc, dict) or set(doc) != {"game", "params", "fields", "history"}:
             raise ValueError(f"not a serialized {self.name} state: expected the keys game, "
@@ -475,8 +484,7 @@ class Game(ABC):
             IllegalActionError: an action of the history is illegal where it is applied.
             ValueError: ``history`` is not a sequence of action ids (e.g. ``None``).
         """
-        if isinstance(history, str | bytes | Mapping) or \
-                not isinstance(history, Sequence | np.ndarray):
+        if isinstance(history, str | bytes) or not isinstance(history, Sequence | np.ndarray):
             raise ValueError(f"bad history {short_repr(history)}: allowed a sequence of "
                              f"action ids")
         state = self.new_initial_state()

@@ -33,6 +33,7 @@ import numpy as np
 from ratai import __version__
 from ratai.engines import CHANCE, SIMULTANEOUS, game_class, load_game, registered_games
 from ratai.engines.api import sample_chance_outcome
+from ratai.search.common import MAX_TIME_LIMIT
 
 #: The terminal screen of ``ratai play``: every block printed between two prompts fits.
 SCREEN_COLUMNS = 100
@@ -130,6 +131,8 @@ class IntListType(click.ParamType):
 
 
 SEED = click.IntRange(min=0)
+
+
 class FiniteRange(click.FloatRange):
     """A ``click.FloatRange`` that also refuses ``nan`` (which passes every comparison)."""
 
@@ -141,7 +144,7 @@ class FiniteRange(click.FloatRange):
 
 
 #: Seconds: > 0, at most the bots' own ``MAX_TIME_LIMIT`` (a day).
-POSITIVE_SECONDS = FiniteRange(min=0, min_open=True, max=86400.0)
+POSITIVE_SECONDS = FiniteRange(min=0, min_open=True, max=MAX_TIME_LIMIT)
 #: A factor on budgets (``--scale``, ``--budget-scale``): > 0, at most 1,000.
 SCALE = FiniteRange(min=0, min_open=True, max=1000)
 GAMES = click.Choice(registered_games())
@@ -296,7 +299,7 @@ def read_record(path: str, option: str = "--history") -> dict:
     Raises:
         UsageError: naming the file and what is wrong with it.
     """
-    from ratai.engines.api import read_user_file
+    from ratai.engines.api import parse_json, read_user_file
 
     try:
         text = read_user_file(path, option, MAX_RECORD_BYTES).strip()
@@ -304,17 +307,16 @@ def read_record(path: str, option: str = "--history") -> dict:
         raise UsageError(str(exc)) from None
     if text.startswith("{") and "\n" in text:
         try:
-            json.loads(text)
-        except (ValueError, RecursionError):
+            parse_json(text)
+        except ValueError:
             text = text.splitlines()[0]  # JSON lines: the first record
     try:
-        doc = json.loads(text)
+        doc = parse_json(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"bad {option} {path}: not JSON ({exc.msg} at line {exc.lineno} "
                          f"column {exc.colno})") from None
-    except (ValueError, RecursionError) as exc:   # 4,300+ digit integers, deep nesting
-        what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        raise UsageError(f"bad {option} {path}: not JSON ({what})") from None
+    except ValueError as exc:   # 4,300+ digit integers, deep nesting
+        raise UsageError(f"bad {option} {path}: not JSON ({exc})") from None
     if isinstance(doc, list):
         doc = {"history": doc}
     if not isinstance(doc, dict):
@@ -832,9 +834,6 @@ def suggest(ctx, game, players, variant, param, history, state_path, seat, bot, 
             raise UsageError(str(exc)) from None
         try:
             state = g.deserialize_state(text)
-        except RecursionError:
-            raise UsageError(f"bad --state {state_path}: not JSON (nested too deeply)") \
-                from None
         except (ValueError, KeyError, TypeError) as exc:
             raise UsageError(f"bad --state {state_path}: {exc}") from None
     if state.is_terminal():

@@ -57,7 +57,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from ratai.engines import CHANCE, game_class, registered_games
-from ratai.engines.api import IllegalActionError, UnknownGameError
+from ratai.engines.api import IllegalActionError, UnknownGameError, parse_json
 
 __all__ = ["Engine", "EngineQuery", "QueryError", "parse_query", "run_engine", "QUERY_FIELDS"]
 
@@ -295,12 +295,10 @@ class Engine:
         qid = None
         try:
             try:
-                doc = json.loads(line, parse_constant=_no_constant)
+                doc = parse_json(line, parse_constant=_no_constant)
             except json.JSONDecodeError as exc:
                 raise QueryError(f"not JSON: {exc.msg} at column {exc.colno}") from None
-            except RecursionError:
-                raise QueryError("not JSON this engine reads: nested too deeply") from None
-            except ValueError as exc:   # an integer of 4,300+ digits
+            except ValueError as exc:   # 4,300+ digit integers, deep nesting, NaN
                 raise QueryError(f"not JSON this engine reads: {exc}") from None
             if isinstance(doc, dict) and "id" in doc:
                 _check_id(doc["id"], "id")

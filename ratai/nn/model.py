@@ -172,12 +172,17 @@ def game_data_hash(game) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _cosmetic(game) -> dict[str, Any]:
+    """``game``'s cosmetic parameters (``Param.cosmetic``) with their defaults."""
+    return {p.name: p.default for p in game.param_specs if p.cosmetic}
+
+
 def canonical_game(game):
     """``game`` with every cosmetic parameter (``Param.cosmetic``: it renames things for
     people, e.g. Ratapolis' ``colors``) at its default, on the reference backend where one
     differs: the game whose layout, seat maps and parameters a model records, and whose
     tensors and action ids are ``game``'s own."""
-    cosmetic = {p.name: p.default for p in game.param_specs if p.cosmetic}
+    cosmetic = _cosmetic(game)
     if all(game.params.get(k) == v for k, v in cosmetic.items()):
         return game
     from ratai.engines import load_game
@@ -213,7 +218,7 @@ def seat_version(game) -> str:
 def model_params(game) -> dict:
     """The parameters of ``game`` a model records: all but ``num_players``, ``data_path``
     and the cosmetic ones (``Param.cosmetic``; a model plays every value of those)."""
-    cosmetic = {p.name for p in game.param_specs if p.cosmetic}
+    cosmetic = _cosmetic(game)
     return {k: v for k, v in game.params.items() if k not in _NOT_PARAMS and k not in cosmetic}
 
 
@@ -508,9 +513,10 @@ class Model:
                 arrays[f"wp{suffix}"] = (rng.standard_normal((h2, a)) * 0.01).astype(
                     np.float32)
                 arrays[f"bp{suffix}"] = np.zeros(a, np.float32)
-            layouts[str(n)] = layout_version(game)
+            canon = canonical_game(game)   # built once for both hashes
+            layouts[str(n)] = layout_version(canon)
             if seat_relative:
-                seats[str(n)] = seat_version(game)
+                seats[str(n)] = seat_version(canon)
             data_hash = game_data_hash(game)
             recorded = model_params(game)
         meta = {
@@ -571,10 +577,11 @@ class Model:
         if n not in self.nets:
             raise ModelError(f"{where} plays {self.game_name} with "
                              f"{', '.join(map(str, self.players))} players, not {n}")
-        cosmetic = {p.name for p in game.param_specs if p.cosmetic}
+        # (models written before a parameter was cosmetic recorded it: not compared either)
+        cosmetic = _cosmetic(game)
         mine = {k: v for k, v in self.meta["params"].items() if k not in cosmetic}
-        theirs = model_params(game)   # models written before a parameter was cosmetic
-        for key in sorted(set(mine) | set(theirs)):                 # recorded it
+        theirs = model_params(game)
+        for key in sorted(set(mine) | set(theirs)):
             if key in mine and key in theirs and mine[key] != theirs[key]:
                 raise ModelError(f"{where}: parameter {key!r} is {mine[key]!r} in the model, "
                                  f"{theirs[key]!r} in the game")
@@ -585,13 +592,14 @@ class Model:
         if data_hash != self.meta["data_hash"]:
             raise ModelError(f"{where}: component data differ (model data_hash "
                              f"{str(self.meta['data_hash'])[:12]}..., game {data_hash[:12]}...)")
-        version = layout_version(game)
+        canon = canonical_game(game)   # built once for both hashes
+        version = layout_version(canon)
         recorded = self.meta["layout_version"].get(str(n))
         if version != recorded:
             raise ModelError(f"{where}: observation layout version differs for {n} players "
                              f"(model {recorded}, game {version})")
         if self.seat_relative:
-            mine, theirs = self.meta["seat_version"].get(str(n)), seat_version(game)
+            mine, theirs = self.meta["seat_version"].get(str(n)), seat_version(canon)
             if mine != theirs:
                 raise ModelError(f"{where}: seat maps differ for {n} players (model "
                                  f"seat_version {mine}, game {theirs}): the game's schema "

@@ -117,6 +117,7 @@ def add_servicer(servicer: Any, server: Any) -> None:
             response_serializer=getattr(pb, m.output_type.name).SerializeToString)
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(service.full_name, handlers),))
+    server.add_registered_method_handlers(service.full_name, handlers)
 
 
 def _undecodable(request: Any) -> None:

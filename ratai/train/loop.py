@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from ratai.engines.api import parse_json
 from ratai.train.buffer import (
     FIELDS,
     ReplayBuffer,
@@ -337,10 +338,10 @@ class TrainingRun:
         cfg_path = self.root / "config.json"
         if cfg_path.exists():
             try:
-                stored = json.loads(cfg_path.read_text())["config"]
+                stored = parse_json(cfg_path.read_text())["config"]
                 if not isinstance(stored, dict):
                     raise TypeError
-            except (ValueError, KeyError, TypeError, RecursionError):
+            except (ValueError, KeyError, TypeError):
                 raise RunError(f"corrupt {cfg_path}: not a ratai training configuration") \
                     from None
             if stored.get("game") != config.game:
@@ -376,7 +377,7 @@ class TrainingRun:
         if not sp.exists():   # killed while the run was created: create it again
             return
         try:
-            self.state = json.loads(sp.read_text())
+            self.state = parse_json(sp.read_text())
             gen, best = int(self.state["generation"]), int(self.state["best"])
             metrics = int(self.state["metrics_bytes"])
             if self.state["phase"] not in _PHASES or not -1 <= gen or not 0 <= best <= gen + 1:
@@ -386,7 +387,7 @@ class TrainingRun:
                     and isinstance(e.get("seconds"), int | float)
                     for e in self.state["summary"]):
                 raise ValueError
-        except (ValueError, KeyError, TypeError, RecursionError):
+        except (ValueError, KeyError, TypeError):
             raise RunError(f"corrupt {sp}: not a ratai training state") from None
         mp = self._p("metrics.jsonl")
         size = mp.stat().st_size if mp.exists() else 0
