@@ -34,15 +34,28 @@ def _struct(d: Mapping[str, Any] | None) -> struct_pb2.Struct:
 
 
 def bot_spec(spec: Mapping[str, Any] | str | None) -> pb.BotSpec | None:
-    """``"ismcts"``, ``"level:5"`` or ``{"kind", "iterations", "time_limit_s", "max_depth",
-    "seed", "options", "level"}`` -> ``BotSpec``."""
+    """A bot spec string as everywhere else in ratai (``KIND[:ITERATIONS|:SECONDSs]
+    [:NAME=VALUE...]`` or ``level:L``, e.g. ``"ismcts:500"``, ``"mcts:0.1s:c=2"``,
+    ``"level:5"``; :meth:`ratai.arena.BotSpec.parse`) or a mapping ``{"kind", "iterations",
+    "time_limit_s" (or "time_limit"), "max_depth", "seed", "options", "level"}`` ->
+    ``BotSpec``. Raises ``ValueError`` for a malformed string (the server checks the kind,
+    budget and options)."""
     if spec is None:
         return None
     if isinstance(spec, str):
-        kind, _, level = spec.partition(":")
-        if kind == "level" and level.lstrip("-").isdigit():
-            return pb.BotSpec(kind="level", level=int(level))
-        return pb.BotSpec(kind=spec)
+        from ratai.arena import BotSpec   # the CLI's parser, imported when a string needs it
+
+        parsed = BotSpec.parse(spec)
+        if parsed.level is not None:
+            return pb.BotSpec(kind="level", level=parsed.level)
+        out = pb.BotSpec(kind=parsed.kind)
+        if parsed.iterations is not None:
+            out.iterations = parsed.iterations
+        if parsed.time_limit is not None:
+            out.time_limit_s = parsed.time_limit
+        if parsed.options:
+            out.options.CopyFrom(_struct(dict(parsed.options)))
+        return out
     spec = dict(spec)
     options = spec.pop("options", None)
     if "time_limit" in spec:

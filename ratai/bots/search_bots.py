@@ -430,7 +430,8 @@ class MCTSBot(SearchBot):
     true state: on a game with hidden information (``game.perfect_information`` False) the
     bot refuses unless ``determinize=True``, in which case it searches one determinization
     drawn with ``resample_from_infostate`` per call (use ``pimc`` for several, ``ismcts`` for
-    the sound alternative).
+    the sound alternative): its values are then that one world's (expected returns in [0, 1]
+    given the sampled hidden cards), not an estimate over the seat's beliefs.
     """
 
     kind = "mcts"
@@ -664,7 +665,8 @@ class SMMCTSBot(SearchBot):
 
     Options: the UCT options, ``determinizations`` (default 1): for a game with hidden
     information the bot searches that many determinizations and aggregates them by visits
-    (as ``pimc``); with perfect information it searches the state itself; and
+    (as ``pimc``; with the default 1 its values are one sampled world's, not an estimate over
+    the seat's beliefs); with perfect information it searches the state itself; and
     ``search_backend`` (``"auto"``: compiled playouts of a joint view, see
     :mod:`ratai.search.smmcts`; ``"python"``; ``"cython"``), and ``max_nodes`` (``None``) /
     ``max_memory_mb`` (512 MB): a cap on the tree, or on all the determinizations' trees

@@ -232,11 +232,11 @@ def packaged(game) -> Path | None:
     """The model shipped for ``game`` (a ``Game`` or a registry name):
     ``ratai/models/<game>.npz`` in the installed package, or ``None`` if none is shipped."""
     name = game if isinstance(game, str) else game.name
-    try:
-        ref = resources.files("ratai").joinpath("models", f"{name}.npz")
-    except (ModuleNotFoundError, FileNotFoundError):  # pragma: no cover - broken install
-        return None
-    path = Path(str(ref))
+    # Located from this module's own package (``ratai.nn``, a regular package) rather than
+    # ``resources.files("ratai")``: with an editable install, a directory named ``ratai``
+    # in the working directory (the clone's parent folder) makes ``ratai`` a namespace
+    # package whose resources are not the installed ones.
+    path = Path(str(resources.files(__package__))).parent / "models" / f"{name}.npz"
     return path if path.is_file() else None
 
 

@@ -2,7 +2,8 @@
 
 At a decision node where some move ends the game at once with a win for the mover,
 expectimax values it exactly and the UCT-family bot picks a move it found winning.
-(Hand-made rulebook positions per game are still to be written; see the issue.)"""
+Hand-made rulebook positions (forced wins, forced losses, long plans) are in
+``test_bot_positions.py``."""
 
 from __future__ import annotations
 

@@ -219,6 +219,21 @@ def test_init_errors_and_packaged():
     assert p is None or Model.load(p).game_name == "rat_trap"
 
 
+def test_packaged_is_found_beside_a_folder_named_ratai(tmp_path):
+    """A script run from the folder that holds a clone named ``ratai`` (an editable install
+    then imports ``ratai`` as a namespace package) still finds the shipped network (a
+    ``TypeError`` from ``MultiplexedPath.joinpath`` before)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "ratai").mkdir()
+    code = "from ratai.nn import packaged; print(packaged('rat_trap'))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(packaged("rat_trap"))
+
+
 @pytest.mark.parametrize("name", ["first_rat", "rat_trap", "ratapolis", "rats_to_riches"])
 def test_shipped_model_fits_its_game_and_size(name):
     """Issue 14: one packaged model per title, <= 2 MB, accepted by ``check_game`` at every

@@ -69,3 +69,28 @@ def test_grpc_level_suggest_and_hosted_seat(client):
     assert created.game_id
     code, msg = code_of(client.create_game, "rat_trap", ["human", {"level": 11}, "random"])
     assert code == grpc.StatusCode.INVALID_ARGUMENT and "1..10" in msg
+
+
+def test_client_reads_bot_spec_strings_as_everywhere_else():
+    """README: a bot spec is ``KIND[:ITERATIONS|:SECONDSs]`` everywhere; the Python client
+    sent ``"ismcts:500"`` as an unknown kind before."""
+    from ratai.client import bot_spec
+
+    assert bot_spec("ismcts") == pb.BotSpec(kind="ismcts")
+    assert bot_spec("ismcts:500") == pb.BotSpec(kind="ismcts", iterations=500)
+    assert bot_spec("mcts:0.25s") == pb.BotSpec(kind="mcts", time_limit_s=0.25)
+    spec = bot_spec("mcts:40:exploration=0.7:rollout=random")
+    assert (spec.kind, spec.iterations) == ("mcts", 40)
+    assert dict(spec.options) == {"exploration": 0.7, "rollout": "random"}
+    assert bot_spec("level:5") == pb.BotSpec(kind="level", level=5)
+    for bad in ("ismcts:x", "level:11", ":5", "mcts:5:7"):
+        with pytest.raises(ValueError, match="bot spec|level"):
+            bot_spec(bad)
+
+
+def test_grpc_suggest_with_a_budget_string(client):
+    state = random_position(load_game("rat_trap"), seat_wanted=0, seed=2)
+    pos = client.position("rat_trap", 0, history=state.history())
+    hint = client.suggest_move(position=pos, bot="ismcts:40")
+    assert hint.kind == "ismcts" and hint.iterations == 40
+    assert hint.best_action in state.legal_actions()
