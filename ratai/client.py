@@ -43,7 +43,8 @@ def bot_spec(spec: Mapping[str, Any] | str | None) -> pb.BotSpec | None:
     if spec is None:
         return None
     if isinstance(spec, str):
-        from ratai.arena import BotSpec   # the CLI's parser, imported when a string needs it
+        # the CLI's parser, imported when a string needs it
+        from ratai.arena import BotSpec
 
         parsed = BotSpec.parse(spec)
         if parsed.level is not None:
