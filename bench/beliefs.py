@@ -3,19 +3,19 @@ and what a cold build costs (``engines/belief.py``, issue 13 item 1).
 
 Usage::
 
-    python bench/beliefs.py --seeds 4 [--timed]
+    python bench/beliefs.py --seeds 4 [--backend python] [--variants 3p,5p]
 
-Random games (seeds ``0..--seeds-1`` per variant, uniform random moves), Cython twin: at every
-decision the deciding seat's compiled sampler is prepared from scratch (``_prepare_resample``
-with the belief cache emptied: a cold build). ``filter used`` is the share of decisions where
-the filter fit its caps (``belief.MAX_WORLDS`` states, ``belief.MAX_EXPANSIONS`` applied
-actions; beyond them the closed form answers); ``worlds`` counts the filter's worlds (a world
-with lazy piles, another seat's Manipulator's, stands for all their deals and orders);
+Random games (seeds ``0..--seeds-1`` per variant, uniform random moves), Cython twin (or the
+reference with ``--backend python``): at every decision the deciding seat's exact belief is
+built from scratch (the belief cache emptied: a cold build). ``filter used`` is the share of
+decisions where the filter fit its caps (``belief.MAX_WORLDS`` states,
+``belief.MAX_EXPANSIONS`` applied actions, the same on both backends and with or without a
+search's deadline; beyond them the closed form answers); ``worlds`` counts the filter's
+worlds (a world with lazy piles, another seat's Manipulator's, stands for all their deals and
+orders);
 ``manipulated`` is the share of decisions where another seat's Manipulator has ordered piles
 in the round, and ``used there`` the filter's share of those. Times are wall milliseconds of
-one cold build (quote ``uptime`` with them). ``--timed`` measures inside a search's deadline
-(``belief.belief_deadline``, here an hour away), where the caps are ``belief.TIMED_MAX_WORLDS``
-/ ``TIMED_MAX_EXPANSIONS`` (ten times the untimed ones, ``belief.caps()``).
+one cold build (quote ``uptime`` with them).
 
 ``--compare N`` instead checks the closed form (``view._rebuild``) against the filter where
 another seat's Manipulator ordered piles (the filter's piles stay lazy there; exact against
@@ -28,7 +28,6 @@ sample the filter rules out counts as a disagreement.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import statistics
 import sys
 import time
@@ -36,13 +35,13 @@ import time
 import numpy as np
 
 from ratai.engines import game_class, load_game
-from ratai.engines.belief import belief_deadline
 from ratai.engines.rat_trap import view as V
 
 
-def measure(variant: str, seeds: int, timed: bool = False) -> dict:
+def measure(variant: str, seeds: int, backend: str = "cython") -> dict:
     params = game_class("rat_trap", "python").variants[variant]
-    game = load_game("rat_trap", backend="cython", **params)
+    game = load_game("rat_trap", backend=backend, **params)
+    twin = backend == "cython"
     used, worlds, ms, manip, manip_used = [], [], [], 0, 0
     for seed in range(seeds):
         rng = np.random.default_rng(seed)
@@ -56,9 +55,11 @@ def measure(variant: str, seeds: int, timed: bool = False) -> dict:
             obs = s.observation(p)
             V._BELIEFS._entries.clear()
             t = time.perf_counter()
-            with belief_deadline(t + 3600) if timed else contextlib.nullcontext():
+            if twin:
                 belief = V.exact_belief(game.reference_game(), p, obs, s._own_log(p), game,
                                         s._obs_digest(p))
+            else:
+                belief = V.exact_belief(game, p, obs, s.views[p])
             ms.append(1000 * (time.perf_counter() - t))
             used.append(belief is not None)
             if belief is not None:
@@ -119,8 +120,8 @@ def main() -> None:
     ap.add_argument("--variants", default=None, help="comma-separated (default: all)")
     ap.add_argument("--compare", type=int, default=0, metavar="N",
                     help="closed form against the filter on N seeds (see above)")
-    ap.add_argument("--timed", action="store_true",
-                    help="inside a search's deadline: the timed caps (see above)")
+    ap.add_argument("--backend", default="cython", choices=("cython", "python"),
+                    help="the states the filter runs on (default: the Cython twin)")
     args = ap.parse_args()
     if args.compare:
         sys.path.insert(0, ".")  # tests/ (the brute-force helpers) from the checkout
@@ -135,7 +136,7 @@ def main() -> None:
           "| cold build median / p90 / max (ms) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for v in variants:
-        r = measure(v, args.seeds, args.timed)
+        r = measure(v, args.seeds, args.backend)
         mu = "-" if r["manip"] == 0 else f"{r['manip']:.0%} / {r['manip_used']:.0%}"
         print(f"| {v} | {r['decisions']} | {r['used']:.0%} | {mu} | {r['worlds'][0]} / "
               f"{r['worlds'][1]} | {r['ms'][0]:.2f} / {r['ms'][1]:.2f} / {r['ms'][2]:.1f} |",

@@ -26,15 +26,17 @@ as the search's cancel flag is set (a cold filter of a 5-player round takes seco
 reference engine; the cancel must not wait for it). Without a deadline (iteration budgets)
 and without a cancel the filter always finishes, so a seeded search stays reproducible.
 
-The caps in force (:func:`caps`) follow from that: without a deadline they bound the time
-(``MAX_WORLDS`` / ``MAX_EXPANSIONS`` on the reference engine: a cold build takes up to a few
-hundred ms there); under a deadline the clock bounds the time and the caps only the memory,
-so they are ten times higher (``TIMED_MAX_WORLDS`` / ``TIMED_MAX_EXPANSIONS``) and the filter
-answers where the closed form would otherwise (4-5 players with many unseen events;
-``bench/README.md``). A filter of a Cython twin's states (``fast``) applies an action 7-40
-times faster, so it takes the higher caps without a deadline too: the same bound on its time
-as the reference's (a cold build at most ~0.4 s, p90 under 40 ms, measured at 5 players), and
-exact beliefs at 96-100% of decisions instead of 73-100%. The cache holds at most
+The caps (:func:`caps`, ``MAX_WORLDS`` states at any step and ``MAX_EXPANSIONS`` applied
+actions in all) are the same on both backends, with or without a deadline, so the reference
+and the Cython twin sample the same law at every position (both exact, or both the closed
+form beyond the caps). Under a deadline the clock bounds a filter's time and the caps its
+memory; without one (iteration budgets) they bound its time too: a cold build of a filter of
+twin states (7-40 times faster per action) takes at most ~0.4 s (p90 under 60 ms at 5
+players), of reference states up to a few seconds at 5 players (p90 under 0.6 s at 3-5
+players without roles; ``bench/README.md``). With these caps the filter answers at 96-100%
+of decisions; beyond them are 4-5 player rounds with many unseen events. Lower caps made the
+reference fall back to the closed form in plain 3-player round-1 positions (3,000 applied
+actions reached with 60 states left), where it is not exact. The cache holds at most
 ``max_states`` stored states in all (least recently used entries first out).
 """
 
@@ -52,18 +54,13 @@ from typing import Any
 import numpy as np
 
 __all__ = ["Belief", "BeliefCache", "filter_worlds", "belief_deadline", "caps", "MAX_WORLDS",
-           "MAX_EXPANSIONS", "TIMED_MAX_WORLDS", "TIMED_MAX_EXPANSIONS"]
+           "MAX_EXPANSIONS"]
 
-#: Caps of one filter of reference states without a deadline (iteration budgets): distinct
-#: states at any step, and actions applied in all (each a clone and an apply).
-MAX_WORLDS = 1_000
-MAX_EXPANSIONS = 3_000
-#: Caps of one filter inside a finite :func:`belief_deadline` (the clock bounds its time;
-#: these its memory: a state takes ~1.1 KB on a twin, ~11 KB on the reference, measured at
-#: 5 players, and a filter holds at most two steps' states), and of a twin's filter without
-#: one (``caps(fast=True)``).
-TIMED_MAX_WORLDS = 10_000
-TIMED_MAX_EXPANSIONS = 30_000
+#: Caps of one filter: distinct states at any step, and actions applied in all (each a
+#: clone and an apply). A state takes ~1.1 KB on a twin, ~11 KB on the reference (measured at
+#: 5 players), and a filter holds at most two steps' states.
+MAX_WORLDS = 10_000
+MAX_EXPANSIONS = 30_000
 
 
 #: The ``time.perf_counter`` time by which a filter must stop (``inf``: none), per thread
@@ -93,20 +90,15 @@ def belief_deadline(t: float, stop: Any = None) -> Iterator[None]:
         _DEADLINE.reset(token)
 
 
-def caps(fast: bool = False) -> tuple[int, int]:
-    """The caps ``(max_worlds, max_expansions)`` in force: ``TIMED_MAX_WORLDS`` /
-    ``TIMED_MAX_EXPANSIONS`` inside a finite :func:`belief_deadline` or for a filter of a
-    Cython twin's states (``fast``: its actions cost a tenth or less), else ``MAX_WORLDS``
-    / ``MAX_EXPANSIONS``."""
-    if fast or _DEADLINE.get() < math.inf:
-        return TIMED_MAX_WORLDS, TIMED_MAX_EXPANSIONS
+def caps() -> tuple[int, int]:
+    """The caps ``(max_worlds, max_expansions)``: ``MAX_WORLDS`` / ``MAX_EXPANSIONS``, read
+    when a filter starts (so a caller may change them)."""
     return MAX_WORLDS, MAX_EXPANSIONS
 
 
-def _caps(max_worlds: int | None, max_expansions: int | None,
-          fast: bool = False) -> tuple[int, int]:
+def _caps(max_worlds: int | None, max_expansions: int | None) -> tuple[int, int]:
     """The caps asked for, each ``None`` taken from :func:`caps`."""
-    w, e = caps(fast)
+    w, e = caps()
     return (w if max_worlds is None else max_worlds,
             e if max_expansions is None else max_expansions)
 
@@ -252,7 +244,7 @@ def _advance(layer: _Layer, codes: Sequence, player: int, max_worlds: int,
 
 
 def filter_worlds(anchor: Any, codes: Sequence, player: int, max_worlds: int | None = None,
-                  max_expansions: int | None = None, fast: bool = False) -> Belief | None:
+                  max_expansions: int | None = None) -> Belief | None:
     """The exact belief of ``player`` after the log ``codes`` from ``anchor`` (module
     docstring), or ``None`` beyond the caps.
 
@@ -262,7 +254,6 @@ def filter_worlds(anchor: Any, codes: Sequence, player: int, max_worlds: int | N
         max_worlds: cap on distinct states at any step (``None``: :func:`caps`).
         max_expansions: cap on actions applied in all (each a clone and an apply;
             ``None``: :func:`caps`).
-        fast: ``anchor`` is a Cython twin's state (the caps of :func:`caps` ``(fast)``).
 
     Returns ``None`` too when a :func:`belief_deadline` passes (or its flag is set) first.
 
@@ -271,7 +262,7 @@ def filter_worlds(anchor: Any, codes: Sequence, player: int, max_worlds: int | N
     """
     layer = _start(anchor)
     try:
-        _advance(layer, codes, player, *_caps(max_worlds, max_expansions, fast))
+        _advance(layer, codes, player, *_caps(max_worlds, max_expansions))
     except _OutOfTime:
         return None
     return _belief(layer)
@@ -297,27 +288,26 @@ class BeliefCache:
         size: entries kept (least recently used first out).
         max_states: stored states kept in all entries together (their layers' states,
             those of an interrupted step included; least recently used entries first out,
-            the newest always kept). Default ``2 * TIMED_MAX_WORLDS``.
+            the newest always kept). Default ``2 * MAX_WORLDS``.
     """
 
-    def __init__(self, size: int = 16, max_states: int = 2 * TIMED_MAX_WORLDS):
+    def __init__(self, size: int = 16, max_states: int = 2 * MAX_WORLDS):
         self.size = size
         self.max_states = max_states
         self._entries: OrderedDict[tuple, tuple[tuple, _Layer, Belief | None, bool]] = \
             OrderedDict()
 
     def get(self, anchor_key: Hashable, anchor: Callable[[], Any], codes: Sequence,
-            player: int, max_worlds: int | None = None, max_expansions: int | None = None,
-            fast: bool = False) -> Belief | None:
-        """:func:`filter_worlds` for ``anchor()`` (built only when not cached; a twin's state
-        with ``fast``) and ``codes``,
+            player: int, max_worlds: int | None = None,
+            max_expansions: int | None = None) -> Belief | None:
+        """:func:`filter_worlds` for ``anchor()`` (built only when not cached) and ``codes``,
         continuing a cached filter of a prefix of ``codes`` when there is one; ``None``
         beyond the caps or where no history explains the log (a position set up by hand,
         or an impossible one: the caller's closed form then decides), and when a
         :func:`belief_deadline` passes first (the steps filtered so far are kept and the
         next call for this log or a longer one resumes from them)."""
         codes = tuple(codes)
-        max_worlds, max_expansions = _caps(max_worlds, max_expansions, fast)
+        max_worlds, max_expansions = _caps(max_worlds, max_expansions)
         ck = (anchor_key, player, max_worlds, max_expansions)
         hit = self._entries.get(ck)
         # an entry: (log, layer, belief, complete); an interrupted filter is incomplete

@@ -649,7 +649,7 @@ def exact_belief(g: RatTrapGame, p: int, obs: Mapping[str, Any], log: list | Non
     """Seat ``p``'s exact belief (``engines.belief.Belief``) by filtering its ``views`` log
     ``log`` through the current round from the round's start (``_round_anchor``), or
     ``None`` where the log is unknown, no history explains it (a position set up by hand)
-    or the filter exceeds its caps (``engines/belief.py``: ``caps(fast=twin is not None)``);
+    or the filter exceeds its caps (``engines/belief.py``: ``caps()``);
     cached per round and seat.
 
     The information state is the log *and* the current observation (``engines/api.py``):
@@ -677,7 +677,7 @@ def exact_belief(g: RatTrapGame, p: int, obs: Mapping[str, Any], log: list | Non
         a = _round_anchor(g, obs)
         return a if twin is None else twin._from_reference(a)
 
-    belief = _BELIEFS.get(key, anchor, log[len(log) - steps:], p, fast=twin is not None)
+    belief = _BELIEFS.get(key, anchor, log[len(log) - steps:], p)
     if belief is None:
         return None
     if digest is not None:

@@ -293,35 +293,30 @@ def test_a_cancel_stops_the_filter_and_a_later_call_resumes_it(backend):
 
 
 def test_the_caps_in_force():
-    """``belief.caps()``: 1,000 states / 3,000 applied actions without a deadline on the
-    reference engine (iteration budgets: bounded time, reproducible), ten times that inside
-    a finite ``belief_deadline`` (the clock bounds the time, the caps the memory) and for a
-    twin's filter (``fast``: its actions cost a tenth or less, so the same time bound)."""
+    """``belief.caps()``: 10,000 states / 30,000 applied actions on both backends, with or
+    without a ``belief_deadline`` (the reference had a tenth of that without one, and fell
+    back to the closed form where the twin was exact); a cap asked for explicitly is kept."""
     from ratai.engines import belief as B
 
-    assert B.caps() == (B.MAX_WORLDS, B.MAX_EXPANSIONS) == (1_000, 3_000)
-    assert B.caps(fast=True) == (B.TIMED_MAX_WORLDS, B.TIMED_MAX_EXPANSIONS) == \
-        (10_000, 30_000)
-    with B.belief_deadline(float("inf")):
-        assert B.caps() == (1_000, 3_000)
+    assert B.caps() == (B.MAX_WORLDS, B.MAX_EXPANSIONS) == (10_000, 30_000)
     with B.belief_deadline(0.0):
-        assert B.caps() == B.caps(fast=True) == (10_000, 30_000)
-        assert B._caps(5, None) == (5, 30_000)   # a cap asked for explicitly is kept
-    assert B.caps() == (1_000, 3_000)
-    assert B._caps(None, 7, fast=True) == (10_000, 7)
+        assert B.caps() == (10_000, 30_000)
+        assert B._caps(5, None) == (5, 30_000)
+    assert B._caps(None, 7) == (10_000, 7)
 
 
 #: 5-player positions (seed, random actions) whose filter applies more than 3,000 actions
-#: (107, 176 and 612 worlds): past the untimed caps, within the timed ones.
-PAST_UNTIMED_CAPS = [(5, 57), pytest.param(11, 57, marks=pytest.mark.slow),
-                     pytest.param(4, 75, marks=pytest.mark.slow)]
+#: (107, 176 and 612 worlds), the reference's old caps without a deadline.
+PAST_OLD_CAPS = [(5, 57), pytest.param(11, 57, marks=pytest.mark.slow),
+                 pytest.param(4, 75, marks=pytest.mark.slow)]
 
 
-@pytest.mark.parametrize(("seed", "steps"), PAST_UNTIMED_CAPS)
-def test_a_search_deadline_gives_the_exact_belief_past_the_untimed_caps(seed, steps):
-    """Where the untimed filter gives up (the closed form answers), a search's deadline
-    (every bot's ``analyze`` sets one under a time limit) raises the caps and the belief is
-    the brute-force posterior, exactly; the twin's is the same law."""
+@pytest.mark.parametrize(("seed", "steps"), PAST_OLD_CAPS)
+def test_beliefs_past_the_old_caps_are_exact_on_both_backends(seed, steps, monkeypatch):
+    """Where the reference's filter used to give up without a deadline (the closed form
+    answered), it is now the brute-force posterior, exactly, on both backends, with and
+    without a search's deadline; with the old caps it gives up (so these positions do test
+    the caps)."""
     import time
 
     from ratai.engines import belief as B
@@ -331,27 +326,58 @@ def test_a_search_deadline_gives_the_exact_belief_past_the_untimed_caps(seed, st
     seat = s.current_player()
     obs = s.observation(seat)
     V._BELIEFS._entries.clear()
-    assert V.exact_belief(game, seat, obs, s.views[seat]) is None
-    with B.belief_deadline(time.perf_counter() + 3600):
-        belief = V.exact_belief(game, seat, obs, s.views[seat])
+    belief = V.exact_belief(game, seat, obs, s.views[seat])
     assert belief is not None and len(belief.worlds) > 1
     post = _brute_force(game, actions, seat, 20_000)
     got = _projected(belief, lambda w: world_key(w, DROP))
     assert got.keys() == post.keys()
     assert max(abs(got[k] - post[k]) for k in post) < 1e-9
+    V._BELIEFS._entries.clear()
+    with B.belief_deadline(time.perf_counter() + 3600):
+        assert _law(V.exact_belief(game, seat, obs, s.views[seat])) == _law(belief)
     if "rat_trap" in _CYTHON_REGISTRY:
         twin = load_game("rat_trap", backend="cython", num_players=5)
         t = twin.new_initial_state()
         for a in actions:
             t.apply_action(a)
-        with B.belief_deadline(time.perf_counter() + 3600):
-            tb = V.exact_belief(game, seat, obs, s.views[seat], twin, t._obs_digest(seat))
-        assert _law(tb) == _law(belief)
-        # the twin's filter takes those caps without a deadline too (iteration budgets,
-        # resample_from_infostate): the same exact law, no closed form
         V._BELIEFS._entries.clear()
-        untimed = V.exact_belief(game, seat, obs, s.views[seat], twin, t._obs_digest(seat))
-        assert untimed is not None and _law(untimed) == _law(belief)
+        tb = V.exact_belief(game, seat, obs, s.views[seat], twin, t._obs_digest(seat))
+        assert tb is not None and _law(tb) == _law(belief)
+    monkeypatch.setattr(B, "MAX_WORLDS", 1_000)
+    monkeypatch.setattr(B, "MAX_EXPANSIONS", 3_000)
+    V._BELIEFS._entries.clear()
+    assert V.exact_belief(game, seat, obs, s.views[seat]) is None
+
+
+#: A 3-player round-1 position (66 actions; 27 worlds for seat 2, which did not see a steal
+#: of seat 1's from seat 0, after a clover use): the reference's filter applied 4,217
+#: actions for its 60 states, past its old cap of 3,000, and its closed form sampled the
+#: wrong law (G-test p ~ 1e-152) where the twin was exact. Found by a tester (stop 48).
+ROUND_ONE = [39, 15, 38, 11, 0, 6, 27, 18, 39, 15, 41, 10, 7, 29, 27, 18, 6, 29, 31, 43, 16,
+             11, 1, 5, 30, 29, 11, 17, 41, 15, 38, 11, 2, 33, 5, 30, 48, 15, 47, 12, 2, 10,
+             34, 46, 16, 10, 2, 12, 34, 11, 18, 38, 16, 12, 0, 7, 29, 12, 33, 49, 16, 10, 3,
+             11, 18, 50]
+
+
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_a_round_one_position_samples_the_exact_posterior(backend):
+    """``resample_from_infostate`` without a deadline against brute force (G-test), both
+    backends (rulebook "Stealing Cheese", the Fool; the seat's view of an unseen steal)."""
+    if backend == "cython" and "rat_trap" not in _CYTHON_REGISTRY:
+        pytest.skip("the Cython twin is not built")
+    seat, drop = 2, ("known", "views")
+    ref = load_game("rat_trap", backend="python", num_players=3)
+    post = exact_posterior(ref, ROUND_ONE, seat, lambda w: world_key(w, drop),
+                           max_worlds=20_000, hidden_weight=HIDDEN_WEIGHT["rat_trap"])
+    assert len(post) == 27
+    s = load_game("rat_trap", backend=backend, num_players=3).new_initial_state()
+    for a in ROUND_ONE:
+        s.apply_action(a)
+    V._BELIEFS._entries.clear()
+    rng = np.random.default_rng(1)
+    counts = Counter(world_key(s.resample_from_infostate(seat, rng), drop)
+                     for _ in range(SAMPLES))
+    assert g_test(post, counts)[1] >= ALPHA
 
 
 def test_the_cache_bounds_its_stored_states():

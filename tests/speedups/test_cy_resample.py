@@ -111,14 +111,14 @@ def test_resample_c_api(monkeypatch):
     s = along[1]
     a, b = s.resample_c(1, 17), s.resample_c(1, 17)
     assert a.serialize() == b.serialize() and a is not b
-    # a position beyond the reference's caps, within the twin's (``caps(fast=True)``); with
-    # the twin's caps lowered to the reference's, its filter gives up too
+    # a position past 1,000 states / 3,000 applied actions, within the caps; with the caps
+    # lowered to those, the filter gives up
     beyond = along[6]
     exact = V.exact_belief(game.reference_game(), 1, beyond.observation(1),
                            beyond._own_log(1), game, beyond._obs_digest(1))
     assert exact is not None and len(exact.worlds) > 1
-    monkeypatch.setattr(B, "TIMED_MAX_WORLDS", B.MAX_WORLDS)
-    monkeypatch.setattr(B, "TIMED_MAX_EXPANSIONS", B.MAX_EXPANSIONS)
+    monkeypatch.setattr(B, "MAX_WORLDS", 1_000)
+    monkeypatch.setattr(B, "MAX_EXPANSIONS", 3_000)
     V._BELIEFS._entries.clear()
     beyond = along[6].clone()   # no sampler table prepared yet
     assert V.exact_belief(game.reference_game(), 1, beyond.observation(1),
