@@ -63,8 +63,10 @@ HIDDEN_WEIGHT = {"rat_trap": _rat_trap_shuffle}
 #: ``default_share``), and the slow sweep (every sampler on every position).
 POSITIONS, SLOW_POSITIONS = 2, 12
 MAX_WORLDS = {"ratapolis": 400}  # default 600
-#: Playouts stop after 4..MAX_STEPS actions (Ratapolis: its first round's deal; every other
-#: seat's hidden card multiplies the worlds by about 19, its plan of two cells by ~10,000).
+#: Playouts stop after 4..MAX_STEPS actions (default 80: Rat Trap's rounds 1-2, where its
+#: filter ran past the reference's old caps at 66 actions; Ratapolis: its first round's deal;
+#: every other seat's hidden card multiplies the worlds by about 19, its plan of two cells by
+#: ~10,000).
 MAX_STEPS = {"ratapolis": 8}
 
 HIDDEN = [g for g in registered_games() if not game_class(g, "python").perfect_information]
@@ -114,7 +116,7 @@ def cases(hidden: bool) -> list:
 @functools.cache
 def positions(name: str, variant: str, count: int) -> list[tuple]:
     """``count`` feasible positions ``(actions, seat, posterior)`` of a variant: seeded
-    random playouts stopped after 4..40 actions (``MAX_STEPS``), seats in turn, kept when the
+    random playouts stopped after 4..80 actions (``MAX_STEPS``), seats in turn, kept when the
     enumeration
     fits ``MAX_WORLDS`` and the belief is not a single world. Deterministic."""
     params = game_class(name, "python").variants[variant]
@@ -125,7 +127,7 @@ def positions(name: str, variant: str, count: int) -> list[tuple]:
     for k in range(400):
         if len(out) == count:
             break
-        steps = 4 + (7 * k) % (MAX_STEPS.get(name, 40) - 3)
+        steps = 4 + (7 * k) % (MAX_STEPS.get(name, 80) - 3)
         state, actions = random_target(game, 1000 + k, steps)
         seat = k % n
         if state.is_terminal():
