@@ -18,7 +18,10 @@ __all__ = ["struct_to_dict", "check_text", "check_number", "check_json_tree", "t
            "analysis_pb"]
 
 
-#: Input limits of Struct fields (params, bot options) and observation JSON.
+#: Input limits of Struct fields (params, bot options) and observation JSON. ``MAX_ITEMS``
+#: bounds the values of one field in all (every nesting level together: the largest
+#: observation of any title holds under 400), so a request near the message size limit is
+#: refused after ~10,000 values instead of being converted whole on the event loop.
 MAX_DEPTH = 32
 MAX_ITEMS = 10_000
 MAX_STRING = 10_000
@@ -30,28 +33,34 @@ def struct_to_dict(s: struct_pb2.Struct | None, name: str = "params") -> dict:
 
     Raises:
         InvalidArgument: a NaN or infinite number, a number beyond ±2**53, a string over
-            ``MAX_STRING`` characters, more than ``MAX_ITEMS`` entries, nesting deeper than
-            ``MAX_DEPTH``; the message names the field (e.g. ``bot.options.exploration``).
+            ``MAX_STRING`` characters, more than ``MAX_ITEMS`` values in all, nesting deeper
+            than ``MAX_DEPTH``; the message names the field (e.g. ``bot.options.exploration``).
     """
     if s is None:
         return {}
-    return _struct(s, name, 0)
+    return _struct(s, name, 0, [MAX_ITEMS])
 
 
-def _struct(s: struct_pb2.Struct, path: str, depth: int) -> dict:
+def _spend(left: list[int], n: int, path: str) -> None:
+    """Count ``n`` more values against the field's ``MAX_ITEMS``."""
+    left[0] -= n
+    if left[0] < 0:
+        raise InvalidArgument(f"{path}: more than {MAX_ITEMS} values in all")
+
+
+def _struct(s: struct_pb2.Struct, path: str, depth: int, left: list[int]) -> dict:
     if depth > MAX_DEPTH:
         raise InvalidArgument(f"{path}: nested deeper than {MAX_DEPTH} levels")
-    if len(s.fields) > MAX_ITEMS:
-        raise InvalidArgument(f"{path}: more than {MAX_ITEMS} entries")
+    _spend(left, len(s.fields), path)
     out = {}
     for key, v in s.fields.items():
         check_text(f"{path} key", key, 200)
         out[key] = _value(v, f"{path}.{key}" if len(key) <= 40 else f"{path}.{key[:40]}...",
-                          depth + 1)
+                          depth + 1, left)
     return out
 
 
-def _value(v: struct_pb2.Value, path: str, depth: int):
+def _value(v: struct_pb2.Value, path: str, depth: int, left: list[int]):
     kind = v.WhichOneof("kind")
     if kind == "number_value":
         return check_number(path, v.number_value)
@@ -60,14 +69,13 @@ def _value(v: struct_pb2.Value, path: str, depth: int):
     if kind == "bool_value":
         return v.bool_value
     if kind == "struct_value":
-        return _struct(v.struct_value, path, depth)
+        return _struct(v.struct_value, path, depth, left)
     if kind == "list_value":
         if depth > MAX_DEPTH:
             raise InvalidArgument(f"{path}: nested deeper than {MAX_DEPTH} levels")
         items = v.list_value.values
-        if len(items) > MAX_ITEMS:
-            raise InvalidArgument(f"{path}: more than {MAX_ITEMS} entries")
-        return [_value(x, f"{path}[{i}]", depth + 1) for i, x in enumerate(items)]
+        _spend(left, len(items), path)
+        return [_value(x, f"{path}[{i}]", depth + 1, left) for i, x in enumerate(items)]
     return None
 
 
@@ -90,19 +98,18 @@ def check_text(path: str, text: str, limit: int) -> str:
 def check_json_tree(obj, path: str, depth: int = 0):
     """Walk parsed JSON: the same limits as :func:`struct_to_dict` (ints within ±2**53)."""
     stack = [(obj, path, depth)]
+    left = [MAX_ITEMS]
     while stack:
         x, where, d = stack.pop()
         if d > MAX_DEPTH:
             raise InvalidArgument(f"{where}: nested deeper than {MAX_DEPTH} levels")
         if isinstance(x, dict):
-            if len(x) > MAX_ITEMS:
-                raise InvalidArgument(f"{where}: more than {MAX_ITEMS} entries")
+            _spend(left, len(x), where)
             for k, v in x.items():
                 check_text(f"{where} key", k, 200)
                 stack.append((v, f"{where}.{k[:40]}", d + 1))
         elif isinstance(x, list):
-            if len(x) > MAX_ITEMS:
-                raise InvalidArgument(f"{where}: more than {MAX_ITEMS} entries")
+            _spend(left, len(x), where)
             stack.extend((v, f"{where}[{i}]", d + 1) for i, v in enumerate(x))
         elif isinstance(x, bool) or x is None:
             pass

@@ -476,3 +476,28 @@ def test_one_clients_bot_games_share_one_turn_of_the_queue():
         # one running bot search (<= 0.4 s + grace) and its own 0.05 s; five games charged
         # to five clients would make it wait behind ~five 0.4 s searches
         assert min(waits) < 1.0, waits
+
+
+def test_a_field_holds_at_most_max_items_values_in_all():
+    """A Struct (params, bot options) or observation JSON may hold ``MAX_ITEMS`` values in
+    all, however they are nested: a tester's 4 MB ``params`` of 9,000 lists of 40 numbers
+    (each list under the old per-container limit) took ~0.9 s to convert on the event loop,
+    and four such requests held the health check 2.3 s."""
+    from google.protobuf import struct_pb2
+
+    from ratai.service.convert import MAX_ITEMS, check_json_tree, struct_to_dict
+    from ratai.service.errors import InvalidArgument
+
+    wide = {"zzz": [[1.5] * 40 for _ in range(9000)]}
+    s = struct_pb2.Struct()
+    s.update(wide)
+    t = time.perf_counter()
+    with pytest.raises(InvalidArgument, match=r"params.zzz\[\d+\]: more than 10000 values"):
+        struct_to_dict(s)
+    with pytest.raises(InvalidArgument, match="values in all"):
+        check_json_tree(wide, "observation")
+    assert time.perf_counter() - t < 0.5
+    ok = {"a": [[1.0] * 10 for _ in range((MAX_ITEMS - 1) // 11)]}
+    s = struct_pb2.Struct()
+    s.update(ok)
+    assert struct_to_dict(s) == ok and check_json_tree(ok, "observation") == ok
