@@ -34,6 +34,14 @@ class Limits:
             with a retry-after hint.
         max_queue_per_client: of those places, the most one client (seat token or peer
             address) may hold (0: ``max(1, max_queue // 4)``).
+        max_queue_per_peer: of those places, the most one peer address may hold over all
+            its seat tokens (0: ``max(max_queue_per_client, max_queue // 2)``).
+        max_running_per_peer: searches one peer address (its position hints, its seat
+            tokens' hints and the bot seats of the games it created) may run at once (0:
+            every worker but one, at least 1), so one peer's long searches cannot hold
+            every worker.
+        max_games_per_peer: unfinished hosted games one peer address may have created
+            (0: ``max(1, max_games // 4)``).
         max_games: hosted games kept at once (``CreateGame`` beyond: ``RESOURCE_EXHAUSTED``).
         max_watch_per_peer: open ``WatchGame`` streams per peer address.
         max_watch: open ``WatchGame`` streams per server.
@@ -65,7 +73,10 @@ class Limits:
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     max_queue: int = 32
     max_queue_per_client: int = 0
+    max_queue_per_peer: int = 0
+    max_running_per_peer: int = 0
     max_games: int = 1000
+    max_games_per_peer: int = 0
     max_watch_per_peer: int = 512
     max_watch: int = 4096
     idle_expiry_s: float = 7 * 24 * 3600.0
@@ -195,12 +206,24 @@ def build_parser(prog: str = "ratai serve") -> argparse.ArgumentParser:
     ap.add_argument("--max-queue-per-client", type=_int_in(0, 100_000),
                     default=d.max_queue_per_client,
                     help="queue places one client may hold (0: max(1, max-queue / 4))")
+    ap.add_argument("--max-queue-per-peer", type=_int_in(0, 100_000),
+                    default=d.max_queue_per_peer,
+                    help="queue places one peer address may hold over all its seat tokens "
+                         "(0: max(max-queue-per-client, max-queue / 2))")
+    ap.add_argument("--max-running-per-peer", type=_int_in(0, 256),
+                    default=d.max_running_per_peer,
+                    help="searches one peer address may run at once (0: every worker but "
+                         "one, at least 1)")
     ap.add_argument("--max-iterations", type=_int_in(1, 10**9), default=d.max_iterations,
                     help="largest search budget in iterations")
     ap.add_argument("--max-seconds", type=_seconds(0, 3600), default=d.max_seconds,
                     help="largest search budget in seconds; every search stops by then")
     ap.add_argument("--max-games", type=_int_in(1, 10**7), default=d.max_games,
                     help="hosted games kept at once")
+    ap.add_argument("--max-games-per-peer", type=_int_in(0, 10**7),
+                    default=d.max_games_per_peer,
+                    help="unfinished hosted games one peer address may have created (0: "
+                         "max(1, max-games / 4))")
     ap.add_argument("--max-watch-per-peer", type=_int_in(1, 10**6),
                     default=d.max_watch_per_peer, help="open WatchGame streams per peer address")
     ap.add_argument("--max-watch", type=_int_in(1, 10**7), default=d.max_watch,
@@ -271,7 +294,10 @@ def parse_args(argv: Sequence[str] | None = None, prog: str = "ratai serve") -> 
     a = ap.parse_args(argv)
     limits = Limits(max_iterations=a.max_iterations, max_seconds=a.max_seconds,
                     workers=a.workers, max_queue=a.max_queue,
-                    max_queue_per_client=a.max_queue_per_client, max_games=a.max_games,
+                    max_queue_per_client=a.max_queue_per_client,
+                    max_queue_per_peer=a.max_queue_per_peer,
+                    max_running_per_peer=a.max_running_per_peer,
+                    max_games=a.max_games, max_games_per_peer=a.max_games_per_peer,
                     max_watch_per_peer=a.max_watch_per_peer, max_watch=a.max_watch,
                     idle_expiry_s=a.idle_expiry, max_message_bytes=a.max_message_bytes,
                     default_kind=a.default_kind, default_iterations=a.default_iterations,

@@ -7,11 +7,16 @@ called there). ``await pool.run(job, client)`` waits for a worker without holdin
   ``workers=0``, as many threads as cores in the server process (the compiled searches
   release the GIL; a thread cannot be killed, so there cancel relies on the bot's own checks).
 - **Queue**: at most ``max_queue`` searches wait for a worker; a client (a seat token or a
-  peer address) may hold at most ``max_queue_per_client`` of those places. Past either,
-  :class:`ResourceExhausted` with ``retry_after_ms`` (an estimate from the recent search
+  peer address) may hold at most ``max_queue_per_client`` of those places, and a peer
+  address (``group``: all its seat tokens together) at most ``max_queue_per_peer``. Past
+  any, :class:`ResourceExhausted` with ``retry_after_ms`` (an estimate from the recent search
   durations). Free workers take the waiting searches round-robin by client, so one client
   cannot starve another. Hosted bot seats (``wait=True``) always queue (their number is
   bounded by ``max_games``).
+- **Running**: a peer address runs at most ``max_running_per_peer`` searches at once
+  (default: all workers but one), so one peer's long searches (30 s each, its hosted bot
+  seats included) always leave a worker to the others; its further searches wait even with
+  a worker free.
 - **Time**: a search starts with ``time_limit = min(bot.time_limit, max_seconds, client
   deadline - margin)`` (a search whose deadline passed while queued is answered
   ``DEADLINE_EXCEEDED`` without running). A worker still busy ``overrun_grace_s`` after that
@@ -60,6 +65,7 @@ class _Entry:
     future: asyncio.Future
     on_progress: Callable[[Any], None] | None
     wait: bool
+    group: str = ""                   # the peer address whose caps it counts against
     id: int = 0
     worker: Any = None
     started: float = 0.0
@@ -196,6 +202,10 @@ class SearchPool:
         max_queue: searches that may wait for a worker (per server).
         max_queue_per_client: of those, the most one client may hold (default
             ``max(1, max_queue // 4)``).
+        max_queue_per_peer: of those, the most one peer address may hold over all its
+            clients (seat tokens; default ``max(max_queue_per_client, max_queue // 2)``).
+        max_running_per_peer: searches one peer address may run at once (default
+            ``max(1, size - 1)``: every worker but one).
         cancel_grace_s: how long a cancelled search may take to stop before its worker is
             killed (seconds).
         overrun_grace_s: how long past its time limit a search may run before its worker is
@@ -203,14 +213,21 @@ class SearchPool:
     """
 
     def __init__(self, workers: int, max_queue: int, max_queue_per_client: int | None = None,
-                 cancel_grace_s: float = 0.03, overrun_grace_s: float = 0.25):
+                 cancel_grace_s: float = 0.03, overrun_grace_s: float = 0.25, *,
+                 max_queue_per_peer: int | None = None,
+                 max_running_per_peer: int | None = None):
         self.workers = max(0, int(workers))
         self.max_queue = max(0, int(max_queue))
         self.max_queue_per_client = (max(1, self.max_queue // 4) if max_queue_per_client is None
                                      else max(1, int(max_queue_per_client)))
+        self.max_queue_per_peer = (
+            max(self.max_queue_per_client, self.max_queue // 2) if max_queue_per_peer is None
+            else max(1, int(max_queue_per_peer)))
         self.cancel_grace_s = float(cancel_grace_s)
         self.overrun_grace_s = float(overrun_grace_s)
         self.size = self.workers or (os.cpu_count() or 1)
+        self.max_running_per_peer = (max(1, self.size - 1) if max_running_per_peer is None
+                                     else max(1, int(max_running_per_peer)))
         self.capacity = self.size + self.max_queue
         self.loop: asyncio.AbstractEventLoop | None = None
         self._pool: list[Any] = []
@@ -290,8 +307,12 @@ class SearchPool:
     async def run(self, job: SearchJob, client: str, *, deadline: float | None = None,
                   max_seconds: float = 30.0, margin: float = 0.0,
                   on_progress: Callable[[Any], None] | None = None,
-                  wait: bool = False, arrival: float | None = None) -> SearchResult:
+                  wait: bool = False, arrival: float | None = None,
+                  group: str | None = None) -> SearchResult:
         """Run ``job`` for ``client``; ``on_progress(analysis)`` gets its partials (on the loop).
+
+        ``group``: the peer address ``client`` belongs to (default: ``client`` itself), whose
+        caps (``max_queue_per_peer``, ``max_running_per_peer``) the search counts against.
 
         ``deadline`` is an absolute ``time.monotonic()`` by which the answer is due (the
         search gets ``margin`` seconds less); ``max_seconds`` the server's cap; ``arrival``
@@ -308,15 +329,25 @@ class SearchPool:
         if self._closed:
             raise Unavailable("the server is shutting down")
         fut = self.loop.create_future()
+        group = group or client
         e = _Entry(job, client, deadline, max_seconds, margin, fut, on_progress, wait,
-                   next(self._ids), arrival=arrival, enqueued=time.monotonic())
+                   group, next(self._ids), arrival=arrival, enqueued=time.monotonic())
         idle = any(w.ready and w.entry is None and not w.dead for w in self._pool)
-        if not wait and not (idle and not self._queues):
+        starts_now = idle and not self._queues and \
+            self._running_in(group) < self.max_running_per_peer
+        if not wait and not starts_now:
             mine = self._queues.get(client)
             if mine is not None and sum(not x.wait for x in mine) >= self.max_queue_per_client:
                 raise ResourceExhausted(
                     f"this client already has {self.max_queue_per_client} searches queued "
                     f"(its share of the queue); retry later",
+                    retry_after_ms=self.retry_after_ms())
+            theirs = sum(not x.wait and x.group == group
+                         for q in self._queues.values() for x in q)
+            if theirs >= self.max_queue_per_peer:
+                raise ResourceExhausted(
+                    f"this address already has {self.max_queue_per_peer} searches queued "
+                    f"(its share of the queue, over all its seat tokens); retry later",
                     retry_after_ms=self.retry_after_ms())
             if self._waiting >= self.max_queue:
                 raise ResourceExhausted(
@@ -343,9 +374,23 @@ class SearchPool:
             while e is not None and not self._dispatch(w, e):
                 e = self._next()
 
+    def _running_in(self, group: str) -> int:
+        return sum(r.group == group for r in self._running.values())
+
     def _next(self) -> _Entry | None:
-        while self._queues:
-            client, q = next(iter(self._queues.items()))
+        """The next search to start: the clients in round-robin order, passing over one whose
+        peer already runs ``max_running_per_peer`` searches (it keeps its place)."""
+        running = collections.Counter(r.group for r in self._running.values())
+        for client in list(self._queues):
+            q = self._queues[client]
+            while q and q[0].future.done():   # answered or cancelled while it waited
+                if not q.popleft().wait:
+                    self._waiting -= 1
+            if not q:
+                del self._queues[client]
+                continue
+            if running[q[0].group] >= self.max_running_per_peer:
+                continue
             e = q.popleft()
             if q:
                 self._queues.move_to_end(client)  # round-robin between clients
@@ -353,8 +398,7 @@ class SearchPool:
                 del self._queues[client]
             if not e.wait:
                 self._waiting -= 1
-            if not e.future.done():
-                return e
+            return e
         return None
 
     def _dispatch(self, w: Any, e: _Entry) -> bool:

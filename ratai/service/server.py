@@ -95,7 +95,9 @@ class RatAIServer:
         db = config.db or default_db_path(config.port)
         self.store = Store(db)
         self.pool = SearchPool(limits.workers, limits.max_queue,
-                               limits.max_queue_per_client or None)
+                               limits.max_queue_per_client or None,
+                               max_queue_per_peer=limits.max_queue_per_peer or None,
+                               max_running_per_peer=limits.max_running_per_peer or None)
         self.manager = SessionManager(self.store, self.pool, limits)
         self.servicer = RatAIServicer(self.manager, self.pool, limits)
         self.port: int | None = None

@@ -351,10 +351,10 @@ class RatAIServicer(pb_grpc.RatAIServicer):
         arrival = time.monotonic()
         deadline, margin = self._deadline(context)
         job, client = await self._io(self._job, request, info, progress)
-        client = client or "peer:" + peer_host(context.peer())
-        return await self.pool.run(job, client, deadline=deadline,
+        peer = "peer:" + peer_host(context.peer())
+        return await self.pool.run(job, client or peer, deadline=deadline,
                                    max_seconds=self.limits.max_seconds, margin=margin,
-                                   on_progress=on_progress, arrival=arrival)
+                                   on_progress=on_progress, arrival=arrival, group=peer)
 
     @_rpc
     async def SuggestMove(self, request, context, info):

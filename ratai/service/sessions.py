@@ -234,8 +234,10 @@ class SessionManager:
 
         Raises:
             NotFound: unknown game. InvalidArgument: bad params or seats.
-            ResourceExhausted: the server hosts ``max_games`` unfinished games.
+            ResourceExhausted: the server hosts ``max_games`` unfinished games, or
+                ``owner`` already created ``max_games_per_peer`` unfinished ones.
         """
+        self._check_share(owner)
         game = make_game(game_name, params, self.limits)
         n = game.num_players()
         if len(seats) != n:
@@ -273,6 +275,25 @@ class SessionManager:
             self._resolve_chance(s)
             self._schedule(s)
         return s, tokens
+
+    def games_per_peer(self) -> int:
+        """Unfinished hosted games one peer may have created (``Limits.max_games_per_peer``;
+        0: a quarter of ``max_games``), so one client cannot fill the server for everyone
+        until the games expire."""
+        return self.limits.max_games_per_peer or max(1, self.limits.max_games // 4)
+
+    def _check_share(self, owner: str | None) -> None:
+        if owner is None:
+            return
+        cap = self.games_per_peer()
+        with self._lock:
+            mine = sum(x.owner == owner and not x.state.is_terminal()
+                       for x in self._sessions.values())
+        if mine >= cap:
+            raise ResourceExhausted(
+                f"this address has {mine} unfinished hosted games, its share of the server "
+                f"({cap}); finish one first (unplayed games expire after "
+                f"{self.limits.idle_expiry_s:g} s idle)")
 
     def _make_room(self) -> None:
         with self._lock:

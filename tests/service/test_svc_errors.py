@@ -165,7 +165,8 @@ def test_resource_exhausted_budget_over_limit(client):
 def test_resource_exhausted_queue_full_and_game_limit():
     """workers=0 (threads, one per core), queue 0: a search past the threads is refused with
     a retry-after hint in the trailing metadata."""
-    with running_server(workers=0, max_queue=0, max_games=1, max_seconds=20) as srv, \
+    with running_server(workers=0, max_queue=0, max_games=1, max_seconds=20,
+                        max_running_per_peer=256) as srv, \
             Client(f"127.0.0.1:{srv.port}") as c:
         state = random_position(load_game("rat_trap"), seat_wanted=0, seed=1)
         pos = c.position("rat_trap", 0, history=state.history())

@@ -501,3 +501,64 @@ def test_a_field_holds_at_most_max_items_values_in_all():
     s = struct_pb2.Struct()
     s.update(ok)
     assert struct_to_dict(s) == ok and check_json_tree(ok, "observation") == ok
+
+
+def _pool_job(tl: float):
+    from ratai.service.catalog import BotConfig
+    from ratai.service.worker import SearchJob
+
+    game = load_game("rat_trap")
+    state = random_position(game, seat_wanted=0, seed=1)
+    return SearchJob("rat_trap", json.loads(json.dumps(game.params)), state.serialize(), 0,
+                     BotConfig("ismcts", time_limit=tl), time_limit=30.0)
+
+
+def test_one_peer_leaves_a_worker_and_queue_places_to_the_others():
+    """A tester's two 30 s hints from one peer held both workers, so another client's 0.2 s
+    hint took 29.7 s; and one peer's many seat tokens (each its own round-robin client) filled
+    the whole queue. A peer now runs at most every worker but one and holds at most half the
+    queue over all its tokens; the others' searches start at once."""
+    import asyncio
+
+    from ratai.service.errors import ResourceExhausted
+    from ratai.service.pool import SearchPool
+
+    async def main():
+        pool = SearchPool(2, max_queue=8)
+        assert (pool.max_running_per_peer, pool.max_queue_per_peer) == (1, 4)
+        pool.start(asyncio.get_running_loop())
+        await pool.warm()
+        try:
+            hog = [asyncio.ensure_future(pool.run(_pool_job(5.0), f"seat:{i}",
+                                                  group="peer:a")) for i in range(5)]
+            await asyncio.sleep(0.3)
+            assert len(pool._running) == 1 and pool.busy() == 5  # a worker stays free
+            with pytest.raises(ResourceExhausted, match="this address already has 4"):
+                await pool.run(_pool_job(5.0), "seat:9", group="peer:a")
+            t = time.monotonic()
+            res = await pool.run(_pool_job(0.1), "peer:b")
+            assert time.monotonic() - t < 1.5 and res.analysis is not None
+            for f in hog:
+                f.cancel()
+            await asyncio.gather(*hog, return_exceptions=True)
+        finally:
+            await pool.shutdown()
+
+    asyncio.run(main())
+
+
+def test_one_peer_holds_at_most_its_share_of_the_hosted_games():
+    """A tester's loop of CreateGame filled the server's 1,000 games in 8 s, and nobody could
+    create a game for the week the unplayed games take to expire: a peer may have at most
+    ``max_games_per_peer`` unfinished games (default a quarter of ``max_games``)."""
+    with running_server(workers=0, max_games=8) as srv, \
+            Client(f"127.0.0.1:{srv.port}") as c:
+        assert srv.manager.games_per_peer() == 2
+        for _ in range(2):
+            c.create_game("rat_trap", ["human"] * 3)
+        err = _err(c.create_game, "rat_trap", ["human"] * 3)
+        assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "share" in err.details()
+    with running_server(workers=0, max_games=8, max_games_per_peer=3) as srv, \
+            Client(f"127.0.0.1:{srv.port}") as c:
+        for _ in range(3):
+            c.create_game("rat_trap", ["human"] * 3)
