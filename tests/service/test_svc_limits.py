@@ -82,8 +82,10 @@ def test_idle_watchers_hold_no_thread_and_are_capped_per_peer(client, server):
 
 def test_fair_share_per_client():
     """A client (here: a peer address) holds at most max_queue_per_client queue places;
-    another client (a hosted seat's token) still gets one."""
-    with running_server(workers=0, max_queue=4, max_queue_per_client=1, max_seconds=20) as srv, \
+    another client (a hosted seat's token) still gets one. (The test fills every thread from
+    one address, so it may run as many searches as there are threads.)"""
+    with running_server(workers=0, max_queue=4, max_queue_per_client=1, max_seconds=20,
+                        max_running_per_peer=256) as srv, \
             Client(f"127.0.0.1:{srv.port}") as c:
         state = random_position(load_game("rat_trap"), seat_wanted=0, seed=1)
         pos = c.position("rat_trap", 0, history=state.history())
@@ -371,8 +373,9 @@ def test_a_cancel_stops_the_search_itself(workers, kind, options):
     """A cancelled hint reaches the search's own stop check (the worker's cancel flag is the
     bot's ``stop``). With threads (``workers=0``), where nothing can be killed, cancelling a
     search on every thread then frees them all for the next hint at once (before, each kept
-    searching its whole 15 s budget)."""
-    with running_server(workers=workers, max_seconds=20) as srv, \
+    searching its whole 15 s budget). One test client fills every worker here, so its
+    address may run as many searches as there are workers."""
+    with running_server(workers=workers, max_seconds=20, max_running_per_peer=256) as srv, \
             Client(f"127.0.0.1:{srv.port}") as c:
         state = random_position(load_game("ratapolis"), seat_wanted=0, seed=10, plies=5)
         pos = c.position("ratapolis", 0, history=state.history())
