@@ -13,10 +13,12 @@ called there). ``await pool.run(job, client)`` waits for a worker without holdin
   durations). Free workers take the waiting searches round-robin by client, so one client
   cannot starve another. Hosted bot seats (``wait=True``) always queue (their number is
   bounded by ``max_games``).
-- **Running**: a peer address runs at most ``max_running_per_peer`` searches at once
-  (default: all workers but one), so one peer's long searches (30 s each, its hosted bot
-  seats included) always leave a worker to the others; its further searches wait even with
-  a worker free.
+- **Running**: a peer address runs at most ``max_running_per_peer`` long searches at once
+  (longer than ``LONG_SEARCH_S`` = 1 s, iteration budgets included: they may run until
+  ``max_seconds``; default: all workers but one), so one peer's long searches (30 s each,
+  its hosted bot seats included) always leave a worker to the others; its further long
+  searches wait even with a worker free. Short searches are not capped: a worker they hold
+  is free again within a second.
 - **Time**: a search starts with ``time_limit = min(bot.time_limit, max_seconds, client
   deadline - margin)`` (a search whose deadline passed while queued is answered
   ``DEADLINE_EXCEEDED`` without running). A worker still busy ``overrun_grace_s`` after that
@@ -53,6 +55,9 @@ from .worker import SearchJob, SearchResult, effective_time_limit, run_search
 __all__ = ["SearchJob", "SearchResult", "SearchPool"]
 
 log = logging.getLogger("ratai.service")
+
+#: Searches allowed longer than this (seconds) count against ``max_running_per_peer``.
+LONG_SEARCH_S = 1.0
 
 
 @dataclass(eq=False)
@@ -204,8 +209,8 @@ class SearchPool:
             ``max(1, max_queue // 4)``).
         max_queue_per_peer: of those, the most one peer address may hold over all its
             clients (seat tokens; default ``max(max_queue_per_client, max_queue // 2)``).
-        max_running_per_peer: searches one peer address may run at once (default
-            ``max(1, size - 1)``: every worker but one).
+        max_running_per_peer: long searches (over ``LONG_SEARCH_S``) one peer address may
+            run at once (default ``max(1, size - 1)``: every worker but one).
         cancel_grace_s: how long a cancelled search may take to stop before its worker is
             killed (seconds).
         overrun_grace_s: how long past its time limit a search may run before its worker is
@@ -333,8 +338,8 @@ class SearchPool:
         e = _Entry(job, client, deadline, max_seconds, margin, fut, on_progress, wait,
                    group, next(self._ids), arrival=arrival, enqueued=time.monotonic())
         idle = any(w.ready and w.entry is None and not w.dead for w in self._pool)
-        starts_now = idle and not self._queues and \
-            self._running_in(group) < self.max_running_per_peer
+        starts_now = idle and not self._queues and not self._held_back(e, collections.Counter(
+            r.group for r in self._running.values() if self._long(r)))
         if not wait and not starts_now:
             mine = self._queues.get(client)
             if mine is not None and sum(not x.wait for x in mine) >= self.max_queue_per_client:
@@ -374,13 +379,20 @@ class SearchPool:
             while e is not None and not self._dispatch(w, e):
                 e = self._next()
 
-    def _running_in(self, group: str) -> int:
-        return sum(r.group == group for r in self._running.values())
+    def _long(self, e: _Entry) -> bool:
+        """May ``e`` run longer than ``LONG_SEARCH_S`` (its time limit once started)?"""
+        tl = e.job.time_limit if e.id in self._running else effective_time_limit(
+            e.job.bot, e.max_seconds, e.deadline, e.margin)[0]
+        return tl > LONG_SEARCH_S
+
+    def _held_back(self, e: _Entry, running_long: collections.Counter) -> bool:
+        """``e`` is long and its peer already runs ``max_running_per_peer`` long searches."""
+        return running_long[e.group] >= self.max_running_per_peer and self._long(e)
 
     def _next(self) -> _Entry | None:
         """The next search to start: the clients in round-robin order, passing over one whose
-        peer already runs ``max_running_per_peer`` searches (it keeps its place)."""
-        running = collections.Counter(r.group for r in self._running.values())
+        next search is held back (:meth:`_held_back`; it keeps its place)."""
+        running = collections.Counter(r.group for r in self._running.values() if self._long(r))
         for client in list(self._queues):
             q = self._queues[client]
             while q and q[0].future.done():   # answered or cancelled while it waited
@@ -389,7 +401,7 @@ class SearchPool:
             if not q:
                 del self._queues[client]
                 continue
-            if running[q[0].group] >= self.max_running_per_peer:
+            if self._held_back(q[0], running):
                 continue
             e = q.popleft()
             if q:

@@ -519,8 +519,9 @@ def _pool_job(tl: float):
 def test_one_peer_leaves_a_worker_and_queue_places_to_the_others():
     """A tester's two 30 s hints from one peer held both workers, so another client's 0.2 s
     hint took 29.7 s; and one peer's many seat tokens (each its own round-robin client) filled
-    the whole queue. A peer now runs at most every worker but one and holds at most half the
-    queue over all its tokens; the others' searches start at once."""
+    the whole queue. A peer now runs at most every worker but one with searches longer than
+    a second and holds at most half the queue over all its tokens; the others' searches start
+    at once. Short searches (a worker free again within a second) use every worker."""
     import asyncio
 
     from ratai.service.errors import ResourceExhausted
@@ -544,6 +545,13 @@ def test_one_peer_leaves_a_worker_and_queue_places_to_the_others():
             for f in hog:
                 f.cancel()
             await asyncio.gather(*hog, return_exceptions=True)
+            while pool._running:
+                await asyncio.sleep(0.01)
+            short = [asyncio.ensure_future(pool.run(_pool_job(0.6), "peer:a"))
+                     for _ in range(2)]
+            await asyncio.sleep(0.3)
+            assert len(pool._running) == 2
+            await asyncio.gather(*short)
         finally:
             await pool.shutdown()
 
