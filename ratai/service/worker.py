@@ -299,12 +299,21 @@ def _warm() -> None:
     ready: a fresh worker (a spare replacing a killed one) then answers its first search
     about as fast as an old one (a Rat Trap 4-player job of 200 ismcts iterations: 0.07-0.08
     s cold, 0.02 s warmed; warming adds 0.15-0.25 s to the worker's start, before it is
-    used). The games are not kept: a job's game comes from its own parameters."""
+    used). The packaged ``az`` networks are loaded too (``ratai.bots.az.load_model`` keeps
+    them): a cold ``az`` bot took 0.07-0.18 s to build, so a 0.05 s ``az`` hint on a fresh
+    worker overran its limit and got that worker killed, and so did the next on its
+    replacement. The games are not kept: a job's game comes from its own parameters."""
     import ratai.bots  # noqa: F401
+    from ratai.bots.az import load_model
     from ratai.engines import load_game, registered_games
 
     for name in registered_games():
-        load_game(name).new_initial_state()
+        game = load_game(name)
+        game.new_initial_state()
+        try:
+            load_model(None, game)
+        except ValueError:   # no network shipped for this game
+            pass
 
 
 def worker_main(fd: int, ppid: int) -> None:
