@@ -71,14 +71,22 @@ async def _abort(context: grpc.aio.ServicerContext, exc: ServiceError) -> None:
     await context.abort(getattr(grpc.StatusCode, exc.code), clip(str(exc)), meta)
 
 
+#: A call its client ends this close to its deadline (seconds) ended by the deadline: the
+#: client's timer fires first and its cancel arrives before the server's copy of the
+#: deadline (set when the request arrived, so later by the request's transit) passes.
+DEADLINE_SLACK_S = 0.05
+
+
 def _gone(context) -> str:
     """The status of a call its client ended: ``DEADLINE_EXCEEDED`` when its deadline has
-    passed, else ``CANCELLED`` (a cancel or a disconnect)."""
+    passed (or is within ``DEADLINE_SLACK_S``), else ``CANCELLED`` (a cancel or a
+    disconnect)."""
     try:
         left = context.time_remaining()
     except Exception:  # noqa: BLE001 - a closed call may not say
         left = None
-    return "DEADLINE_EXCEEDED" if left is not None and left <= 0 else "CANCELLED"
+    return "DEADLINE_EXCEEDED" if left is not None and left <= DEADLINE_SLACK_S \
+        else "CANCELLED"
 
 
 class Undecodable:

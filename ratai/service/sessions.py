@@ -541,8 +541,12 @@ class SessionManager:
         """Events of the game as the token's seat (or a spectator) perceives them.
 
         Yields dicts ``{"kind": "MOVE"|"TURN"|"GAME_OVER", ...}`` until the game is over (after
-        the ``GAME_OVER`` event) or the session closes. Waiting holds no thread: the stream
-        sleeps on an ``asyncio.Event`` that :meth:`Session.notify` sets.
+        the ``GAME_OVER`` event). Waiting holds no thread: the stream sleeps on an
+        ``asyncio.Event`` that :meth:`Session.notify` sets.
+
+        Raises:
+            Unavailable: the server is shutting down (the game goes on after a restart).
+            NotFound: the game expired while watched, or is unknown.
         """
         s = self.get(game_id)
         seat = self.seat_of(s, token, required=False)
@@ -574,8 +578,12 @@ class SessionManager:
                     yield {"kind": "TURN", "move_number": mv, "player": cp,
                            "your_turn": seat is not None and cp == seat}
                 first = False
-                if closed:
-                    return
+                if closed:   # only an unfinished game's stream gets here
+                    if self._stop.is_set():
+                        raise Unavailable("the server is shutting down; watch again after "
+                                          "it restarts (the game is kept)")
+                    raise NotFound(f"game {game_id!r} expired (idle for "
+                                   f"{self.limits.idle_expiry_s:g} s)")
                 if s.state is st and not s.closed:
                     try:
                         await asyncio.wait_for(ev.wait(), 30.0)

@@ -77,3 +77,24 @@ def test_watch_follows_a_live_game(client):
     assert turns and all(e.player == 0 for e in turns)
     own = [e for e in events if e.kind == e.MOVE and e.player == 0]
     assert own and all(e.action >= 0 for e in own)
+
+
+def test_watch_streams_end_unavailable_when_the_server_stops():
+    """A tester: on SIGTERM open WatchGame streams ended with OK and no GAME_OVER, so a
+    client could not tell a stopping server from a finished game. They end UNAVAILABLE
+    (watch again after the restart; the game is kept)."""
+    import grpc
+    from conftest import running_server
+
+    from ratai.client import Client
+
+    with running_server(workers=0) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        g = c.create_game("rat_trap", ["human"] * 3)
+        stream = c.watch_game(g.game_id)
+        next(stream)
+        threading.Timer(0.2, lambda: srv.stop(5)).start()
+        with pytest.raises(grpc.RpcError) as info:
+            for _ in stream:   # the turn's events, then the end
+                pass
+        assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert "shutting down" in info.value.details()
