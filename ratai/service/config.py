@@ -36,10 +36,11 @@ class Limits:
             address) may hold (0: ``max(1, max_queue // 4)``).
         max_queue_per_peer: of those places, the most one peer address may hold over all
             its seat tokens (0: ``max(max_queue_per_client, max_queue // 2)``).
-        max_running_per_peer: long searches (allowed over 1 s, ``pool.LONG_SEARCH_S``) one
-            peer address (its position hints, its seat tokens' hints and the bot seats of the
-            games it created) may run at once (0: every worker but one, at least 1), so one
-            peer's long searches cannot hold every worker.
+        max_running_per_peer: long searches (allowed over 1 s and over 20,000 iterations,
+            ``pool.LONG_SEARCH_S`` / ``LONG_ITERATIONS``) one peer address (its position
+            hints, its seat tokens' hints and the bot seats of the games it created) may run
+            at once (0: every worker but one, at least 1), so one peer's long searches cannot
+            hold every worker.
         max_games_per_peer: unfinished hosted games one peer address may have created
             (0: ``max(1, max_games // 4)``).
         max_games: hosted games kept at once (``CreateGame`` beyond: ``RESOURCE_EXHAUSTED``).
@@ -212,8 +213,8 @@ def build_parser(prog: str = "ratai serve") -> argparse.ArgumentParser:
                          "(0: max(max-queue-per-client, max-queue / 2))")
     ap.add_argument("--max-running-per-peer", type=_int_in(0, 256),
                     default=d.max_running_per_peer,
-                    help="searches over 1 s one peer address may run at once (0: every "
-                         "worker but one, at least 1)")
+                    help="long searches (over 1 s and 20,000 iterations) one peer address "
+                         "may run at once (0: every worker but one, at least 1)")
     ap.add_argument("--max-iterations", type=_int_in(1, 10**9), default=d.max_iterations,
                     help="largest search budget in iterations")
     ap.add_argument("--max-seconds", type=_seconds(0, 3600), default=d.max_seconds,

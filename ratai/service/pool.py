@@ -14,11 +14,12 @@ called there). ``await pool.run(job, client)`` waits for a worker without holdin
   cannot starve another. Hosted bot seats (``wait=True``) always queue (their number is
   bounded by ``max_games``).
 - **Running**: a peer address runs at most ``max_running_per_peer`` long searches at once
-  (longer than ``LONG_SEARCH_S`` = 1 s, iteration budgets included: they may run until
-  ``max_seconds``; default: all workers but one), so one peer's long searches (30 s each,
-  its hosted bot seats included) always leave a worker to the others; its further long
-  searches wait even with a worker free. Short searches are not capped: a worker they hold
-  is free again within a second.
+  (default: all workers but one), so one peer's long searches (30 s each, its hosted bot
+  seats included) always leave a worker to the others; its further long searches wait even
+  with a worker free. A search is short, and not capped, when its time limit is at most
+  ``LONG_SEARCH_S`` (1 s), its iteration budget at most ``LONG_ITERATIONS`` (20,000: well
+  under a second for the compiled searches), or its kind plays one ply (``random``,
+  ``heuristic``): a worker it holds is soon free again.
 - **Time**: a search starts with ``time_limit = min(bot.time_limit, max_seconds, client
   deadline - margin)`` (a search whose deadline passed while queued is answered
   ``DEADLINE_EXCEEDED`` without running). A worker still busy ``overrun_grace_s`` after that
@@ -56,8 +57,12 @@ __all__ = ["SearchJob", "SearchResult", "SearchPool"]
 
 log = logging.getLogger("ratai.service")
 
-#: Searches allowed longer than this (seconds) count against ``max_running_per_peer``.
+#: A search allowed longer than this (seconds), with more iterations than
+#: ``LONG_ITERATIONS`` (or none), of a kind not in ``SHORT_KINDS``, is long: it counts
+#: against ``max_running_per_peer``.
 LONG_SEARCH_S = 1.0
+LONG_ITERATIONS = 20_000
+SHORT_KINDS = ("random", "heuristic")
 
 
 @dataclass(eq=False)
@@ -380,9 +385,13 @@ class SearchPool:
                 e = self._next()
 
     def _long(self, e: _Entry) -> bool:
-        """May ``e`` run longer than ``LONG_SEARCH_S`` (its time limit once started)?"""
+        """Is ``e`` a long search (see the module docstring; its time limit once started)?"""
+        bot = e.job.bot
+        if bot.kind in SHORT_KINDS or (bot.iterations is not None
+                                       and bot.iterations <= LONG_ITERATIONS):
+            return False
         tl = e.job.time_limit if e.id in self._running else effective_time_limit(
-            e.job.bot, e.max_seconds, e.deadline, e.margin)[0]
+            bot, e.max_seconds, e.deadline, e.margin)[0]
         return tl > LONG_SEARCH_S
 
     def _held_back(self, e: _Entry, running_long: collections.Counter) -> bool:
