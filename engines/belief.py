@@ -32,8 +32,8 @@ and the Cython twin sample the same law at every position (both exact, or both t
 form beyond the caps). Under a deadline the clock bounds a filter's time and the caps its
 memory; without one (iteration budgets) they bound its time too: a cold build of a filter of
 twin states (7-40 times faster per action) takes at most ~0.4 s (p90 under 60 ms at 5
-players), of reference states up to a few seconds at 5 players (p90 under 0.6 s at 3-5
-players without roles; ``bench/README.md``). With these caps the filter answers at 96-100%
+players), of reference states up to seconds at 4-5 players (p90 0.01-0.53 s in six of the
+seven variants, 3.4 s in 4-player Bigger Gang; ``bench/README.md``, stop 48). With these caps the filter answers at 96-100%
 of decisions; beyond them are 4-5 player rounds with many unseen events. Lower caps made the
 reference fall back to the closed form in plain 3-player round-1 positions (3,000 applied
 actions reached with 60 states left), where it is not exact. The cache holds at most
