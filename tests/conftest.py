@@ -92,3 +92,18 @@ def random_playout(game, seed: int, on_state=None):
 def any_game(request):
     name, _, params, backend = request.param
     return load_game(name, backend=backend, **params)
+
+
+@pytest.fixture()
+def bounded_beliefs(monkeypatch):
+    """Rat Trap's exact-belief filter with the caps it had before stop 48 (1,000 states,
+    3,000 applied actions): for contract tests whose properties (a sample keeps the seat's
+    information state, depends only on it, plays on) must hold on both paths, the filter's
+    and the closed form's beyond the caps. With the shipped caps the reference runs its
+    filter to the end at 4-5 players (tens of seconds per test) and the closed form is
+    rarely reached; the filter's law itself is tested against brute force in
+    ``tests/engines/test_belief.py`` and ``test_exact_posterior.py``."""
+    from ratai.engines import belief
+
+    monkeypatch.setattr(belief, "MAX_WORLDS", 1_000)
+    monkeypatch.setattr(belief, "MAX_EXPANSIONS", 3_000)

@@ -136,6 +136,7 @@ def check_resamples(any_game, seeds) -> None:
         random_playout(any_game, seed, on_state=check)
 
 
+@pytest.mark.usefixtures("bounded_beliefs")
 def test_resample_keeps_information_state_and_depends_only_on_it(any_game):
     check_resamples(any_game, range(1))
 
@@ -145,6 +146,7 @@ def test_resample_keeps_information_state_on_more_games(any_game):
     check_resamples(any_game, range(1, 11))
 
 
+@pytest.mark.usefixtures("bounded_beliefs")
 def test_resampled_states_play_on(any_game):
     """A determinization is a full, playable state: random play from it terminates."""
     state = any_game.new_initial_state()

@@ -71,6 +71,7 @@ def test_tensors_equal_on_both_backends(name):
                          [v for v in VARIANTS if not load_game(v[0]).perfect_information],
                          ids=[i for v, i in zip(VARIANTS, VARIANT_IDS, strict=True)
                               if not load_game(v[0]).perfect_information])
+@pytest.mark.usefixtures("bounded_beliefs")
 def test_tensor_depends_only_on_the_information_state(name, variant, params, backend):
     """Two states a seat cannot tell apart (a determinization) give it the same tensor."""
     game = load_game(name, backend=backend, **params)
