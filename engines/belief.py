@@ -35,10 +35,10 @@ twin states (7-40 times faster per action) takes at most ~0.4 s (p90 under 60 ms
 players), of reference states up to seconds at 4-5 players (p90 0.01-0.53 s in six of the
 seven variants, 3.4 s in 4-player Bigger Gang; ``bench/README.md``, stop 48). With these
 caps the filter answers at 96-100% of decisions; beyond them are 4-5 player rounds with many
-unseen events. Lower caps made the
-reference fall back to the closed form in plain 3-player round-1 positions (3,000 applied
-actions reached with 60 states left), where it is not exact. The cache holds at most
-``max_states`` stored states in all (least recently used entries first out).
+unseen events. Lower caps made the reference fall back to the closed form in plain 3-player
+round-1 positions (3,000 applied actions reached with 60 states left), where it is not
+exact. The cache holds at most ``max_states`` stored states in all (least recently used
+entries first out).
 """
 
 from __future__ import annotations

@@ -49,14 +49,8 @@ def bot_spec(spec: Mapping[str, Any] | str | None) -> pb.BotSpec | None:
         parsed = BotSpec.parse(spec)
         if parsed.level is not None:
             return pb.BotSpec(kind="level", level=parsed.level)
-        out = pb.BotSpec(kind=parsed.kind)
-        if parsed.iterations is not None:
-            out.iterations = parsed.iterations
-        if parsed.time_limit is not None:
-            out.time_limit_s = parsed.time_limit
-        if parsed.options:
-            out.options.CopyFrom(_struct(dict(parsed.options)))
-        return out
+        spec = {"kind": parsed.kind, "iterations": parsed.iterations,
+                "time_limit": parsed.time_limit, "options": dict(parsed.options)}
     spec = dict(spec)
     options = spec.pop("options", None)
     if "time_limit" in spec:

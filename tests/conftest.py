@@ -94,16 +94,22 @@ def any_game(request):
     return load_game(name, backend=backend, **params)
 
 
+def old_belief_caps(monkeypatch) -> None:
+    """Give Rat Trap's exact-belief filter the caps the reference had without a deadline
+    before stop 48: 1,000 states, 3,000 applied actions (``engines/belief.py``)."""
+    from ratai.engines import belief
+
+    monkeypatch.setattr(belief, "MAX_WORLDS", 1_000)
+    monkeypatch.setattr(belief, "MAX_EXPANSIONS", 3_000)
+
+
 @pytest.fixture()
 def bounded_beliefs(monkeypatch):
-    """Rat Trap's exact-belief filter with the caps it had before stop 48 (1,000 states,
-    3,000 applied actions): for contract tests whose properties (a sample keeps the seat's
+    """Rat Trap's exact-belief filter with the caps it had before stop 48
+    (:func:`old_belief_caps`): for contract tests whose properties (a sample keeps the seat's
     information state, depends only on it, plays on) must hold on both paths, the filter's
     and the closed form's beyond the caps. With the shipped caps the reference runs its
     filter to the end at 4-5 players (tens of seconds per test) and the closed form is
     rarely reached; the filter's law itself is tested against brute force in
     ``tests/engines/test_belief.py`` and ``test_exact_posterior.py``."""
-    from ratai.engines import belief
-
-    monkeypatch.setattr(belief, "MAX_WORLDS", 1_000)
-    monkeypatch.setattr(belief, "MAX_EXPANSIONS", 3_000)
+    old_belief_caps(monkeypatch)

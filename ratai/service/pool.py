@@ -343,8 +343,7 @@ class SearchPool:
         e = _Entry(job, client, deadline, max_seconds, margin, fut, on_progress, wait,
                    group, next(self._ids), arrival=arrival, enqueued=time.monotonic())
         idle = any(w.ready and w.entry is None and not w.dead for w in self._pool)
-        starts_now = idle and not self._queues and not self._held_back(e, collections.Counter(
-            r.group for r in self._running.values() if self._long(r)))
+        starts_now = idle and not self._queues and not self._held_back(e, self._long_running())
         if not wait and not starts_now:
             mine = self._queues.get(client)
             if mine is not None and sum(not x.wait for x in mine) >= self.max_queue_per_client:
@@ -394,6 +393,10 @@ class SearchPool:
             bot, e.max_seconds, e.deadline, e.margin)[0]
         return tl > LONG_SEARCH_S
 
+    def _long_running(self) -> collections.Counter:
+        """Long searches running, per peer address."""
+        return collections.Counter(r.group for r in self._running.values() if self._long(r))
+
     def _held_back(self, e: _Entry, running_long: collections.Counter) -> bool:
         """``e`` is long and its peer already runs ``max_running_per_peer`` long searches."""
         return running_long[e.group] >= self.max_running_per_peer and self._long(e)
@@ -401,7 +404,7 @@ class SearchPool:
     def _next(self) -> _Entry | None:
         """The next search to start: the clients in round-robin order, passing over one whose
         next search is held back (:meth:`_held_back`; it keeps its place)."""
-        running = collections.Counter(r.group for r in self._running.values() if self._long(r))
+        running = self._long_running()
         for client in list(self._queues):
             q = self._queues[client]
             while q and q[0].future.done():   # answered or cancelled while it waited

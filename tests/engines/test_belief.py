@@ -23,7 +23,7 @@ import pytest
 from ratai.engines import _CYTHON_REGISTRY, game_class, load_game
 from ratai.engines.belief import BeliefCache, filter_worlds
 from ratai.engines.rat_trap import view as V
-from tests.conftest import sample_action
+from tests.conftest import old_belief_caps, sample_action
 from tests.engines.posterior import (
     TooManyWorlds,
     exact_posterior,
@@ -343,8 +343,7 @@ def test_beliefs_past_the_old_caps_are_exact_on_both_backends(seed, steps, monke
         V._BELIEFS._entries.clear()
         tb = V.exact_belief(game, seat, obs, s.views[seat], twin, t._obs_digest(seat))
         assert tb is not None and _law(tb) == _law(belief)
-    monkeypatch.setattr(B, "MAX_WORLDS", 1_000)
-    monkeypatch.setattr(B, "MAX_EXPANSIONS", 3_000)
+    old_belief_caps(monkeypatch)
     V._BELIEFS._entries.clear()
     assert V.exact_belief(game, seat, obs, s.views[seat]) is None
 

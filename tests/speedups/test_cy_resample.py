@@ -19,7 +19,7 @@ from scipy.stats import chi2_contingency
 from ratai.engines import game_class, load_game
 from ratai.engines.rat_trap import view as V
 from ratai.engines.rat_trap.data import FOOL, TRAP
-from tests.conftest import sample_action
+from tests.conftest import old_belief_caps, sample_action
 from tests.engines.rat_trap.rt_helpers import do
 from tests.engines.rat_trap.test_rt_invariants import card_total
 
@@ -104,8 +104,6 @@ def test_resample_c_api(monkeypatch):
     """``resample_c`` seeds the C stream from an int or a Generator, checks the seat, and the
     reference ``resample_from_infostate`` is unchanged (the twin's equals the reference's);
     where the exact filter is beyond its caps it is the C closed form (``c_determinize``)."""
-    from ratai.engines import belief as B
-
     game = load_game("rat_trap", backend="cython", num_players=4, roles=True)
     along = list(states_along(game, 3, every=40))
     s = along[1]
@@ -117,8 +115,7 @@ def test_resample_c_api(monkeypatch):
     exact = V.exact_belief(game.reference_game(), 1, beyond.observation(1),
                            beyond._own_log(1), game, beyond._obs_digest(1))
     assert exact is not None and len(exact.worlds) > 1
-    monkeypatch.setattr(B, "MAX_WORLDS", 1_000)
-    monkeypatch.setattr(B, "MAX_EXPANSIONS", 3_000)
+    old_belief_caps(monkeypatch)
     V._BELIEFS._entries.clear()
     beyond = along[6].clone()   # no sampler table prepared yet
     assert V.exact_belief(game.reference_game(), 1, beyond.observation(1),
