@@ -6,7 +6,8 @@ Two measurements per game and bot kind:
   the bot analyses with time budgets ``seconds * (1/8, 1/4, 1/2, 1)``; we report iterations per
   second and the deepest ply reached (medians over the positions);
 * **strength against iterations**: seat-rotated arena games of the bot at each iteration budget
-  against ``random`` opponents, as a win rate with its 95% interval (a k-way shared win
+  against ``random`` opponents, as a win rate (the mean return) with its 95% Wilson interval
+  (:attr:`ratai.arena.Standing.wilson95`; a k-way shared win
   counts 1/k; with n seats a random field wins 1/n).
 
 Results are a Markdown table and, with matplotlib (``pip install -e ".[plot]"``), a PNG.
@@ -119,7 +120,7 @@ def strength(name: str, kind: str, budgets: Sequence[int], games: int, seed: int
         recs = run_arena(name, params, [spec, "random"], games, seed=seed, workers=workers,
                          on_record=on_record)
         st = {s.bot: s for s in standings(recs, [spec, "random"])}[spec]
-        lo, hi = st.ci95
+        lo, hi = st.wilson95
         rows.append(StrengthRow(name, kind, b, st.win_rate, lo, hi, st.games))
     return rows
 

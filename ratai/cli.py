@@ -21,6 +21,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ from typing import Any, TextIO
 
 import click
 import numpy as np
+from click.core import ParameterSource
 
 from ratai import __version__
 from ratai.engines import CHANCE, SIMULTANEOUS, game_class, load_game, registered_games
@@ -263,16 +265,25 @@ def _out(ctx: click.Context) -> TextIO:
 @click.option("--seed", type=SEED, default=1, help="seed of every game and bot")
 @click.option("--workers", type=click.IntRange(min=1), default=2, help="search processes")
 @click.option("--timeout", type=POSITIVE_SECONDS, default=900.0,
-              help="give up after this many seconds")
+              help="give up after this many seconds, the server's start included (then "
+                   "exit 2, naming the unfinished games)")
 @click.option("--scale", type=SCALE, default=1.0,
               help="multiply every search budget by this (below 1: a quicker, weaker demo)")
 @click.pass_context
 def demo(ctx, seed, workers, timeout, scale):
-    from ratai.demo import run_demo
+    from ratai.demo import DemoTimeout, run_demo
 
     out = _out(ctx)
-    ctx.exit(run_demo(None if out is sys.stdout else out, seed=seed, workers=workers,
-                      timeout=timeout, scale=scale))
+    try:
+        code = run_demo(None if out is sys.stdout else out, seed=seed, workers=workers,
+                        timeout=timeout, scale=scale)
+    except DemoTimeout as exc:
+        where = ", ".join(f"{name} ({moves} moves)" for name, moves in exc.unfinished)
+        raise UsageError(f"demo timed out: --timeout {timeout:g} s passed with "
+                         f"{len(exc.unfinished)} of {exc.games} games unfinished: {where}; "
+                         f"the whole demo takes about 20-60 s on 2 cores (raise --timeout, "
+                         f"or lower --scale for a quicker, weaker demo)") from None
+    ctx.exit(code)
 
 
 @cli.command(help="List the games, their parameters and variants.")
@@ -288,13 +299,15 @@ def games(ctx):
 
 
 # -- records (ratai play --save / --load, ratai suggest --history) ----------------------
-#: The largest record file read (bytes): a game's history takes a few KB, arena JSON lines
-#: a few MB (only the first record is used).
+#: The largest record file read (bytes): a game's history takes a few KB, an arena record
+#: line (one game) less than a MB.
 MAX_RECORD_BYTES = 256 * 2**20
 
 def read_record(path: str, option: str = "--history") -> dict:
-    """A game record file: a JSON list of action ids, a JSON object with ``history`` (a
-    ``ratai play --save`` record or an arena record), or JSON lines of those (the first).
+    """A game record file: a JSON list of action ids, or a JSON object with ``history`` (a
+    ``ratai play --save`` record, or one arena record line). JSON lines of several records
+    (``ratai arena --out``) are refused, saying how many games the file holds: which one
+    is meant is the user's choice.
 
     Raises:
         UsageError: naming the file and what is wrong with it.
@@ -309,7 +322,16 @@ def read_record(path: str, option: str = "--history") -> dict:
         try:
             parse_json(text)
         except ValueError:
-            text = text.splitlines()[0]  # JSON lines: the first record
+            lines = [line for line in text.splitlines() if line.strip()]
+            try:
+                jsonl = all(isinstance(parse_json(line), dict) for line in lines)
+            except ValueError:
+                jsonl = False
+            if jsonl:
+                raise UsageError(f"bad {option} {path}: it holds {len(lines)} games (JSON "
+                                 f"lines, as `ratai arena --out` writes); {option} reads "
+                                 f"one: copy the game's line into a file of its own, e.g. "
+                                 f"sed -n 2p {path} > game.json for the second") from None
     try:
         doc = parse_json(text)
     except json.JSONDecodeError as exc:
@@ -353,6 +375,29 @@ def record_params(record: dict, game: str, params: dict, option: str, path: str)
     return {**params, **rec_params}
 
 
+def recorded_seats(record: dict, option: str, path: str) -> tuple[int | None, dict[int, str]]:
+    """The human's seat and the bot spec of every other seat of a ``ratai play --save``
+    record (``seats``: ``{"0": "human", "1": "ismcts:500", ...}``); ``(None, {})`` for a
+    record without one (a list of actions, an arena record).
+
+    Raises:
+        UsageError: a ``seats`` field of another shape.
+    """
+    seats = record.get("seats")
+    if not isinstance(seats, dict):
+        return None, {}
+    try:
+        table = {int(k): v for k, v in seats.items()}
+    except ValueError:
+        table = {}
+    humans = [k for k, v in table.items() if v == "human"]
+    if (len(table) != len(seats) or len(humans) != 1
+            or any(not isinstance(v, str) or not v for v in table.values())):
+        raise UsageError(f"bad {option} {path}: field 'seats' must map seat numbers to "
+                         f"\"human\" (one seat) or bot specs")
+    return humans[0], {k: v for k, v in table.items() if v != "human"}
+
+
 def write_record(path: str, game, state, seed: int, seats: dict) -> None:
     """Write a ``ratai play`` record: game, params, seed, seats, history, scores, returns."""
     doc = {"game": game.name,
@@ -361,6 +406,16 @@ def write_record(path: str, game, state, seed: int, seats: dict) -> None:
     if state.is_terminal():
         doc.update(scores=state.scores(), returns=state.returns())
     Path(path).write_text(json.dumps(doc) + "\n")
+
+
+def final_board(board: str) -> str:
+    """A finished game's board as ``ratai play`` shows it: without the turn's leftovers a
+    title's ``render`` still prints (Rat Trap's ``, active: seat N`` and ``dice:`` line),
+    since nobody is to move and no die is in play. (The engines' ``render`` is left as it
+    is: it describes the last state, and other callers show it as such.)"""
+    lines = [re.sub(r",? active: seat \d+", "", line) for line in board.splitlines()
+             if not line.lstrip().startswith("dice:")]
+    return "\n".join(lines)
 
 
 def game_over_line(state) -> str:
@@ -668,7 +723,8 @@ class PlaySession:
             self.events.append(event_line(st, me, cp, action))
             st.apply_action(action)
         self._save()
-        self.out.write("\n".join(fit_lines(self.state.render(me))[:SCREEN_LINES - 3]) + "\n")
+        board = final_board(self.state.render(me))
+        self.out.write("\n".join(fit_lines(board)[:SCREEN_LINES - 3]) + "\n")
         self.out.write(game_over_line(self.state) + "\n")
         if self.save:
             self.out.write(f"record saved to {self.save}\n")
@@ -681,30 +737,49 @@ class PlaySession:
              epilog="example: ratai play rat_trap --players 3 --bots ismcts:0.5s,heuristic "
                     "--save game.json")
 @_game_options
-@click.option("--seat", type=click.IntRange(min=0), default=0, help="your seat")
+@click.option("--seat", type=click.IntRange(min=0), default=0,
+              help="your seat  [with --load: the recorded one]")
 @click.option("--bots", type=BotListType(), default="random",
               help="bot specs for the other seats, comma-separated, e.g. random or "
-                   "ismcts:2000,heuristic (the last one repeats)")
+                   "ismcts:2000,heuristic (the last one repeats); refused in a 1-player game "
+                   "(solo First Rat: Greg is the game's automaton, not a bot)  [with --load: "
+                   "the recorded ones]")
 @click.option("--seed", type=SEED, default=None,
-              help="seed for dice, cards and bots  [default: random, printed]")
+              help="seed for dice, cards and bots  [default: random, printed; with --load: "
+                   "the recorded one]")
 @click.option("--hint", "hint_spec", type=BotSpecType(), default="ismcts:1000",
               help="the bot that answers 'h'")
 @click.option("--save", type=click.Path(dir_okay=False), default=None,
               help="keep the game record in this JSON file (updated every turn; "
                    "`ratai suggest --history FILE` and `--load FILE` read it)")
 @click.option("--load", type=click.Path(dir_okay=False), default=None,
-              help="continue the game recorded in this file (its params and seed)")
+              help="continue the game recorded in this file with its params, seed, seat and "
+                   "bots (a different --players, --seed, --seat or --bots is refused); the "
+                   "new moves are saved only with --save (which may name the same file)")
 @click.pass_context
 def play(ctx, game, players, variant, param, seat, bots, seed, hint_spec, save, load):
     out, inp = _out(ctx), ctx.obj.get("inp", sys.stdin)
     _writable(save, "--save")
     params = _game_params(game, variant, players, param)
+    given = {name: ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
+             for name in ("seat", "bots")}
     record = None
+    rec_bots: dict[int, str] = {}
     if load:
         record = read_record(load, "--load")
         params = record_params(record, game, params, "--load", load)
-        if seed is None and isinstance(record.get("seed"), int):
-            seed = record["seed"]
+        rec_seed = record.get("seed")
+        if isinstance(rec_seed, int) and not isinstance(rec_seed, bool):
+            if seed is not None and seed != rec_seed:
+                raise UsageError(f"--seed {seed} contradicts --load {load}: it records seed "
+                                 f"{rec_seed} (drop --seed to continue with it)")
+            seed = rec_seed
+        rec_seat, rec_bots = recorded_seats(record, "--load", load)
+        if rec_seat is not None:
+            if given["seat"] and seat != rec_seat:
+                raise UsageError(f"--seat {seat} contradicts --load {load}: it records you "
+                                 f"at seat {rec_seat} (drop --seat to continue there)")
+            seat = rec_seat
     g = _load(game, params)
     n = g.num_players()
     if not seat < n:
@@ -712,29 +787,55 @@ def play(ctx, game, players, variant, param, seat, bots, seed, hint_spec, save, 
     if params.get("simultaneous"):
         raise UsageError("ratai play plays the sequential view (each seat commits its hidden "
                          "plan in turn: the same game); drop simultaneous=true")
+    others = [s for s in range(n) if s != seat]
+    automaton = bool(g.new_initial_state().automaton_scores())
+    if not others and given["bots"]:
+        raise UsageError(f"bad --bots {','.join(bots)}: a {n}-player game has no seat for a "
+                         f"bot (yours is the only one"
+                         + ("; the game's automaton plays against you, see `ratai games`)"
+                            if automaton else ")"))
+    wanted = {s: bots[min(i, len(bots) - 1)] for i, s in enumerate(others)}
+    if rec_bots:
+        if set(rec_bots) != set(others):
+            raise UsageError(f"bad --load {load}: field 'seats' names bots for seats "
+                             f"{sorted(rec_bots)}, the game's other seats are {others}")
+        if given["bots"] and wanted != rec_bots:
+            recorded = ", ".join(f"seat {s} {spec}" for s, spec in sorted(rec_bots.items()))
+            raise UsageError(f"--bots {','.join(bots)} contradicts --load {load}: it records "
+                             f"{recorded} (drop --bots to continue with them)")
+        wanted = rec_bots
     if seed is None:
         seed = int(np.random.default_rng().integers(2**31))
     from ratai.arena import BotSpec
 
     rng = np.random.default_rng(seed)
-    others = [s for s in range(n) if s != seat]
     bot_of, seats = {}, {str(seat): "human"}
-    for i, s in enumerate(others):
-        spec = bots[min(i, len(bots) - 1)]
+    for s in others:
+        spec = wanted[s]
         try:
             bot_of[s] = BotSpec.parse(spec).make(g, s, int(rng.integers(2**31)))
         except ValueError as exc:
-            raise UsageError(f"bad --bots {spec!r}: {exc}") from None
+            where = f"--load {load}: seat {s}'s bot" if rec_bots else "--bots"
+            raise UsageError(f"bad {where} {spec!r}: {exc}") from None
         seats[str(s)] = spec
     session = PlaySession(g, seat, bot_of, seed, _HintBot(hint_spec, g, seat),
                           Terminal(out, inp), save, seats)
+    if others:
+        who = "bots: " + ", ".join(f"seat {s} {seats[str(s)]}" for s in others)
+    else:
+        who = "bots: none (solo" + (": the game's automaton plays against you)" if automaton
+                                    else ")")
     session.header = fit_lines(
-        "bots: " + ", ".join(f"seat {s} {seats[str(s)]}" for s in others) + "\n"
+        who + "\n"
         f"you are seat {seat} (seed {seed}). Type a move's number or label; 'h' hint, "
         f"'u' undo, 'q' quit.")
     if record is not None:
         session.replay(record["history"])
         session.header.append(f"loaded {len(record['history'])} actions from {load}")
+        if not save:
+            session.header += fit_lines(
+                f"new moves are not saved: add --save FILE to keep them (--save {load} "
+                f"updates the loaded record)")
     ctx.exit(session.run())
 
 
@@ -796,8 +897,8 @@ def arena(ctx, game, players, variant, param, bots, n_games, workers, backend, s
                     "--bot ismcts:2000 --json")
 @_game_options
 @click.option("--history", type=click.Path(dir_okay=False), default=None,
-              help="JSON list of action ids, a `ratai play --save` record or an arena "
-                   "record line")
+              help="JSON list of action ids, a `ratai play --save` record or one arena "
+                   "record (a file of one line of `ratai arena --out`)")
 @click.option("--state", "state_path", type=click.Path(dir_okay=False), default=None,
               help="a file of State.serialize() bytes")
 @click.option("--seat", type=click.IntRange(min=0), required=True, help="the seat to advise")
@@ -993,7 +1094,9 @@ class SpecListType(click.ParamType):
                                  "this levels.json (needs the level candidates as entrants)")
 @click.option("--from-run", "from_run", type=click.Path(file_okay=False), default=None,
               help="play nothing: re-rate and re-tabulate the finished ladder in this "
-                   "directory (with --calibrate-levels: re-derive the levels from its games)")
+                   "directory (with --calibrate-levels: re-derive the levels from its games); "
+                   "--players/--variant/--param must match its games, and options that "
+                   "shape the games (--seed, --entrants, ...) are refused")
 @click.pass_context
 def ladder(ctx, game, players, variant, param, per_table, seed, workers, backend, out_dir,
            kinds, entrants, budget_scale, quick, no_plot, levels_path, from_run):
@@ -1007,12 +1110,20 @@ def ladder(ctx, game, players, variant, param, per_table, seed, workers, backend
     if not no_plot:
         _plotting("ladder.png (or pass --no-plot)")
     if from_run is not None:
+        playing_only = [p.opts[0] for p in ctx.command.params
+                        if p.name in _LADDER_PLAY_OPTIONS
+                        and ctx.get_parameter_source(p.name) is not ParameterSource.DEFAULT]
+        if playing_only:
+            raise UsageError(f"--from-run plays nothing (it re-rates the games in {from_run}): "
+                             f"drop {', '.join(playing_only)}")
         try:
             result = lad.LadderResult.load(from_run)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         if result.game != game:
             raise UsageError(f"bad --from-run {from_run}: a {result.game} ladder, not {game}")
+        _same_params(result.params, _game_params(game, variant, players, param), "--from-run",
+                     from_run, "ladder")
         derived = "ratai " + " ".join(shlex.quote(a) for a in ctx.obj.get("argv", []))
         _writable(out_dir, "--out", directory=True)
         _finish_ladder(out, lad, result, out_dir or from_run, no_plot, levels_path, derived)
@@ -1065,6 +1176,28 @@ def ladder(ctx, game, players, variant, param, per_table, seed, workers, backend
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     _finish_ladder(out, lad, result, out_dir, no_plot, levels_path)
+
+
+#: ``ratai ladder`` options that only shape the games played (refused with --from-run).
+_LADDER_PLAY_OPTIONS = ("per_table", "seed", "workers", "backend", "kinds", "entrants",
+                        "budget_scale", "quick")
+
+
+def _same_params(recorded: dict, given: dict, option: str, path: str, what: str) -> None:
+    """Refuse command-line game parameters (``--players``, ``--variant``, ``--param``) that
+    differ from those a finished run recorded.
+
+    Raises:
+        UsageError: naming the recorded value and the command line's.
+    """
+    for key, value in given.items():
+        if key in recorded and recorded[key] != value:
+            if key == "num_players":
+                raise UsageError(f"bad {option} {path}: a {recorded[key]}-player {what}, not "
+                                 f"--players {value}")
+            raise UsageError(f"bad {option} {path}: the {what} has {key}="
+                             f"{json.dumps(recorded[key])}, the command line "
+                             f"{json.dumps(value)}")
 
 
 def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") -> None:

@@ -35,7 +35,7 @@ def _struct(d: Mapping[str, Any] | None) -> struct_pb2.Struct:
 
 def bot_spec(spec: Mapping[str, Any] | str | None) -> pb.BotSpec | None:
     """A bot spec string as everywhere else in ratai (``KIND[:ITERATIONS|:SECONDSs]
-    [:NAME=VALUE...]`` or ``level:L``, e.g. ``"ismcts:500"``, ``"mcts:0.1s:c=2"``,
+    [:NAME=VALUE...]`` or ``level:L``, e.g. ``"ismcts:500"``, ``"mcts:0.1s:exploration=2"``,
     ``"level:5"``; :meth:`ratai.arena.BotSpec.parse`) or a mapping ``{"kind", "iterations",
     "time_limit_s" (or "time_limit"), "max_depth", "seed", "options", "level"}`` ->
     ``BotSpec``. Raises ``ValueError`` for a malformed string (the server checks the kind,

@@ -87,7 +87,7 @@ def _table(games: list[Hosted], title: str) -> Table:
         t.add_column(col, no_wrap=True)
     for g in games:
         scores = " ".join(f"{s:g}" for s in g.scores) if g.scores else "..."
-        secs = g.seconds if g.done else time.perf_counter() - g.started
+        secs = g.seconds if g.done else time.perf_counter() - g.started if g.started else 0.0
         t.add_row(g.game, str(g.params["num_players"]), g.bots,
                   g.winner if g.done else "playing", scores, str(g.moves), f"{secs:.1f}")
     return t
@@ -132,21 +132,48 @@ def _verdicts(games: list[Hosted]) -> list[str]:
     return out
 
 
+class DemoTimeout(TimeoutError):
+    """The demo's ``timeout`` passed before every game finished.
+
+    Attributes: ``timeout`` (seconds), ``unfinished`` (``(game, moves played)`` per game
+    still playing) and ``games`` (how many the demo hosts).
+    """
+
+    def __init__(self, timeout: float, unfinished: list[tuple[str, int]], games: int):
+        self.timeout, self.unfinished, self.games = timeout, unfinished, games
+        where = ", ".join(f"{name} ({moves} moves)" for name, moves in unfinished)
+        super().__init__(f"the demo timed out after {timeout:g} s with {len(unfinished)} of "
+                         f"{games} games unfinished: {where}")
+
+
 def run_demo(out: TextIO | None = None, *, seed: int = 1, workers: int = 2,
              timeout: float = 900.0, scale: float = 1.0) -> int:
-    """Run the demo; returns 0 only if every game finished and its event log replays to the
-    served scores (1 otherwise).
+    """Run the demo; returns 0 if every game finished and its event log replays to the
+    served scores, 1 if a log does not replay.
 
     Args:
         seed: seeds every game's chance and bots (the demo is reproducible).
         workers: search processes of the in-process server.
-        timeout: seconds before giving up (then 1).
+        timeout: seconds for the whole demo, counted from the call (the server's start
+            included); every call to the service is bounded by the time left, so the demo
+            stops within about one poll (0.05 s) of it.
         scale: multiplies every search budget of the lineup and the hints (1: the default
             budgets; 0.05 for a quick smoke run).
+
+    Raises:
+        DemoTimeout: ``timeout`` passed first (after printing the games' table so far).
     """
+    import grpc
+
     from ratai.client import Client
     from ratai.service.config import Limits, ServerConfig
     from ratai.service.server import RatAIServer
+
+    deadline = time.perf_counter() + timeout
+
+    def left() -> float:
+        """Seconds before the deadline (the timeout of each call to the service)."""
+        return max(0.001, deadline - time.perf_counter())
 
     console = Console(file=out) if out is not None else Console()
     if not console.is_terminal:  # piped or captured: wide enough that no name is cut
@@ -161,50 +188,61 @@ def run_demo(out: TextIO | None = None, *, seed: int = 1, workers: int = 2,
     client = Client(f"127.0.0.1:{port}")
     hinted = False
     try:
-        for i, g in enumerate(games):
-            resp = client.create_game(g.game, g.seats, g.params, seed=seed + i)
-            g.game_id, g.started = resp.game_id, time.perf_counter()
-            if resp.seat_tokens:
-                g.token, g.human = resp.seat_tokens[0].token, resp.seat_tokens[0].seat
-        deadline = time.perf_counter() + timeout
-        with Live(_table(games, "playing over gRPC"), console=console,
-                  refresh_per_second=4, transient=True) as live:
-            while not all(g.done for g in games) and time.perf_counter() < deadline:
-                for g in games:
-                    if g.done:
-                        continue
-                    view = client.get_state(g.game_id, g.token)
-                    g.moves = view.move_number
-                    if view.is_terminal:
-                        g.done, g.seconds = True, time.perf_counter() - g.started
-                        g.scores, g.returns = list(view.scores), list(view.returns)
-                    elif view.your_turn:  # our human seat: play the service's hint
-                        hint = client.suggest_move(game_id=g.game_id, seat_token=g.token,
-                                                   bot={**hint_bot, "seed": seed})
-                        if not hinted:
-                            live.console.print(f"[dim]{g.game}, move {view.move_number}:"
-                                               f"[/dim]")
-                            _print_hint(live.console, hint)
-                            hinted = True
-                        client.apply_action(g.game_id, g.token, hint.best_action,
-                                            expected_move_number=view.move_number)
-                live.update(_table(games, "playing over gRPC"))
-                time.sleep(0.05)
-        ok = all(g.done for g in games)
+        try:
+            for i, g in enumerate(games):
+                if time.perf_counter() >= deadline:
+                    break
+                resp = client.create_game(g.game, g.seats, g.params, seed=seed + i,
+                                          timeout=left())
+                g.game_id, g.started = resp.game_id, time.perf_counter()
+                if resp.seat_tokens:
+                    g.token, g.human = resp.seat_tokens[0].token, resp.seat_tokens[0].seat
+            with Live(_table(games, "playing over gRPC"), console=console,
+                      refresh_per_second=4, transient=True) as live:
+                while not all(g.done for g in games) and time.perf_counter() < deadline:
+                    for g in games:
+                        if g.done:
+                            continue
+                        view = client.get_state(g.game_id, g.token, timeout=left())
+                        g.moves = view.move_number
+                        if view.is_terminal:
+                            g.done, g.seconds = True, time.perf_counter() - g.started
+                            g.scores, g.returns = list(view.scores), list(view.returns)
+                        elif view.your_turn:  # our human seat: play the service's hint
+                            hint = client.suggest_move(game_id=g.game_id, seat_token=g.token,
+                                                       bot={**hint_bot, "seed": seed},
+                                                       timeout=left())
+                            if not hinted:
+                                live.console.print(f"[dim]{g.game}, move {view.move_number}:"
+                                                   f"[/dim]")
+                                _print_hint(live.console, hint)
+                                hinted = True
+                            client.apply_action(g.game_id, g.token, hint.best_action,
+                                                expected_move_number=view.move_number,
+                                                timeout=left())
+                    live.update(_table(games, "playing over gRPC"))
+                    time.sleep(min(0.05, left()))
+        except grpc.RpcError as exc:  # a call cut short by the deadline: the timeout
+            if exc.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise
+        if not all(g.done for g in games):
+            console.print(_table(games, f"ratai demo: stopped at the timeout ({timeout:g} s)"))
+            raise DemoTimeout(timeout, [(g.game, g.moves) for g in games if not g.done],
+                              len(games))
+        ok = True
         for g in games:  # the event log replays to what the service reported
-            if g.done:
-                state = load_game(g.game, backend="python", **g.params).state_from_history(
-                    server.store.actions(g.game_id))
-                replay_ok = state.is_terminal() and state.scores() == g.scores \
-                    and state.returns() == g.returns
-                ok = ok and replay_ok
-                g.game += "" if replay_ok else " (REPLAY MISMATCH)"
+            state = load_game(g.game, backend="python", **g.params).state_from_history(
+                server.store.actions(g.game_id))
+            replay_ok = state.is_terminal() and state.scores() == g.scores \
+                and state.returns() == g.returns
+            ok = ok and replay_ok
+            g.game += "" if replay_ok else " (REPLAY MISMATCH)"
         console.print(_table(games, "ratai demo: results"))
         for line in _verdicts(games):
             console.print(line, highlight=False)
         console.print("all games finished; every event log replays to the served scores"
-                      if ok else "[red]demo failed: a game did not finish or did not replay"
-                      "[/red]")
+                      if ok else "[red]demo failed: an event log does not replay to the "
+                      "served scores[/red]")
         return 0 if ok else 1
     finally:
         client.close()

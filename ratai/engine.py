@@ -31,13 +31,15 @@ started answers ``{"id", "terminated": true, "no_results": true}``) and is ackno
 ``{"id": "v", "action": "query_version"}`` answers the ratai version.
 
 A line that cannot be parsed or answered gets ``{"id": <its id or null>, "error": "..."}``
-and the engine keeps reading, whatever the line holds (``NaN`` / ``Infinity``, integers of
-4,300+ digits, nesting too deep for the parser, a list where a name belongs); an unexpected
-failure answering it is ``"internal error: ..."``, never the end of the engine. An ``id`` is
-a JSON string, integer, or an array / object of those (matched as canonical JSON, keys
-sorted). ``params`` are game parameters except :data:`SERVER_ONLY_PARAMS` (``data_path``
-names a file on the engine's machine; a client must not make it read one). At end of input
-the engine finishes the queries in flight, then exits with status 0.
+(one message naming the field and what is allowed, e.g. ``missing field 'game'; known:
+[...]``, ``not JSON: NaN is not a JSON number``) and the engine keeps reading, whatever the
+line holds (``NaN`` / ``Infinity``, integers of 4,300+ digits, nesting too deep for the
+parser, a list where a name belongs); an unexpected failure answering it is ``"internal
+error: ..."``, never the end of the engine. An ``id`` is a JSON string, integer, or an
+array / object of those (matched as canonical JSON, keys sorted). ``params`` are game
+parameters except :data:`SERVER_ONLY_PARAMS` (``data_path`` names a file on the engine's
+machine; a client must not make it read one). At end of input the engine finishes the
+queries in flight, then exits with status 0.
 """
 
 from __future__ import annotations
@@ -145,9 +147,11 @@ def parse_query(doc: Any) -> EngineQuery:
     if "id" not in doc:
         raise QueryError("missing field 'id'")
     _check_id(doc["id"], "id")
-    game = doc.get("game")
+    if "game" not in doc:
+        raise QueryError(f"missing field 'game'; known: {registered_games()}")
+    game = doc["game"]
     if game not in registered_games():
-        raise QueryError(f"bad game {game!r}; known: {registered_games()}")
+        raise QueryError(f"bad game {_short(game)}; known: {registered_games()}")
     params = doc.get("params", {})
     if not isinstance(params, dict):
         raise QueryError("bad params: allowed a JSON object of game parameters")
@@ -209,6 +213,8 @@ def _id_key(value: Any) -> str:
 
 
 def _no_constant(name: str) -> Any:
+    """``parse_constant`` of the query parser: ``NaN``, ``Infinity`` and ``-Infinity`` are
+    Python's extensions, not JSON."""
     raise QueryError(f"not JSON: {name} is not a JSON number")
 
 
@@ -296,9 +302,11 @@ class Engine:
         try:
             try:
                 doc = parse_json(line, parse_constant=_no_constant)
+            except QueryError:  # NaN / Infinity: _no_constant's message says it all
+                raise
             except json.JSONDecodeError as exc:
                 raise QueryError(f"not JSON: {exc.msg} at column {exc.colno}") from None
-            except ValueError as exc:   # 4,300+ digit integers, deep nesting, NaN
+            except ValueError as exc:   # 4,300+ digit integers, deep nesting
                 raise QueryError(f"not JSON this engine reads: {exc}") from None
             if isinstance(doc, dict) and "id" in doc:
                 _check_id(doc["id"], "id")

@@ -103,3 +103,36 @@ def test_documented_command_parses(page, command, error):
     except click.ClickException as exc:
         assert error is not None, f"{page}: `{command}` does not parse: {exc}"
         assert _one_line(exc) == error, f"{page}: `{command}` says {_one_line(exc)!r}"
+
+
+# ------------------------------------------------------------------- docstring examples
+def _client_spec_examples() -> list[str]:
+    """The bot spec strings ``ratai.client``'s docstrings give as examples (``"KIND:..."``)."""
+    import ratai.client
+
+    docs = [ratai.client.__doc__ or ""] + [f.__doc__ or "" for f in vars(ratai.client).values()
+                                           if callable(f)]
+    return sorted({s for doc in docs for s in re.findall(r'``"([a-z_]+:[^"`]+)"``', doc)})
+
+
+CLIENT_SPECS = _client_spec_examples()
+
+
+def test_the_client_docstring_gives_spec_examples():
+    assert len(CLIENT_SPECS) >= 3, CLIENT_SPECS
+
+
+@pytest.mark.parametrize("spec", CLIENT_SPECS)
+def test_client_docstring_spec_is_accepted_by_the_service(spec):
+    """Each spec example of ``ratai.client`` goes through the client's conversion and the
+    service's own checks (``bot_from_pb``, ``check_bot``) as a real call would, so the
+    docstring never shows a spec the server refuses (it showed ``mcts:0.1s:c=2``; the
+    option is ``exploration``)."""
+    from ratai.client import bot_spec
+    from ratai.engines import load_game
+    from ratai.service.catalog import check_bot
+    from ratai.service.config import Limits
+    from ratai.service.convert import bot_from_pb
+
+    game = load_game("rats_to_riches", num_players=2)  # perfect information: every kind
+    check_bot(game, 0, bot_from_pb(bot_spec(spec), "ismcts"), Limits())

@@ -37,6 +37,8 @@ class Bot:
 
     #: The ``make_bot`` kind.
     kind = ""
+    #: Whether ``analyze(..., root_moves=...)`` restricts the search to those moves.
+    ROOT_MOVES = False
 
     def __init__(self, game: Game, player: int, *, seed: Any = None):
         if isinstance(player, bool) or not isinstance(player, int | np.integer) \
@@ -99,6 +101,7 @@ class RandomBot(Bot):
     """Uniform choice among the legal actions (the weakest baseline)."""
 
     kind = "random"
+    ROOT_MOVES = True
 
     def step(self, state: State) -> int:
         legal = self._check_turn(state)

@@ -152,8 +152,6 @@ class SearchBot(Bot):
     def _setup(self, **options: Any) -> None:
         raise NotImplementedError
 
-    #: Whether ``analyze(..., root_moves=...)`` is supported by this kind.
-    ROOT_MOVES = False
 
     def analyze(self, state: State, on_progress: ProgressFn | None = None,
                 stop: Any = None, *, root_moves=None) -> Analysis:
@@ -183,8 +181,11 @@ class SearchBot(Bot):
             self._stop_ponder()   # a restricted search is not reused: it needs the core
         if allowed is not None:
             if not self.ROOT_MOVES:
+                from ratai.bots import BOT_KINDS
+
+                ok = ", ".join(repr(k) for k, cls in BOT_KINDS.items() if cls.ROOT_MOVES)
                 raise ValueError(f"root_moves is not supported by bot kind {self.kind!r}; "
-                                 f"supported: 'mcts', 'ismcts'")
+                                 f"supported: {ok}")
             legal = allowed
         self._legal = legal  # the seat's legal moves, for _analyze (listing can be costly)
         # no full collection of the cyclic gc runs inside the budget, and an exact-belief

@@ -192,6 +192,10 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+#: The largest UCB1 ``exploration`` constant the searches accept (returns are in [0, 1]; the
+#: service's ``BOT_OPTION_RANGES`` cap it there too).
+MAX_EXPLORATION = 100.0
+
 #: The largest ``time_limit`` a budget accepts (seconds; one day).
 MAX_TIME_LIMIT = 86400.0
 #: The largest ``iterations`` a budget accepts (a trillion: days of search at any speed;

@@ -276,7 +276,9 @@ class Expectimax:
 
     # -- evaluation ----------------------------------------------------------------------
     def _eval(self, s: State) -> list[float]:
-        """The horizon value vector (normalized heuristic, or a rollout average)."""
+        """The horizon value vector: the mean of the rollouts' returns, or the heuristic
+        (:func:`_normalized` to shares of 1 between two or more seats; a solo seat's
+        heuristic is its own estimate against the automaton)."""
         self._horizon = True
         n = self.n
         if self._rollout is not None:
@@ -292,7 +294,7 @@ class Expectimax:
                     v, _ = self._rollout(s.clone(), self._rnd)
                 for i in range(n):
                     acc[i] += v[i]
-            return _normalized([x / self.rollouts for x in acc], n)
+            return [x / self.rollouts for x in acc]  # returns already are the values
         if not self.has_h:
             return [1.0 / n] * n
         return _normalized([float(self.game.heuristic_value(s, p)) for p in range(n)], n)
@@ -480,7 +482,11 @@ class Expectimax:
 
 
 def _normalized(v: list[float], n: int) -> list[float]:
-    """``v`` scaled to sum to 1 (as returns do); ``1/n`` each when it sums to 0."""
+    """``v`` scaled to sum to 1 (as the returns of two or more seats do); ``1/n`` each when
+    it sums to 0. One seat (a solo game against an automaton, whose return is 1 for a win
+    and 0 for a loss) keeps its value: scaled, every position would be a certain win."""
+    if n == 1:
+        return [min(1.0, max(0.0, float(v[0])))]
     total = sum(v)
     if total <= 0.0:
         return [1.0 / n] * n

@@ -31,12 +31,14 @@ from typing import Any
 from ratai.engines.api import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
 
 from .common import (
+    MAX_EXPLORATION,
     Analysis,
     PVStep,
     Rollout,
     apply_for_labels,
     apply_unchecked,
     begin_determinized_root,
+    check_number,
     determinized_loop,
     free_later,
     paused_gc,
@@ -86,15 +88,12 @@ class ISMCTS:
     def __init__(self, game: Game, player: int, *, exploration: float = 0.7,
                  rollout: str = "random", rollout_cutoff: int | None = None,
                  rollout_epsilon: float = 0.1, chance_key: str = "infostate"):
-        if isinstance(exploration, bool) or not isinstance(exploration, int | float) \
-                or exploration < 0:
-            raise ValueError(f"bad exploration {exploration!r}: allowed a number >= 0")
         if chance_key not in self.CHANCE_KEYS:
             raise ValueError(f"bad chance_key {chance_key!r}: allowed one of {self.CHANCE_KEYS}")
         self.game = game
         self.player = player
         self.n = game.num_players()
-        self.c = float(exploration)
+        self.c = check_number("exploration", exploration, 0.0, MAX_EXPLORATION)
         self.rollout = Rollout(game, rollout, rollout_cutoff, rollout_epsilon)
         self.chance_key = chance_key
         self._allowed: set[int] | None = None

@@ -33,6 +33,7 @@ from typing import Any
 from ratai.engines.api import CHANCE, INVALID, SIMULTANEOUS, TERMINAL, Game, State
 
 from .common import (
+    MAX_EXPLORATION,
     Analysis,
     MoveStat,
     PVStep,
@@ -40,6 +41,7 @@ from .common import (
     apply_for_labels,
     apply_joint,
     apply_unchecked,
+    check_number,
     free_later,
     joint_legal,
     paused_gc,
@@ -116,13 +118,10 @@ class UCT:
     def __init__(self, game: Game, player: int, *, exploration: float = 1.0,
                  rollout: str = "random", rollout_cutoff: int | None = None,
                  rollout_epsilon: float = 0.1):
-        if isinstance(exploration, bool) or not isinstance(exploration, int | float) \
-                or exploration < 0:
-            raise ValueError(f"bad exploration {exploration!r}: allowed a number >= 0")
         self.game = game
         self.player = player
         self.n = game.num_players()
-        self.c = float(exploration)
+        self.c = check_number("exploration", exploration, 0.0, MAX_EXPLORATION)
         self.rollout = Rollout(game, rollout, rollout_cutoff, rollout_epsilon)
 
     # -- the search loop ---------------------------------------------------------------

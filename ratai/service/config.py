@@ -185,13 +185,23 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's default in its help, but no ``(default: None)`` after options whose
+    help already says what their absence means (``--db``, ``--api-key``)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def build_parser(prog: str = "ratai serve") -> argparse.ArgumentParser:
     """The server's options (every one with help and its default)."""
     from ratai.bots import BOT_KINDS
 
     d = Limits()
     ap = _Parser(prog=prog, description="Run the ratai gRPC service (grpc.aio).",
-                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                 formatter_class=_HelpFormatter)
     ap.add_argument("--host", default="127.0.0.1",
                     help="bind address; a non-loopback one needs --tls-cert/--tls-key or "
                          "--api-key, or --insecure")

@@ -28,6 +28,13 @@ called there). ``await pool.run(job, client)`` waits for a worker without holdin
   worker to stop; a worker that has not stopped ``cancel_grace_s`` (30 ms) later is killed and
   replaced by a spare process that is already running (then a new spare starts), so the
   slot is usable again at once.
+- **Starting**: a worker process that has not reported ready ``start_timeout_s`` (60 s) after
+  it was started is killed; one that dies or is killed while starting is replaced after a
+  backoff (0.5 s, doubling to 30 s while starts keep failing; reset by the next start that
+  succeeds), so a slot is never lost for good. While ``UNHEALTHY_START_FAILURES`` starts in a
+  row have failed and no worker is ready, :meth:`SearchPool.healthy` is False (the server
+  reports ``NOT_SERVING``) and hints are refused ``UNAVAILABLE`` at once instead of waiting;
+  hosted bot seats keep their place in the queue until a worker starts.
 """
 
 from __future__ import annotations
@@ -63,6 +70,12 @@ log = logging.getLogger("ratai.service")
 LONG_SEARCH_S = 1.0
 LONG_ITERATIONS = 20_000
 SHORT_KINDS = ("random", "heuristic")
+#: seconds a new worker process may take to report ready before it is killed and replaced
+START_TIMEOUT_S = 60.0
+#: failed worker starts in a row (with no worker ready) that make the pool unhealthy
+UNHEALTHY_START_FAILURES = 3
+#: seconds before replacing a worker that failed to start: doubles per failure up to the cap
+START_BACKOFF_S, START_BACKOFF_MAX_S = 0.5, 30.0
 
 
 @dataclass(eq=False)
@@ -220,12 +233,15 @@ class SearchPool:
             killed (seconds).
         overrun_grace_s: how long past its time limit a search may run before its worker is
             killed (seconds; plus 10% of the limit).
+        start_timeout_s: how long a new worker process may take to report ready before it
+            is killed and replaced (seconds).
     """
 
     def __init__(self, workers: int, max_queue: int, max_queue_per_client: int | None = None,
                  cancel_grace_s: float = 0.03, overrun_grace_s: float = 0.25, *,
                  max_queue_per_peer: int | None = None,
-                 max_running_per_peer: int | None = None):
+                 max_running_per_peer: int | None = None,
+                 start_timeout_s: float = START_TIMEOUT_S):
         self.workers = max(0, int(workers))
         self.max_queue = max(0, int(max_queue))
         self.max_queue_per_client = (max(1, self.max_queue // 4) if max_queue_per_client is None
@@ -258,7 +274,8 @@ class SearchPool:
         #: seconds from the last cancel to its worker being free again (tests, logs)
         self.last_cancel_free_s: float | None = None
         self._spare: Any = None    # a started process that replaces a killed worker at once
-        self._start_failures = 0
+        self.start_timeout_s = float(start_timeout_s)
+        self._start_failures = 0   # worker starts failed in a row (reset by a good start)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -270,7 +287,44 @@ class SearchPool:
             self._spare = self._new_worker(-1)
 
     def _new_worker(self, index: int) -> Any:
-        return _ProcWorker(self, index) if self.workers else _ThreadWorker(self, index)
+        if not self.workers:
+            return _ThreadWorker(self, index)
+        w = _ProcWorker(self, index)
+        self.loop.call_later(self.start_timeout_s, self._start_timeout, w)
+        return w
+
+    def _start_timeout(self, w: Any) -> None:
+        if w.ready or w.dead or self._closed:
+            return
+        log.error(json.dumps({"event": "search_worker_start_timeout", "pid": w.pid,
+                              "seconds": self.start_timeout_s}))
+        w.kill()
+        self._start_failed(w)
+
+    def _start_failed(self, w: Any) -> None:
+        """``w`` died or hung before it was ready: replace it after a backoff."""
+        self._start_failures += 1
+        delay = min(START_BACKOFF_MAX_S, START_BACKOFF_S * 2 ** (self._start_failures - 1))
+        log.error(json.dumps({"event": "search_worker_start_failed", "pid": w.pid,
+                              "failures_in_a_row": self._start_failures,
+                              "retry_in_s": delay}))
+        if not self.healthy():
+            for q in self._queues.values():   # hints: refuse now rather than wait
+                for e in [x for x in q if not x.wait]:
+                    self._finish(e, exc=self._no_worker())
+        self.loop.call_later(delay, self._replace, w)
+
+    def healthy(self) -> bool:
+        """False while the last ``UNHEALTHY_START_FAILURES`` worker starts (or more) failed
+        and no worker is ready, or after :meth:`shutdown` (the server's health check)."""
+        if self._closed:
+            return False
+        return (self._start_failures < UNHEALTHY_START_FAILURES
+                or any(w.ready and not w.dead for w in self._pool))
+
+    def _no_worker(self) -> Unavailable:
+        return Unavailable(f"no search worker could start ({self._start_failures} failed "
+                           f"starts in a row); the server keeps trying, retry later")
 
     async def warm(self, timeout: float = 120.0) -> None:
         """Wait until every worker process has started and imported the engines."""
@@ -338,6 +392,8 @@ class SearchPool:
         """
         if self._closed:
             raise Unavailable("the server is shutting down")
+        if not wait and not self.healthy():
+            raise self._no_worker()
         fut = self.loop.create_future()
         group = group or client
         e = _Entry(job, client, deadline, max_seconds, margin, fut, on_progress, wait,
@@ -495,7 +551,7 @@ class SearchPool:
         self._pump()
 
     def _replace(self, w: Any) -> None:
-        if self._closed:
+        if self._closed or (w not in self._pool and w is not self._spare):
             return
         i = self._pool.index(w) if w in self._pool else None
         if i is None:
@@ -525,7 +581,10 @@ class SearchPool:
     def _message(self, w: Any, msg: tuple) -> None:
         kind = msg[0]
         if kind == "ready":
+            if w.dead:
+                return
             w.ready = True
+            self._start_failures = 0
             self._pump()
             return
         e = self._running.get(msg[1])
@@ -569,17 +628,14 @@ class SearchPool:
         e = w.entry
         was_killed = w.dead
         w.dead = True
-        if not w.ready and not was_killed:
-            self._start_failures += 1
-            if self._start_failures > 5:
-                log.error(json.dumps({"event": "search_worker_start_failed", "pid": w.pid,
-                                      "note": "not restarting; check the server's python"}))
-                return
         w.entry = None
         if e is not None and self._running.get(e.id) is e:
             del self._running[e.id]
             self._finish(e, exc=Unavailable("a search worker died; retry"))
         if not was_killed and not self._closed:
-            log.warning(json.dumps({"event": "search_worker_died", "pid": w.pid}))
-            self._replace(w)
+            if w.ready:
+                log.warning(json.dumps({"event": "search_worker_died", "pid": w.pid}))
+                self._replace(w)
+            else:
+                self._start_failed(w)
         self._pump()

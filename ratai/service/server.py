@@ -26,10 +26,11 @@ from grpc_reflection.v1alpha import reflection
 
 from . import ratai_pb2 as pb
 from .config import ServerConfig, check_config, default_db_path, parse_args
+from .errors import ServiceError
 from .pool import SearchPool
 from .servicer import RatAIServicer, add_servicer
 from .sessions import SessionManager
-from .store import Store
+from .store import Store, StoreError
 
 __all__ = ["RatAIServer", "ApiKeyInterceptor", "serve", "parse_args", "SERVICE_NAME"]
 
@@ -106,6 +107,7 @@ class RatAIServer:
         self._grpc: grpc.aio.Server | None = None
         self._health: health.aio.HealthServicer | None = None
         self._done: asyncio.Event | None = None
+        self._health_task: asyncio.Task | None = None
         self._stopped = threading.Event()
 
     # ------------------------------------------------------------------ on the loop
@@ -138,15 +140,35 @@ class RatAIServer:
         restored = await asyncio.get_running_loop().run_in_executor(self.manager.io,
                                                                    self.manager.restore)
         await self._grpc.start()
-        for name in ("", SERVICE_NAME):
-            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        await self._set_health(True)
+        self._health_task = asyncio.get_running_loop().create_task(self._watch_health())
         log.info(json.dumps({"event": "serving", "address": f"{cfg.host}:{port}",
                              "tls": bool(cfg.tls_cert), "api_key": bool(cfg.api_key),
                              "db": self.store.path, "workers": self.pool.workers,
                              "worker_pids": self.pool.pids(), "restored_games": restored}))
         return port
 
+    async def _set_health(self, serving: bool) -> None:
+        status = (health_pb2.HealthCheckResponse.SERVING if serving
+                  else health_pb2.HealthCheckResponse.NOT_SERVING)
+        for name in ("", SERVICE_NAME):
+            await self._health.set(name, status)
+
+    async def _watch_health(self, period: float = 0.5) -> None:
+        """``NOT_SERVING`` while no search worker can start (:meth:`SearchPool.healthy`),
+        ``SERVING`` again once one does."""
+        serving = True
+        while True:
+            await asyncio.sleep(period)
+            now = self.pool.healthy()
+            if now != serving and not self.pool._closed:
+                serving = now
+                log.warning(json.dumps({"event": "health", "serving": serving}))
+                await self._set_health(serving)
+
     async def _shutdown(self, grace: float | None) -> None:
+        if self._health_task is not None:
+            self._health_task.cancel()
         if self._health is not None:
             await self._health.enter_graceful_shutdown()
         self.manager.close(wait=False)
@@ -248,11 +270,16 @@ class _JsonFormatter(logging.Formatter):
         return json.dumps(doc, default=str)
 
 
+#: why a server may fail to start (a one-line error, exit 2, rather than a traceback)
+_CANNOT_START = (OSError, RuntimeError, ValueError, StoreError, ServiceError)
+
+
 def serve(argv: Sequence[str] | None = None) -> int:
     """Run the server until SIGINT/SIGTERM (the ``ratai serve`` command).
 
     Returns 0 after a clean stop, 2 (one line on stderr) when it cannot start: a bad option,
-    the event log held by another server (named, with its pid), an address in use.
+    the event log held by another server (named, with its pid) or not readable as one, an
+    address in use.
     """
     cfg = parse_args(argv)
     handler = logging.StreamHandler(sys.stderr)
@@ -262,13 +289,13 @@ def serve(argv: Sequence[str] | None = None) -> int:
     root.setLevel(cfg.log_level.upper())
     try:
         server = RatAIServer(cfg)
-    except (OSError, RuntimeError, ValueError) as exc:  # StoreLocked, ConfigError, bad path
+    except _CANNOT_START as exc:  # StoreLocked, a damaged store, ConfigError, a bad path
         print(f"ratai serve: error: {exc}", file=sys.stderr)
         return 2
     with _signal_pipe(signal.SIGINT, signal.SIGTERM) as wait:  # a signal while starting counts
         try:
             server.start()
-        except (OSError, RuntimeError, ValueError) as exc:
+        except _CANNOT_START as exc:
             print(f"ratai serve: error: {exc}", file=sys.stderr)
             return 2
         wait()

@@ -55,6 +55,9 @@ __all__ = ["Seat", "Event", "Session", "SessionManager", "HumanSpec"]
 log = logging.getLogger("ratai.service")
 
 _SEED_MOD = 2**64
+#: searches a hosted bot seat runs for one move when its worker dies under it (then a seeded
+#: random legal move, so the game never stalls)
+BOT_SEARCH_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -174,30 +177,45 @@ class SessionManager:
         self.loop = loop
 
     def restore(self) -> int:
-        """Reload every unfinished game from the store by replay; bots continue. Returns count."""
+        """Reload every unfinished game from the store by replay; bots continue. Returns count.
+
+        A game that does not replay (a malformed row, an illegal action) is logged and marked
+        ``broken``; the others are restored. A chance outcome the store cannot record now (a
+        full disk) is retried by the game's driver, so the server still starts."""
         count = 0
         for rec in self.store.load("active"):
-            try:
-                game = _cached_game(rec.game, canonical_json(rec.params))
-                seats = [Seat.from_json(i, d) for i, d in enumerate(rec.seats)]
-                s = Session(rec.id, game, rec.seed, seats, game.new_initial_state())
-                n = game.num_players()
-                for action, actor in zip(rec.actions, rec.actors, strict=True):
-                    labels, own = _labels(s.state, n, action)
-                    s.events.append(Event(s.state.move_number(), actor, action, labels, own))
-                    s.state.apply_action(action)
-            except Exception as exc:
-                log.error(json.dumps({"event": "restore_failed", "game_id": rec.id,
-                                      "error": f"{type(exc).__name__}: {exc}"}))
-                self.store.set_status(rec.id, "broken")
+            s = self._replay(rec)
+            if s is None:
                 continue
             with self._lock:
                 self._sessions[s.id] = s
-            with s.cond:
-                self._resolve_chance(s)
-                self._schedule(s)
+            self._advance(s)
             count += 1
         return count
+
+    def _replay(self, rec) -> Session | None:
+        """The session of a stored game, rebuilt by replaying its actions; None (logged, and
+        marked ``broken`` in the store) if it does not replay."""
+        try:
+            if rec.error:
+                raise ValueError(rec.error)
+            game = _cached_game(rec.game, canonical_json(rec.params))
+            seats = [Seat.from_json(i, d) for i, d in enumerate(rec.seats)]
+            s = Session(rec.id, game, rec.seed, seats, game.new_initial_state())
+            n = game.num_players()
+            for action, actor in zip(rec.actions, rec.actors, strict=True):
+                labels, own = _labels(s.state, n, action)
+                s.events.append(Event(s.state.move_number(), actor, action, labels, own))
+                s.state.apply_action(action)
+        except Exception as exc:
+            log.error(json.dumps({"event": "restore_failed", "game_id": rec.id,
+                                  "error": f"{type(exc).__name__}: {exc}"[:500]}))
+            try:
+                self.store.set_status(rec.id, "broken")
+            except StoreError:
+                log.exception("could not mark game %s broken", rec.id)
+            return None
+        return s
 
     def close(self, wait: bool = True) -> None:
         """Stop bots and watchers (the store keeps every game for the next start).
@@ -271,9 +289,7 @@ class SessionManager:
             raise Unavailable(f"the game was not created: {exc}") from None
         with self._lock:
             self._sessions[gid] = s
-        with s.cond:
-            self._resolve_chance(s)
-            self._schedule(s)
+        self._advance(s)
         return s, tokens
 
     def games_per_peer(self) -> int:
@@ -315,9 +331,30 @@ class SessionManager:
         """The session ``game_id`` (``NotFound`` if unknown or expired)."""
         with self._lock:
             s = self._sessions.get(game_id) if isinstance(game_id, str) else None
+        if s is None and isinstance(game_id, str) and len(game_id) <= 64:
+            s = self._load_finished(game_id)
         if s is None:
             raise NotFound(f"no hosted game {quote(game_id)} (unknown or expired)")
         s.last_used = time.monotonic()
+        return s
+
+    def _load_finished(self, game_id: str) -> Session | None:
+        """A finished game the server no longer holds (after a restart, or made room for),
+        replayed from the store so its seats and spectators can still read the result."""
+        try:
+            recs = self.store.load("finished", game_id)
+        except Exception:  # noqa: BLE001 - a store that cannot be read: as unknown
+            log.exception("could not read game %s from the store", game_id)
+            return None
+        s = self._replay(recs[0]) if recs else None
+        if s is None or not s.state.is_terminal():
+            return None
+        try:
+            self._make_room()
+        except ResourceExhausted:  # full of unfinished games: answer without keeping it
+            return s
+        with self._lock:
+            s = self._sessions.setdefault(game_id, s)
         return s
 
     @staticmethod
@@ -365,8 +402,8 @@ class SessionManager:
                 "seats": [(x.index, x.kind, x.display_name) for x in s.seats],
                 "text": self._render(st, seat) if seat is not None else "",
             }
-        if s.state.current_player() >= 0:
-            self._schedule(s)  # self-healing: a bot turn without a driver gets one
+        if s.state.current_player() != TERMINAL:
+            self._schedule(s)  # self-healing: a bot turn or chance node without a driver
         return d
 
     # ------------------------------------------------------------------ moves
@@ -406,8 +443,7 @@ class SessionManager:
                 self._apply(s, int(action), seat)
             except IllegalActionError as exc:
                 raise InvalidArgument(str(exc)) from None
-            self._resolve_chance(s)
-            self._schedule(s)
+            self._advance(s)
             return self.view(s, seat), mv, False
 
     def _apply(self, s: Session, action: int, actor: int) -> None:
@@ -426,16 +462,33 @@ class SessionManager:
         s.notify()
 
     def _resolve_chance(self, s: Session) -> None:
-        while s.state.current_player() == CHANCE and not s.closed:
-            mv = s.state.move_number()
-            self._apply(s, _sample_chance(s.state, s.seed, mv), CHANCE)
+        """Apply the seeded chance outcomes up to the next decision (caller may hold
+        ``s.cond``; takes it). Raises Unavailable if the store cannot record one."""
+        with s.cond:
+            while s.state.current_player() == CHANCE and not s.closed:
+                mv = s.state.move_number()
+                self._apply(s, _sample_chance(s.state, s.seed, mv), CHANCE)
+
+    def _advance(self, s: Session) -> None:
+        """After a recorded move: resolve the chance nodes that follow and start the driver of
+        a bot seat to move. A chance outcome the store cannot record now is left to the
+        game's driver, which retries it every second (the recorded move stands: the call
+        that made it succeeded)."""
+        try:
+            self._resolve_chance(s)
+        except Unavailable as exc:
+            log.error(json.dumps({"event": "chance_not_recorded", "game_id": s.id,
+                                  "error": str(exc)[:300], "note": "retrying"}))
+        self._schedule(s)
 
     # ------------------------------------------------------------------ bot seats
     def _schedule(self, s: Session) -> None:
-        """Start a driver task for the bot seat to move, if none runs (any thread)."""
+        """Start a driver task for the bot seat to move (or a chance node left unrecorded),
+        if none runs (any thread)."""
         with s.cond:
             cp = s.state.current_player()
-            if s.closed or s.driving or cp < 0 or s.seats[cp].bot is None or self.loop is None:
+            if (s.closed or s.driving or self.loop is None or cp == TERMINAL
+                    or (cp >= 0 and s.seats[cp].bot is None)):
                 return
             s.driving = True
         try:
@@ -452,8 +505,10 @@ class SessionManager:
     async def _drive(self, s: Session) -> None:
         """Play the bot seats' turns of ``s`` until a human seat is to move or the game ends.
 
-        A seat with one legal action plays it without a search. A move the event log cannot
-        record is retried (every second) rather than lost or played out of order.
+        A seat with one legal action plays it without a search. A move or chance outcome the
+        event log cannot record is retried (every second) rather than lost or played out of
+        order. A search whose worker died is run again (``BOT_SEARCH_ATTEMPTS`` in all)
+        before the seat falls back to a seeded random move.
         """
         loop = asyncio.get_running_loop()
         try:
@@ -462,6 +517,14 @@ class SessionManager:
                 # place), so the loop never waits for another thread's event-log write
                 st = s.state
                 cp = st.current_player()
+                if cp == CHANCE and not s.closed:
+                    try:
+                        await loop.run_in_executor(self.io, self._resolve_chance, s)
+                    except Unavailable as exc:
+                        log.error(json.dumps({"event": "chance_not_recorded", "game_id": s.id,
+                                              "error": str(exc)[:300], "note": "retrying"}))
+                        await asyncio.sleep(1.0)
+                    continue
                 if s.closed or cp < 0 or s.seats[cp].bot is None:
                     with s.cond:
                         if s.state is st:
@@ -478,19 +541,23 @@ class SessionManager:
                                     ponder_key=f"{s.id}:{cp}" if lim.ponder else None,
                                     ponder_seconds=min(lim.ponder_seconds, lim.max_seconds))
                 action = int(legal[0]) if job is None else None
-                if job is not None:
+                for attempt in range(1, BOT_SEARCH_ATTEMPTS + 1 if job is not None else 1):
                     try:
                         res = await self.pool.run(job, s.owner or f"game:{s.id}", wait=True,
                                                   max_seconds=self.limits.max_seconds)
                         if res.analysis is not None:
                             action = int(res.analysis.best_action)
-                    except ServiceError as exc:
+                        break
+                    except (ServiceError, RuntimeError) as exc:  # RuntimeError: it raised
                         log.warning(json.dumps({"event": "bot_search_failed", "game_id": s.id,
-                                                "seat": cp, "error": str(exc)[:300]}))
+                                                "seat": cp, "attempt": attempt,
+                                                "error": str(exc)[:300]}))
                         if isinstance(exc, Unavailable) and self.pool._closed:
                             with s.cond:
                                 s.driving = False
                             return
+                        if not isinstance(exc, Unavailable) or s.closed:
+                            break  # only a worker's death is worth a second search
                 try:
                     again = await loop.run_in_executor(self.io, self._bot_move, s, cp, mv,
                                                        action)
@@ -523,9 +590,15 @@ class SessionManager:
             if action not in legal:  # a failed search: play on rather than stall
                 rng = np.random.default_rng([s.seed % _SEED_MOD, mv, 1])
                 action = int(legal[int(rng.integers(len(legal)))])
+                log.warning(json.dumps({"event": "bot_random_fallback", "game_id": s.id,
+                                        "seat": cp, "move_number": mv}))
             self._apply(s, action, cp)
+        try:
             self._resolve_chance(s)
-            return True
+        except Unavailable as exc:  # the move stands; the driver retries the chance outcome
+            log.error(json.dumps({"event": "chance_not_recorded", "game_id": s.id,
+                                  "error": str(exc)[:300], "note": "retrying"}))
+        return True
 
     # ------------------------------------------------------------------ hints
     def hint_state(self, game_id: str, token: str) -> tuple[Game, State, int]:

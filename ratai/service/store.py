@@ -8,8 +8,12 @@ database) raises :class:`StoreError` and the service refuses the move. Seat toke
 only as SHA-256 digests.
 
 One server per file: :class:`Store` holds an exclusive ``flock`` on ``<path>.lock`` (which
-records the holder's pid) for as long as it is open; a second one raises :class:`StoreLocked`
-naming the file and that pid.
+records the holder's pid; ``path`` with its symbolic links resolved) and on the database file
+itself (so a hard link or another spelling of the same file is refused too) for as long as it
+is open; a second one raises :class:`StoreLocked` naming the file and that pid. A file that is
+not an SQLite database, or a damaged one, raises :class:`StoreError` when opened; a game row
+that does not parse is loaded with ``error`` set (the service marks that game broken and
+restores the others).
 """
 
 from __future__ import annotations
@@ -33,27 +37,41 @@ class StoreLocked(RuntimeError):
     """Another server holds the event log."""
 
 
-def _lock(path: str):
-    """Open ``path + '.lock'`` and hold an exclusive lock on it; returns the file object."""
-    lock_path = path + ".lock"
-    f = open(lock_path, "a+")  # noqa: SIM115 - held for the store's lifetime
+def _lock(path: str) -> list:
+    """Hold exclusive locks on ``path + '.lock'`` and on the database file ``path`` itself
+    (created empty if missing: SQLite takes an empty file as a new database); returns the
+    open files, to close when the store closes. ``path`` is a real path (links resolved); the
+    database file's own lock (an ``flock``, which SQLite's POSIX record locks do not touch)
+    also refuses a hard link to the same file under another name."""
+    f = open(path + ".lock", "a+")  # noqa: SIM115 - held for the store's lifetime
     try:
         import fcntl
     except ImportError:  # not POSIX: no lock
-        return f
+        return [f]
+    held = [f]
     try:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+        # a read-only handle, kept open until SQLite has closed (closing another handle to
+        # the file earlier would drop SQLite's own POSIX locks on it)
+        db = open(os.open(path, os.O_RDONLY | os.O_CREAT, 0o644), "rb")  # noqa: SIM115
+        held.append(db)
+        fcntl.flock(db.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
         f.seek(0)
-        holder = f.read().strip() or "unknown"
-        f.close()
+        holder = f.read().strip() or "unknown (the file is reached through another name)"
+        for x in held:
+            x.close()
         raise StoreLocked(f"the event log {path} is in use by another ratai server (pid "
                           f"{holder}); stop it or give --db another file") from None
+    except OSError:
+        for x in held:
+            x.close()
+        raise
     f.seek(0)
     f.truncate()
     f.write(str(os.getpid()))
     f.flush()
-    return f
+    return held
 
 
 @contextlib.contextmanager
@@ -98,6 +116,8 @@ class GameRecord:
     status: str
     actions: list[int]
     actors: list[int]
+    #: why the row could not be read (a malformed header); None when it was
+    error: str | None = None
 
 
 class Store:
@@ -105,18 +125,28 @@ class Store:
 
     def __init__(self, path: str):
         self.path = path
-        self._lockfile = None
+        self._held: list = []
         if path != ":memory:":
-            path = self.path = os.path.abspath(path)
+            path = self.path = os.path.realpath(path)
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            self._lockfile = _lock(path)
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self._held = _lock(path)
         self._lock = threading.Lock()
-        with self._lock:
-            if path != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
+        self._db = None
+        try:
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            with self._lock:
+                if path != ":memory:":
+                    self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.executescript(_SCHEMA)
+                self._db.execute("SELECT count(*) FROM games").fetchone()
+        except sqlite3.Error as exc:
+            if self._db is not None:
+                self._db.close()
+            for x in self._held:
+                x.close()
+            raise StoreError(f"cannot open the event log {path}: {exc} (not a ratai event "
+                             f"log, or damaged; give --db another file)") from None
 
     def create(self, game_id: str, game: str, params: dict, seed: int, seats: list) -> None:
         now = time.time()
@@ -147,19 +177,29 @@ class Store:
             self._db.execute("UPDATE games SET status=?, updated=? WHERE id=?",
                              (status, time.time(), game_id))
 
-    def load(self, status: str = "active") -> list[GameRecord]:
-        """Every game with ``status``, with its actions in order."""
+    def load(self, status: str = "active", game_id: str | None = None) -> list[GameRecord]:
+        """Every game with ``status`` (only ``game_id`` if given), with its actions in order.
+
+        A row whose header does not parse comes back with ``error`` set (and empty fields),
+        so one damaged game does not hide the others."""
+        query = "SELECT id, game, params, seed, seats, status FROM games WHERE status=?"
+        args: tuple = (status,)
+        if game_id is not None:
+            query, args = query + " AND id=?", (status, game_id)
         with self._lock:
-            rows = self._db.execute(
-                "SELECT id, game, params, seed, seats, status FROM games WHERE status=? "
-                "ORDER BY created", (status,)).fetchall()
+            rows = self._db.execute(query + " ORDER BY created", args).fetchall()
             out = []
             for gid, game, params, seed, seats, st in rows:
                 ev = self._db.execute("SELECT seq, actor, action FROM events WHERE game_id=? "
                                       "ORDER BY seq", (gid,)).fetchall()
-                out.append(GameRecord(gid, game, json.loads(params), int(seed),
-                                      json.loads(seats), st, [a for _, _, a in ev],
-                                      [p for _, p, _ in ev]))
+                try:
+                    rec = GameRecord(gid, str(game), json.loads(params), int(seed),
+                                     json.loads(seats), st, [int(a) for _, _, a in ev],
+                                     [int(p) for _, p, _ in ev])
+                except (TypeError, ValueError) as exc:
+                    rec = GameRecord(gid, str(game), {}, 0, [], st, [], [],
+                                     error=f"malformed row: {type(exc).__name__}: {exc}")
+                out.append(rec)
         return out
 
     def actions(self, game_id: str) -> list[int]:
@@ -170,6 +210,6 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-            if self._lockfile is not None:
-                self._lockfile.close()  # releases the flock
-                self._lockfile = None
+            for x in self._held:  # after SQLite: releases the flocks
+                x.close()
+            self._held = []

@@ -201,6 +201,16 @@ def test_determinizations_out_of_range_is_refused(kind, value):
         make_bot(kind, game, 0, time_limit=0.1, determinizations=value)
 
 
+@pytest.mark.parametrize("kind", ["mcts", "ismcts", "pimc", "smmcts"])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -0.5, 101.0, True, "1"])
+def test_exploration_out_of_range_is_refused(kind, value):
+    """A newcomer passed ``exploration=nan`` to the Python API: accepted, and a 300-iteration
+    search gave every move one visit (the CLI, engine and service refused it)."""
+    game = load_game("first_rat", num_players=2)
+    with pytest.raises(ValueError, match="exploration"):
+        make_bot(kind, game, 0, iterations=10, exploration=value)
+
+
 @pytest.mark.parametrize("field,value", [
     ("time_limit", math.nan), ("time_limit", math.inf), ("time_limit", -1.0),
     ("time_limit", 1e300), ("iterations", 1e300), ("iterations", 2.5),

@@ -54,6 +54,24 @@ def test_standings_count_shared_wins_and_rate():
     assert rows["a"].mu > rows["b"].mu
 
 
+def _sweep(games: int = 10) -> list[dict]:
+    """``games`` seat-rotated records in which bot ``a`` wins every game against ``b``."""
+    return [{"index": i, "seats": ["a", "b"] if i % 2 == 0 else ["b", "a"],
+             "returns": [1.0, 0.0] if i % 2 == 0 else [0.0, 1.0],
+             "scores": [9, 1] if i % 2 == 0 else [1, 9]} for i in range(games)]
+
+
+def test_a_clean_sweep_has_a_wilson_interval_not_a_point():
+    """10 wins in 10 games is not certainty: the table prints the Wilson interval of the
+    mean return, about [0.72, 1.00] (a normal approximation collapsed to [1.000, 1.000])."""
+    rows = {s.bot: s for s in standings(_sweep(), ["a", "b"])}
+    assert rows["a"].wilson95 == pytest.approx((0.7225, 1.0), abs=1e-4)
+    assert rows["b"].wilson95 == pytest.approx((0.0, 0.2775), abs=1e-4)
+    table = format_table(list(rows.values()))
+    assert "| a | 10 | 1.000 | [0.722, 1.000] |" in table
+    assert "| b | 10 | 0.000 | [0.000, 0.278] |" in table
+
+
 def test_arena_command_prints_table_and_writes_records(tmp_path):
     out = io.StringIO()
     path = tmp_path / "games.jsonl"

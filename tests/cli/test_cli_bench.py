@@ -22,6 +22,24 @@ def test_bench_writes_table_and_plot(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_bench_strength_interval_is_wilson(monkeypatch):
+    """A budget that wins all its games gets the Wilson interval of the mean return
+    (about [0.72, 1.00] over 10 games), never the point [1.00, 1.00]."""
+    from ratai import bench as bench_mod
+
+    def sweep(name, params, bots, games, **kw):
+        spec = bots[0]
+        return [{"index": i, "seats": [spec, "random"] if i % 2 == 0 else ["random", spec],
+                 "returns": [1.0, 0.0] if i % 2 == 0 else [0.0, 1.0],
+                 "scores": [9, 1] if i % 2 == 0 else [1, 9]} for i in range(games)]
+
+    monkeypatch.setattr(bench_mod, "run_arena", sweep)
+    (row,) = bench_mod.strength("rat_trap", "mcts", [10], 10, params={"num_players": 2})
+    assert (row.win_rate, row.games) == (1.0, 10)
+    assert row.low == pytest.approx(0.7225, abs=1e-4) and row.high == 1.0
+    assert "| 1.00 | [0.72, 1.00] |" in bench_mod.markdown([], [row])
+
+
 def test_bench_bad_budget_is_a_usage_error():
     with pytest.raises(SystemExit):
         main(["bench", "rat_trap", "--budgets", "ten"], io.StringIO())

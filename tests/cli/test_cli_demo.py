@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import time
+
+import pytest
 
 from ratai.cli import main
 from ratai.demo import LINEUP
@@ -19,6 +22,33 @@ def test_demo_plays_every_game_and_replays_its_log():
     for game in registered_games():  # captured (not a terminal): names are never cut
         assert f" {game} " in text
     assert "…" not in text
+
+
+def test_demo_timeout_is_one_line_naming_it_and_the_games_exit_2(capsys, monkeypatch):
+    """A --timeout too small for the demo is the user's: exit 2 with one line naming the
+    timeout and the unfinished games (it said "a game did not finish or did not replay",
+    exit 1), and it is honoured promptly: the server's start counts, every call to the
+    service is bounded by the time left (it overran a 2 s timeout by 7 s)."""
+    from ratai.service.server import RatAIServer
+
+    start, started = RatAIServer.start, []
+
+    def timed_start(self, *args, **kwargs):
+        t0 = time.perf_counter()
+        port = start(self, *args, **kwargs)
+        started.append(time.perf_counter() - t0)
+        return port
+
+    monkeypatch.setattr(RatAIServer, "start", timed_start)
+    t0 = time.perf_counter()
+    with pytest.raises(SystemExit) as info:
+        main(["demo", "--timeout", "1.5", "--workers", "1"], io.StringIO())
+    elapsed = time.perf_counter() - t0
+    assert info.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("ratai: demo timed out: --timeout 1.5 s"), err
+    assert "rat_trap (" in err[0] and "unfinished" in err[0]
+    assert elapsed < max(1.5, started[0]) + 2.0, (elapsed, started)
 
 
 def test_demo_says_why_a_search_seat_lost():

@@ -240,6 +240,8 @@ def test_root_moves_and_observation_queries(engine):
 
 @pytest.mark.parametrize("doc,words", [
     ({"game": "rat_trap", "history": []}, ["'id'"]),
+    ({"id": 1, "history": []}, ["missing field 'game'", "rat_trap"]),  # was "bad game None"
+    ({"id": 1, "game": None, "history": []}, ["bad game null", "rat_trap"]),
     ({"id": 1, "game": "rat_trap"}, ["history", "observation"]),
     ({"id": 1, "game": "rat_trap", "history": [], "observation": {}}, ["exactly one"]),
     ({"id": 1, "game": "rat_trap", "observation": {}}, ["player"]),
@@ -255,6 +257,24 @@ def test_parse_query_names_the_bad_field(doc, words):
         parse_query(doc)
     for w in words:
         assert w in str(info.value)
+
+
+@pytest.mark.parametrize("line,error", [
+    ('{"id": NaN, "game": "rat_trap", "history": []}', "not JSON: NaN is not a JSON number"),
+    ('{"id": 1, "game": "rat_trap", "history": [Infinity]}',
+     "not JSON: Infinity is not a JSON number"),
+    ("this is not json", "not JSON: Expecting value at column 1"),
+])
+def test_a_line_that_is_not_json_is_said_once(line, error):
+    """The error says what is wrong once (NaN said "not JSON this engine reads: not JSON:
+    NaN is not a JSON number")."""
+    import io
+
+    from ratai.engine import Engine
+
+    out = io.StringIO()
+    Engine(out, workers=1).handle_line(line)
+    assert json.loads(out.getvalue()) == {"id": None, "error": error}
 
 
 def test_ctrl_c_stops_searches_and_exits_130(engine):

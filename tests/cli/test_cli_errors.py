@@ -45,6 +45,12 @@ def files(tmp_path_factory):
     (d / "other_game.json").write_text(json.dumps({"game": "first_rat", "history": []}))
     (d / "deep.json").write_text("[" * 100_000)
     (d / "digits.json").write_text("[" + "9" * 5000 + "]")
+    (d / "played.json").write_text(json.dumps({
+        "game": "rat_trap", "params": {"num_players": 3}, "seed": 9, "history": [],
+        "seats": {"0": "human", "1": "heuristic", "2": "ismcts:50"}}))
+    (d / "games.jsonl").write_text("".join(
+        json.dumps({"game": "rat_trap", "params": {"num_players": 3}, "seed": 0, "index": i,
+                    "seats": ["random"] * 3, "history": []}) + "\n" for i in range(3)))
     return d
 
 
@@ -62,6 +68,18 @@ CASES = [
     (["play", "rat_trap", "--players", "3", "--param", "big_gang=true"], ["big_gang"]),
     (["play", "rat_trap", "--load", "{d}/other_game.json"], ["--load", "first_rat"]),
     (["play", "rat_trap", "--frobnicate"], ["--frobnicate"]),
+    # options that were silently ignored or overridden (a newcomer's report)
+    (["play", "first_rat", "--players", "1", "--bots", "mcts:100"],
+     ["--bots mcts:100", "1-player game has no seat for a bot", "automaton"]),
+    (["play", "rat_trap", "--load", "{d}/played.json", "--seed", "8"],
+     ["--seed 8", "--load", "played.json", "seed 9"]),
+    (["play", "rat_trap", "--load", "{d}/played.json", "--bots", "heuristic"],
+     ["--bots heuristic", "--load", "seat 1 heuristic, seat 2 ismcts:50"]),
+    (["play", "rat_trap", "--load", "{d}/played.json", "--seat", "1"],
+     ["--seat 1", "--load", "seat 0"]),
+    (["suggest", "rat_trap", "--history", "{d}/games.jsonl", "--seat", "0"],
+     ["--history", "games.jsonl", "holds 3 games", "file of its own"]),
+    (["play", "rat_trap", "--load", "{d}/games.jsonl"], ["--load", "holds 3 games"]),
     (["arena", "rat_trap", "--bots", "random", "--games", "0"], ["--games", "0", "1"]),
     (["arena", "rat_trap", "--bots", "random", "--games", "-3"], ["--games", "-3"]),
     (["arena", "rat_trap", "--bots", "random", "--workers", "-2"], ["--workers", "-2"]),

@@ -222,8 +222,17 @@ def test_from_run_re_rates_a_saved_ladder(tmp_path, capsys):
                  "--no-plot"], io.StringIO()) == 0
     first = json.loads((d / "ladder.json").read_text())
     assert json.loads((again / "ladder.json").read_text())["standings"] == first["standings"]
+    assert main(["ladder", "rat_trap", "--players", "2", "--from-run", str(d), "--out",
+                 str(again), "--no-plot"], io.StringIO()) == 0  # the run's own count
     for argv, needle in ((["ladder", "ratapolis", "--from-run", str(d)], "a rat_trap ladder"),
-                         (["ladder", "rat_trap", "--from-run", str(tmp_path)], "bad ladder run")):
+                         (["ladder", "rat_trap", "--from-run", str(tmp_path)], "bad ladder run"),
+                         # a table of another player count was written from a 2-player run
+                         (["ladder", "rat_trap", "--players", "3", "--from-run", str(d)],
+                          "a 2-player ladder, not --players 3"),
+                         (["ladder", "rat_trap", "--param", "tie_break=extra_round",
+                           "--from-run", str(d)], 'tie_break="shared"'),
+                         (["ladder", "rat_trap", "--from-run", str(d), "--seed", "4",
+                           "--workers", "2"], "plays nothing")):
         with pytest.raises(SystemExit) as info:
             main(argv, io.StringIO())
         err = capsys.readouterr().err

@@ -30,6 +30,20 @@ def test_play_a_full_game_against_random_bots(players):
     assert "[0]" in text and "your move>" in text and "Rat Trap - round" in text
 
 
+def test_the_final_board_shows_no_seat_to_move_and_no_dice():
+    """After the last move nobody is to move: the board printed above "Game over" has no
+    "active: seat N" and no dice (Rat Trap's render still shows the last turn's)."""
+    from ratai.cli import final_board
+
+    out = io.StringIO()
+    assert main(["play", "rat_trap", "--players", "3", "--seed", "3"], out, Always()) == 0
+    final = out.getvalue().rsplit("your move> ", 1)[1]
+    assert "Rat Trap - round" in final and "Game over: " in final
+    assert "active: seat" not in final and "dice:" not in final
+    assert final_board("Rat Trap - round 3, turn 9, active: seat 1\n  seat 1  7\n"
+                       "  dice: key1 cat") == "Rat Trap - round 3, turn 9\n  seat 1  7"
+
+
 def test_play_by_label_and_quit():
     out = io.StringIO()
     inp = io.StringIO("not a move\nkeep the dice\nq\n")
@@ -53,6 +67,19 @@ def test_bad_arguments_are_clear_errors():
         main(["play", "rat_trap", "--players", "3", "--seat", "7"], io.StringIO(), Always())
     with pytest.raises(SystemExit, match="unknown bot kind"):
         main(["play", "rat_trap", "--bots", "oracle"], io.StringIO(), Always())
+
+
+def test_solo_play_names_no_bots_and_refuses_them():
+    """Solo First Rat: the only seat is yours, Greg is the game's automaton. The header says
+    so (it printed "bots: " and dropped --bots silently); --bots is refused."""
+    out = io.StringIO()
+    assert main(["play", "first_rat", "--players", "1", "--seed", "2"], out,
+                io.StringIO("q\n")) == 0
+    assert out.getvalue().startswith("bots: none (solo: the game's automaton plays against "
+                                      "you)\n")
+    with pytest.raises(SystemExit, match="no seat for a bot"):
+        main(["play", "first_rat", "--players", "1", "--bots", "mcts:100"], io.StringIO(),
+             Always())
 
 
 def test_games_lists_every_game():

@@ -122,6 +122,27 @@ def test_save_then_suggest_then_load(tmp_path):
              io.StringIO())
 
 
+def test_load_continues_with_the_recorded_seat_bots_and_seed(tmp_path):
+    """--load continues the recorded game as it was: your seat, the bots and the seed come
+    from the record (it used to seat you at 0 against --bots' default, random); the same
+    values given again are allowed, other ones refused (tests/cli/test_cli_errors.py). New
+    moves are saved only with --save, and the screen says so."""
+    path = tmp_path / "game.json"
+    code, _ = _play(["rat_trap", "--players", "3", "--seat", "1", "--bots", "heuristic,random",
+                     "--seed", "4", "--save", str(path)], ["0", "q"])
+    assert code == 0
+    saved = json.loads(path.read_text())
+    assert saved["seats"] == {"1": "human", "0": "heuristic", "2": "random"}
+    code, text = _play(["rat_trap", "--load", str(path)], ["q"])
+    assert code == 0 and "bots: seat 0 heuristic, seat 2 random" in text
+    assert "you are seat 1 (seed 4)" in text
+    assert "new moves are not saved: add --save FILE" in text
+    code, text = _play(["rat_trap", "--load", str(path), "--seat", "1", "--seed", "4",
+                        "--bots", "heuristic,random", "--save", str(path)], ["0", "q"])
+    assert code == 0 and "not saved" not in text
+    assert len(json.loads(path.read_text())["history"]) > len(saved["history"])
+
+
 def test_terminal_completes_move_labels_with_prompt_toolkit():
     from prompt_toolkit import PromptSession
     from prompt_toolkit.document import Document

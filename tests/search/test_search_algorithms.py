@@ -226,3 +226,22 @@ def test_three_player_vector_returns():
         an = make_bot(kind, game, 0, seed=0, **kw).analyze(s)
         assert all(len(m.values) == 3 for m in an.moves)
         assert all(0.0 <= v <= 1.0 for m in an.moves for v in m.values)
+
+
+@pytest.mark.parametrize("evaluation", ["rollout", "heuristic"])
+def test_expectimax_values_a_solo_game_as_its_win_chance(evaluation):
+    """Solo First Rat (one seat against Greg, return 1 for a win, 0 for a loss): expectimax
+    scaled its horizon values to sum to 1 over the seats, so with one seat every move was a
+    certain win (1.000) and it played no better than random. Its values are now the mean
+    return of its rollouts (random playouts lose to Greg) or the heuristic's own estimate."""
+    from ratai.engines import load_game
+
+    game = load_game("first_rat", num_players=1)
+    state = game.new_initial_state()
+    while state.current_player() != 0:
+        state.apply_action(state.legal_actions()[0])
+    an = make_bot("expectimax", game, 0, iterations=400, seed=1, evaluation=evaluation,
+                  skip_forced=False).analyze(state)
+    values = [m.values[0] for m in an.moves]
+    assert all(0.0 <= v <= 1.0 for v in values)
+    assert max(values) < 0.9, values  # was 1.000 for every move

@@ -573,3 +573,13 @@ def test_one_peer_holds_at_most_its_share_of_the_hosted_games():
             Client(f"127.0.0.1:{srv.port}") as c:
         for _ in range(3):
             c.create_game("rat_trap", ["human"] * 3)
+
+
+def test_serve_help_names_each_default_once():
+    """A newcomer: ``ratai serve --help`` printed ``(default ...) (default: None)`` for --db
+    and --api-key, whose help already says what their absence means."""
+    from ratai.service.config import build_parser
+
+    text = " ".join(build_parser().format_help().split())
+    assert "(default: None)" not in text
+    assert "(default: 50051)" in text and "(default: 127.0.0.1)" in text
