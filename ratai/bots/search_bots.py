@@ -25,9 +25,11 @@ from ratai.search.common import (
     check_number,
     check_root_moves,
     check_stop,
+    decisive_move,
     free_later,
     node_cap,
     paused_gc,
+    play_decisive,
 )
 from ratai.search.expectimax import Expectimax
 from ratai.search.ismcts import ISMCTS
@@ -93,6 +95,9 @@ def _compiled_game(game: Game) -> bool:
         return False
     return bool(cy.is_cython_state(game.new_initial_state()))
 
+
+#: mixed into the root tie-break seed for the decisive-move check's determinizations
+_DECISIVE_SALT = 0x5EED_DEC1
 
 class SearchBot(Bot):
     """Common machinery of the search bots.
@@ -192,13 +197,18 @@ class SearchBot(Bot):
         # filter (Rat Trap's determinizations) may take at most BELIEF_SHARE of the time
         # limit and stops on a cancel: past either, this call searches the closed form and
         # the next call resumes the filter
+        srng = self._rng(state)
         with belief_deadline(budget.share_end(BELIEF_SHARE), budget.stop), paused_gc(), \
                 bounded_playouts(budget):
+            # a move that wins at once is played (decisive moves; its check is inside the
+            # budget and draws from its own seeded stream, so the search's are unchanged)
+            win = decisive_move(state, self.player, legal, srng.tie_seed ^ _DECISIVE_SALT)
             if allowed is not None:
-                return self._analyze(state, budget, self._rng(state),
-                                     on_progress or self.on_progress, allowed=allowed)
-            return self._analyze(state, budget, self._rng(state),
-                                 on_progress or self.on_progress)
+                an = self._analyze(state, budget, srng, on_progress or self.on_progress,
+                                   allowed=allowed)
+            else:
+                an = self._analyze(state, budget, srng, on_progress or self.on_progress)
+        return play_decisive(an, win, state)
 
     def _analyze(self, state: State, budget: Budget, srng, on_progress) -> Analysis:
         raise NotImplementedError

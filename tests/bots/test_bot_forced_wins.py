@@ -62,3 +62,27 @@ def test_search_takes_an_immediate_win(name):
                 # Other moves may win later too (the game can be decided already): the
                 # search must at least pick a move it found winning.
                 assert an.moves[0].value >= 0.95, (kind, wins, an.moves[:3])
+
+
+KINDS = [("heuristic", {}), ("mcts", {"iterations": 300}), ("ismcts", {"iterations": 300}),
+         ("pimc", {"iterations": 300}), ("expectimax", {"time_limit": 0.1}),
+         ("smmcts", {"iterations": 300}), ("az", {"iterations": 100})]
+
+
+@pytest.mark.parametrize("name", ["first_rat", "rats_to_riches"])
+def test_every_kind_plays_a_move_that_wins_at_once(name):
+    """Decisive moves (Teytaud & Teytaud 2010): a newcomer saw mcts, ismcts, pimc, smmcts and
+    expectimax play "rat 3 space 23 -> space 26" where "-> Launchpad" ended the game with a
+    win (every move of the won position was valued 1, so the search had no reason to prefer
+    it). A move that wins at once is now played by every kind, first in ``moves`` and the
+    head of the PV; the search still reports the others."""
+    game = load_game(name, num_players=3)
+    cases = immediate_wins(game, seeds=range(8), limit=4)
+    assert cases, f"no immediate-win position met in random {name} games"
+    for s, wins in cases:
+        p = s.current_player()
+        for kind, kw in KINDS:
+            an = make_bot(kind, game, p, seed=0, **kw).analyze(s)
+            assert an.best_action in wins, (kind, wins, an.moves[:3])
+            assert an.moves[0].action == an.best_action == an.pv[0].action
+            assert len(an.moves) == len(set(m.action for m in an.moves))

@@ -115,11 +115,15 @@ def test_a_role_dealt_to_another_seat_stays_unseen(backend):
         assert a.information_state_string(p) == b.information_state_string(p)
 
 
+@pytest.mark.usefixtures("bounded_beliefs")
 @pytest.mark.parametrize(("name", "variant", "backend"), CASES, ids=IDS)
 def test_a_determinization_keeps_the_information_state(name, variant, backend):
     """``resample_from_infostate`` (and the twin's compiled ``resample_c``) keeps the seat's
     information state, so a search keyed by it sees one tree; the other seats' logs in the
-    sample start with ``None`` (their past is unknown to the seat)."""
+    sample start with ``None`` (their past is unknown to the seat). With Rat Trap's belief
+    filter at its old caps (``bounded_beliefs``), so the closed form past the caps is checked
+    too; every world of the filter itself shows the seat its information state
+    (``test_belief.py``)."""
     params = game_class(name, "python").variants[variant]
     game = load_game(name, backend=backend, **params)
     n = game.num_players()
