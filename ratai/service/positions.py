@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ratai.engines import Game, IllegalActionError, State, game_class
-from ratai.engines.api import TERMINAL, keep_views
+from ratai.engines.api import CHANCE, TERMINAL, keep_views
 
 from .errors import FailedPrecondition, InvalidArgument
 
@@ -147,6 +147,10 @@ def check_turn(state: State, seat: int) -> list[int]:
         raise InvalidArgument(f"malformed state ({type(exc).__name__}: {exc})") from None
     if cp == TERMINAL:
         raise FailedPrecondition("the game is over")
+    if cp == CHANCE:
+        raise FailedPrecondition(f"it is not seat {seat}'s turn: the position is a chance node "
+                                 f"(dice or cards to draw); give the position after its "
+                                 f"outcome")
     if cp != seat or not legal:
         raise FailedPrecondition(f"it is not seat {seat}'s turn (current player: {cp})")
     return legal

@@ -130,6 +130,9 @@ def test_failed_precondition_not_your_turn_and_game_over(client, server, game):
     history = server.store.actions(created.game_id)
     pos = client.position("rat_trap", 0, history=history)
     assert code_of(client.suggest_move, position=pos)[0] == grpc.StatusCode.FAILED_PRECONDITION
+    # a position at a chance node says so (a newcomer read "current player: -1")
+    code, msg = code_of(client.suggest_move, position=client.position("rat_trap", 0, history=[]))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION and "chance node" in msg
 
 
 def test_permission_denied_wrong_token(client, game):
