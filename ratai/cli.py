@@ -21,7 +21,6 @@ import importlib.util
 import json
 import math
 import os
-import re
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -408,16 +407,6 @@ def write_record(path: str, game, state, seed: int, seats: dict) -> None:
     Path(path).write_text(json.dumps(doc) + "\n")
 
 
-def final_board(board: str) -> str:
-    """A finished game's board as ``ratai play`` shows it: without the turn's leftovers a
-    title's ``render`` still prints (Rat Trap's ``, active: seat N`` and ``dice:`` line),
-    since nobody is to move and no die is in play. (The engines' ``render`` is left as it
-    is: it describes the last state, and other callers show it as such.)"""
-    lines = [re.sub(r",? active: seat \d+", "", line) for line in board.splitlines()
-             if not line.lstrip().startswith("dice:")]
-    return "\n".join(lines)
-
-
 def game_over_line(state) -> str:
     """``Game over: winner seat 1 (42 points); scores: seat 0 30, seat 1 42, seat 2 17``."""
     scores, returns = state.scores(), state.returns()
@@ -723,8 +712,7 @@ class PlaySession:
             self.events.append(event_line(st, me, cp, action))
             st.apply_action(action)
         self._save()
-        board = final_board(self.state.render(me))
-        self.out.write("\n".join(fit_lines(board)[:SCREEN_LINES - 3]) + "\n")
+        self.out.write("\n".join(fit_lines(self.state.render(me))[:SCREEN_LINES - 3]) + "\n")
         self.out.write(game_over_line(self.state) + "\n")
         if self.save:
             self.out.write(f"record saved to {self.save}\n")

@@ -816,11 +816,13 @@ def _card_list(cs: list[int]) -> str:
 
 
 def render(state: RatTrapState, player: int) -> str:
-    """Seat ``player``'s view as text: points, scratches, piles, its cards, dice and the turn."""
+    """Seat ``player``'s view as text: points, scratches, piles, its cards, dice and the turn
+    (a finished game: "game over", no seat to move and no dice)."""
     obs = state.observation(player)
     g = state._game
-    lines = [f"Rat Trap - round {obs['round']}, turn {obs['turn']}, "
-             f"active: {_who(state, obs['active'])}"]
+    over = state.is_terminal()
+    turn = "game over" if over else f"active: {_who(state, obs['active'])}"
+    lines = [f"Rat Trap - round {obs['round']}, turn {obs['turn']}, {turn}"]
     lines.append("  player          points  scratches  stored")
     for k in range(g.participants):
         name = _who(state, k) + (" (you)" if k == player else "")
@@ -850,6 +852,6 @@ def render(state: RatTrapState, player: int) -> str:
         gained = ", ".join(f"{_who(state, k)} +{x}" for k, x in enumerate(last["gained"]))
         lines.append(f"  round {last['round']} scored: {gained}")
     dice = [FACES[f] for f in obs["black"]] + [FACES[f] + "(white)" for f in obs["white"]]
-    if dice:
+    if dice and not over:
         lines.append(f"  dice: {' '.join(dice)}")
     return "\n".join(lines)

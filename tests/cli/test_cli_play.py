@@ -32,16 +32,13 @@ def test_play_a_full_game_against_random_bots(players):
 
 def test_the_final_board_shows_no_seat_to_move_and_no_dice():
     """After the last move nobody is to move: the board printed above "Game over" has no
-    "active: seat N" and no dice (Rat Trap's render still shows the last turn's)."""
-    from ratai.cli import final_board
-
+    "active: seat N" and no dice (Rat Trap's render showed the last turn's; both backends
+    share the render)."""
     out = io.StringIO()
     assert main(["play", "rat_trap", "--players", "3", "--seed", "3"], out, Always()) == 0
     final = out.getvalue().rsplit("your move> ", 1)[1]
     assert "Rat Trap - round" in final and "Game over: " in final
-    assert "active: seat" not in final and "dice:" not in final
-    assert final_board("Rat Trap - round 3, turn 9, active: seat 1\n  seat 1  7\n"
-                       "  dice: key1 cat") == "Rat Trap - round 3, turn 9\n  seat 1  7"
+    assert "active: seat" not in final and "dice:" not in final and "game over" in final
 
 
 def test_play_by_label_and_quit():
