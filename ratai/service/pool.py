@@ -113,10 +113,15 @@ class _ProcWorker:
         env = dict(os.environ)
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ratai.service.worker", str(cfd), str(os.getpid())],
-            pass_fds=(cfd,), stdin=subprocess.DEVNULL, env=env)
-        child.close()
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "ratai.service.worker", str(cfd), str(os.getpid())],
+                pass_fds=(cfd,), stdin=subprocess.DEVNULL, env=env)
+        except BaseException:  # no process (interpreter gone, no memory or descriptors)
+            self.conn.close()
+            raise
+        finally:
+            child.close()
         self.pid = self.proc.pid
         self.ready = False
         self.entry: _Entry | None = None
@@ -174,6 +179,19 @@ class _ProcWorker:
         except OSError:
             pass
         threading.Thread(target=self.proc.wait, daemon=True).start()  # reap it
+
+
+class _NoWorker:
+    """A slot whose process could not even be spawned (``Popen`` raised: the interpreter
+    was removed, no memory, no file descriptors); replaced like a failed start."""
+
+    ready, entry, pid = False, None, None
+
+    def __init__(self, index: int):
+        self.index, self.dead = index, True
+
+    def kill(self) -> None:
+        pass
 
 
 class _ThreadWorker:
@@ -289,7 +307,14 @@ class SearchPool:
     def _new_worker(self, index: int) -> Any:
         if not self.workers:
             return _ThreadWorker(self, index)
-        w = _ProcWorker(self, index)
+        try:
+            w = _ProcWorker(self, index)
+        except (OSError, subprocess.SubprocessError) as exc:
+            log.error(json.dumps({"event": "search_worker_spawn_failed",
+                                  "error": f"{type(exc).__name__}: {exc}"[:300]}))
+            w = _NoWorker(index)
+            self.loop.call_soon(self._start_failed, w)
+            return w
         self.loop.call_later(self.start_timeout_s, self._start_timeout, w)
         return w
 
@@ -302,12 +327,21 @@ class SearchPool:
         self._start_failed(w)
 
     def _start_failed(self, w: Any) -> None:
-        """``w`` died or hung before it was ready: replace it after a backoff."""
+        """``w`` died, hung or could not be spawned before it was ready: a ready spare takes
+        its slot at once; a new process starts after a backoff."""
+        if self._closed:
+            return
         self._start_failures += 1
         delay = min(START_BACKOFF_MAX_S, START_BACKOFF_S * 2 ** (self._start_failures - 1))
         log.error(json.dumps({"event": "search_worker_start_failed", "pid": w.pid,
                               "failures_in_a_row": self._start_failures,
                               "retry_in_s": delay}))
+        spare = self._spare
+        if w in self._pool and spare is not None and spare.ready and not spare.dead:
+            i = self._pool.index(w)
+            spare.index, w.index = w.index, -1
+            self._pool[i], self._spare = spare, w  # w, dead, is replaced as the spare
+            self._pump()
         if not self.healthy():
             for q in self._queues.values():   # hints: refuse now rather than wait
                 for e in [x for x in q if not x.wait]:
@@ -585,6 +619,15 @@ class SearchPool:
                 return
             w.ready = True
             self._start_failures = 0
+            if w is self._spare:  # a slot still starting (or dead) takes the ready spare
+                slot = next((i for i, x in enumerate(self._pool)
+                             if (x.dead or not x.ready) and x.entry is None), None)
+                if slot is not None:
+                    old = self._pool[slot]
+                    w.index, old.index = old.index, -1
+                    self._pool[slot], self._spare = w, old
+                    if old.dead:
+                        self._replace(old)
             self._pump()
             return
         e = self._running.get(msg[1])

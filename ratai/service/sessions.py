@@ -58,6 +58,8 @@ _SEED_MOD = 2**64
 #: searches a hosted bot seat runs for one move when its worker dies under it (then a seeded
 #: random legal move, so the game never stalls)
 BOT_SEARCH_ATTEMPTS = 3
+#: seconds between two log lines of one game's retried write (see ``_log_retry``)
+RETRY_LOG_PERIOD_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,8 @@ class Session:
     closed: bool = False
     #: ``(loop, asyncio.Event)`` of the watch streams waiting for the next event
     waiters: set = field(default_factory=set)
+    #: per retried-write event: (when last logged, failures not logged since)
+    retry_log: dict = field(default_factory=dict)
 
     def notify(self) -> None:
         """Wake the watch streams (callable from any thread)."""
@@ -469,6 +473,20 @@ class SessionManager:
                 mv = s.state.move_number()
                 self._apply(s, _sample_chance(s.state, s.seed, mv), CHANCE)
 
+    @staticmethod
+    def _log_retry(s: Session, event: str, exc: Exception) -> None:
+        """Log a write the game retries every second: the first failure, then at most once a
+        minute per game and event (with how many were not logged), so an outage of many
+        games does not flood the log."""
+        now = time.monotonic()
+        last, quiet = s.retry_log.get(event, (None, 0))
+        if last is not None and now - last < RETRY_LOG_PERIOD_S:
+            s.retry_log[event] = (last, quiet + 1)
+            return
+        s.retry_log[event] = (now, 0)
+        log.error(json.dumps({"event": event, "game_id": s.id, "error": str(exc)[:300],
+                              "note": "retrying", "not_logged_since": quiet}))
+
     def _advance(self, s: Session) -> None:
         """After a recorded move: resolve the chance nodes that follow and start the driver of
         a bot seat to move. A chance outcome the store cannot record now is left to the
@@ -477,8 +495,7 @@ class SessionManager:
         try:
             self._resolve_chance(s)
         except Unavailable as exc:
-            log.error(json.dumps({"event": "chance_not_recorded", "game_id": s.id,
-                                  "error": str(exc)[:300], "note": "retrying"}))
+            self._log_retry(s, "chance_not_recorded", exc)
         self._schedule(s)
 
     # ------------------------------------------------------------------ bot seats
@@ -521,8 +538,7 @@ class SessionManager:
                     try:
                         await loop.run_in_executor(self.io, self._resolve_chance, s)
                     except Unavailable as exc:
-                        log.error(json.dumps({"event": "chance_not_recorded", "game_id": s.id,
-                                              "error": str(exc)[:300], "note": "retrying"}))
+                        self._log_retry(s, "chance_not_recorded", exc)
                         await asyncio.sleep(1.0)
                     continue
                 if s.closed or cp < 0 or s.seats[cp].bot is None:
@@ -558,14 +574,17 @@ class SessionManager:
                             return
                         if not isinstance(exc, Unavailable) or s.closed:
                             break  # only a worker's death is worth a second search
-                try:
-                    again = await loop.run_in_executor(self.io, self._bot_move, s, cp, mv,
-                                                       action)
-                except Unavailable as exc:
-                    log.error(json.dumps({"event": "bot_move_not_recorded", "game_id": s.id,
-                                          "seat": cp, "error": str(exc)[:300]}))
-                    await asyncio.sleep(1.0)
-                    continue
+                while True:  # the chosen move, until the log records it (no new search)
+                    try:
+                        again = await loop.run_in_executor(self.io, self._bot_move, s, cp, mv,
+                                                           action)
+                        break
+                    except Unavailable as exc:
+                        self._log_retry(s, "bot_move_not_recorded", exc)
+                        await asyncio.sleep(1.0)
+                        if s.closed or s.state.move_number() != mv:
+                            again = True  # the loop reads the game again
+                            break
                 if not again:
                     return
         except asyncio.CancelledError:
@@ -596,8 +615,7 @@ class SessionManager:
         try:
             self._resolve_chance(s)
         except Unavailable as exc:  # the move stands; the driver retries the chance outcome
-            log.error(json.dumps({"event": "chance_not_recorded", "game_id": s.id,
-                                  "error": str(exc)[:300], "note": "retrying"}))
+            self._log_retry(s, "chance_not_recorded", exc)
         return True
 
     # ------------------------------------------------------------------ hints
@@ -670,20 +688,23 @@ class SessionManager:
         """Drop games idle longer than ``idle_expiry_s``; returns their ids."""
         now = time.monotonic() if now is None else now
         with self._lock:
-            old = [s for s in self._sessions.values()
-                   if now - s.last_used > self.limits.idle_expiry_s]
-            for s in old:
-                del self._sessions[s.id]
-        for s in old:
+            idle = [s for s in self._sessions.values()
+                    if now - s.last_used > self.limits.idle_expiry_s]
+        old = []
+        for s in idle:
             with s.cond:
+                if not s.state.is_terminal():
+                    try:   # first the log: a game it still calls active stays hosted
+                        self.store.set_status(s.id, "expired")
+                    except StoreError as exc:
+                        self._log_retry(s, "expiry_not_recorded", exc)
+                        continue
                 s.closed = True
                 s.cond.notify_all()
-                if not s.state.is_terminal():
-                    try:
-                        self.store.set_status(s.id, "expired")
-                    except StoreError:
-                        log.exception("could not mark game %s expired", s.id)
+            with self._lock:
+                self._sessions.pop(s.id, None)
             s.notify()
+            old.append(s)
         return [s.id for s in old]
 
     def _reap(self) -> None:

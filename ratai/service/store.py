@@ -43,7 +43,14 @@ def _lock(path: str) -> list:
     open files, to close when the store closes. ``path`` is a real path (links resolved); the
     database file's own lock (an ``flock``, which SQLite's POSIX record locks do not touch)
     also refuses a hard link to the same file under another name."""
-    f = open(path + ".lock", "a+")  # noqa: SIM115 - held for the store's lifetime
+    lock_path = path + ".lock"
+    try:  # never through a link: the lock file is truncated and written
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        if os.path.islink(lock_path):
+            raise OSError(f"the lock file {lock_path} is a symbolic link: remove it") from None
+        raise exc
+    f = open(fd, "r+", encoding="utf-8", errors="replace")  # noqa: SIM115 - held for life
     try:
         import fcntl
     except ImportError:  # not POSIX: no lock
@@ -145,8 +152,10 @@ class Store:
                 self._db.close()
             for x in self._held:
                 x.close()
-            raise StoreError(f"cannot open the event log {path}: {exc} (not a ratai event "
-                             f"log, or damaged; give --db another file)") from None
+            why = ("no permission to write it or its directory" if "readonly" in str(exc)
+                   else "not a ratai event log, or damaged")
+            raise StoreError(f"cannot open the event log {path}: {exc} ({why}; give --db "
+                             f"another file)") from None
 
     def create(self, game_id: str, game: str, params: dict, seed: int, seats: list) -> None:
         now = time.time()
