@@ -68,7 +68,8 @@ Semantics are those of the Python search (same rules, same statistics, same budg
   Monte-Carlo Tree Search"): N independent trees, each with its own stream, searched at
   once on N threads (the loops hold no GIL); the root statistics are summed and each move's
   PV comes from the tree that visited it most. Iteration budgets are split exactly, so a
-  seeded search with an ``iterations`` budget is reproducible for any N; ``threads=1`` is
+  seeded search with an ``iterations`` budget is reproducible for each N (another N is
+  another search: its answer may differ); ``threads=1`` is
   the single-tree search. ``on_progress`` runs on the calling thread every ``every``
   iterations of the first tree, with the merged statistics (the other trees pause for it).
 * Tree reuse (``analyze(..., keep=True)`` then ``reanalyze(state, keys, ...)``; the bots'

@@ -202,12 +202,15 @@ class SearchBot(Bot):
                 bounded_playouts(budget):
             # a move that wins at once is played (decisive moves; its check is inside the
             # budget and draws from its own seeded stream, so the search's are unchanged)
-            win = decisive_move(state, self.player, legal, srng.tie_seed ^ _DECISIVE_SALT)
+            win = decisive_move(state, self.player, legal, srng.tie_seed ^ _DECISIVE_SALT,
+                                budget)
             if allowed is not None:
                 an = self._analyze(state, budget, srng, on_progress or self.on_progress,
                                    allowed=allowed)
             else:
                 an = self._analyze(state, budget, srng, on_progress or self.on_progress)
+        if win is not None and win != an.best_action:
+            self.close()  # the game ends with this move: no tree to keep or ponder below another
         return play_decisive(an, win, state)
 
     def _analyze(self, state: State, budget: Budget, srng, on_progress) -> Analysis:
@@ -345,7 +348,7 @@ class SearchBot(Bot):
         an = None
         if kept is not None:
             tree, old_state, old = kept[0], kept[1], kept[2]
-            if hist[:len(old)] == old:
+            if hist[:len(old)] == old and self._continues(old_state, hist[len(old):], state):
                 keys = keys_of(old_state, hist[len(old):])
                 if keys is not None:
                     an = again(tree, keys)
@@ -360,6 +363,20 @@ class SearchBot(Bot):
         if self.ponder:
             self._start_ponder(an.best_action)
         return an
+
+    def _continues(self, old: State, steps: list[int], state: State) -> bool:
+        """Whether ``state`` is the kept root ``old`` after ``steps`` as the seat sees it (its
+        information state). The history alone cannot tell: a position built from an
+        observation (``state_from_observation``) or a determinization has none, so two
+        different such positions share the empty history."""
+        s = old.clone()
+        try:
+            for a in steps:
+                s.apply_action(a)
+        except Exception:  # noqa: BLE001 - not a continuation of the kept root
+            return False
+        return s.information_state_string(self.player) == \
+            state.information_state_string(self.player)
 
     def _start_ponder(self, action: int) -> None:
         """Search the kept tree below ``action`` (the answer just given) on a background

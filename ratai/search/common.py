@@ -752,6 +752,9 @@ def sort_moves(moves: list[MoveStat], tiebreak: dict[int, float] | None = None
 #: Worlds (determinizations of the seat's information) in which a hidden-information seat
 #: checks that a move wins at once (:func:`decisive_move`).
 DECISIVE_WORLDS = 4
+#: The share of a time limit the decisive-move check may take (then it gives up: the search
+#: has the rest).
+DECISIVE_SHARE = 0.1
 
 
 def _wins_at_once(world: State, action: int, player: int) -> bool:
@@ -760,7 +763,8 @@ def _wins_at_once(world: State, action: int, player: int) -> bool:
     return after.is_terminal() and after.returns()[player] >= 1.0 - 1e-9
 
 
-def decisive_move(state: State, player: int, legal: Sequence[int], seed: int) -> int | None:
+def decisive_move(state: State, player: int, legal: Sequence[int], seed: int,
+                  budget: Budget | None = None) -> int | None:
     """A legal move after which the game is over and ``player`` has won alone (return 1;
     solo: beaten the automaton), or ``None``: the "decisive move" rule of Teytaud & Teytaud
     (2010), which every search bot applies at its root so that a seat that can win at once
@@ -772,16 +776,30 @@ def decisive_move(state: State, player: int, legal: Sequence[int], seed: int) ->
     (``resample_from_infostate(player, ...)`` seeded by ``seed``), so a win that depends on
     what the seat cannot see is left to the search. Nothing is checked at a simultaneous
     node (one seat's action alone does not move the game) or a chance node. Costs one clone
-    and one ``apply_action`` per legal move and world (microseconds on the Cython twins)."""
+    and one ``apply_action`` per legal move and world, and the worlds' determinizations
+    (median 2-3 ms on the Cython twins of Rat Trap and Ratapolis). With a ``budget`` the
+    check gives up (``None``) once it has used ``DECISIVE_SHARE`` of the time limit or the
+    budget is stopped."""
     if state.current_player() != player:
         return None
+    end = budget.share_end(DECISIVE_SHARE) if budget is not None else math.inf
+
+    def out_of_time() -> bool:
+        return budget is not None and (time.perf_counter() >= end or budget.stopped())
+
     game = state.get_game()
     if game.perfect_information:
         worlds = [state]
     else:
-        worlds = [state.resample_from_infostate(player, np.random.default_rng([seed, i]))
-                  for i in range(DECISIVE_WORLDS)]
+        worlds = []
+        for i in range(DECISIVE_WORLDS):
+            if out_of_time():
+                return None
+            worlds.append(state.resample_from_infostate(player,
+                                                        np.random.default_rng([seed, i])))
     for a in legal:
+        if out_of_time():
+            return None
         if all(_wins_at_once(w, int(a), player) for w in worlds):
             return int(a)
     return None
@@ -789,24 +807,27 @@ def decisive_move(state: State, player: int, legal: Sequence[int], seed: int) ->
 
 def play_decisive(analysis: Analysis, action: int | None, state: State) -> Analysis:
     """``analysis`` with the decisive ``action`` (:func:`decisive_move`) as its best move,
-    first among ``moves`` (the others keep their order) and as the head of ``pv``; unchanged
-    when ``action`` is ``None`` or already best."""
-    if action is None or analysis.best_action == action:
+    first among ``moves`` (the others keep their order), valued as won (1 for the seat, 0 for
+    the others), and as the head of ``pv``; unchanged when ``action`` is ``None``."""
+    if action is None:
         return analysis
     import dataclasses
 
     p = analysis.player
+    # a sole win at once: worth 1 to the seat and 0 to the others, whatever the search had
+    # time to find (a capped heuristic or expectimax may not have evaluated it)
+    values = tuple(1.0 if q == p else 0.0 for q in range(state.get_game().num_players()))
     mine = [m for m in analysis.moves if m.action == action]
     if mine:
-        win = mine[0]
-    else:  # a move the search did not report (a capped heuristic): report it as won
+        win = dataclasses.replace(mine[0], value=1.0, values=values)
+    else:  # a move the search did not report
         label = state.action_to_string(p, action)
-        values = tuple(1.0 if q == p else 0.0 for q in range(state.get_game().num_players()))
         win = MoveStat(action, label, 0, 1.0, 0.0, values, (PVStep(p, action, label),))
     if not win.pv:
         win = dataclasses.replace(win, pv=(PVStep(p, action, win.label),))
     moves = (win, *[m for m in analysis.moves if m.action != action])
-    return dataclasses.replace(analysis, best_action=action, moves=moves, pv=win.pv)
+    pv = analysis.pv if analysis.best_action == action and analysis.pv else win.pv
+    return dataclasses.replace(analysis, best_action=action, moves=moves, pv=pv)
 
 
 def check_root_moves(root_moves, legal: Sequence[int]) -> list[int] | None:

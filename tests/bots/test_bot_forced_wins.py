@@ -86,3 +86,42 @@ def test_every_kind_plays_a_move_that_wins_at_once(name):
             assert an.best_action in wins, (kind, wins, an.moves[:3])
             assert an.moves[0].action == an.best_action == an.pv[0].action
             assert len(an.moves) == len(set(m.action for m in an.moves))
+
+
+@pytest.mark.parametrize("kind,kw", [("heuristic", {"max_evals": 2}),
+                                     ("heuristic", {"iterations": 1}),
+                                     ("expectimax", {"iterations": 1})])
+def test_a_decisive_move_is_reported_won_by_a_capped_search(kind, kw):
+    """A heuristic or expectimax capped before it evaluated the winning move listed it first
+    with value 0.0 and no per-seat values: a move that wins at once is reported as won."""
+    game = load_game("first_rat", num_players=2)
+    cases = immediate_wins(game, seeds=range(8), limit=4)
+    assert cases
+    for s, wins in cases:
+        p = s.current_player()
+        an = make_bot(kind, game, p, seed=0, **kw).analyze(s)
+        top = an.moves[0]
+        assert top.action == an.best_action in wins
+        assert top.value == 1.0 and top.values[p] == 1.0 and sum(top.values) == 1.0
+
+
+def test_the_decisive_check_keeps_to_a_small_time_budget():
+    """The check took 23-30 ms on the reference Ratapolis (30-107 legal moves, 4
+    determinizations) whatever the time limit: it now stops at a tenth of the limit."""
+    import time
+
+    from ratai.search.common import DECISIVE_SHARE, Budget, decisive_move
+
+    game = load_game("ratapolis", backend="python", num_players=3)
+    rng = random.Random(1)
+    s = game.new_initial_state()
+    while s.is_chance_node() or s.current_player() < 0 or len(s.legal_actions()) < 20:
+        legal = s.legal_actions()
+        s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()] if s.is_chance_node()
+                                  else legal))
+    p = s.current_player()
+    budget = Budget(time_limit=0.005)
+    budget.begin()
+    t = time.perf_counter()
+    decisive_move(s, p, s.legal_actions(), 7, budget)
+    assert time.perf_counter() - t < 0.005 * DECISIVE_SHARE + 0.004

@@ -371,3 +371,61 @@ def test_ponder_search_never_peeks():
             moves += 1
             ok = _twin_step(a, b, outs[0][0], me, rng)
     assert reused > 0 and differed
+
+
+@pytest.mark.parametrize("name,kind", [("first_rat", "mcts"), ("rats_to_riches", "mcts"),
+                                       ("ratapolis", "ismcts"), ("rat_trap", "ismcts")])
+def test_positions_without_history_are_not_taken_for_one_another(name, kind):
+    """A tester: ``reuse_tree`` asked two positions built from observations (the documented
+    hint path; ``history()`` is empty for both) continued the first one's tree at the second
+    (431 root visits from 300 iterations, another best move) and First Rat's ``close()`` then
+    aborted the interpreter (double free). The kept tree is continued only where the new
+    position is the kept root after the actions since, as the seat sees it."""
+    game = load_game(name)
+    rng = np.random.default_rng(0)
+    s, seat, picks = game.new_initial_state(), 0, []
+    while not s.is_terminal() and len(picks) < 3:
+        if s.is_chance_node():
+            a, p = zip(*s.chance_outcomes(), strict=True)
+            s.apply_action(int(rng.choice(a, p=np.array(p) / sum(p))))
+            continue
+        if s.current_player() == seat and len(s.legal_actions()) > 1 and rng.random() < 0.5:
+            picks.append(s.clone())
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    x, y = (game.state_from_observation(seat, picks[i].observation(seat), 1) for i in (0, 2))
+    assert x.history() == y.history() == []
+    with make_bot(kind, game, seat, seed=3, iterations=300, reuse_tree=True) as bot:
+        bot.analyze(x)
+        an = bot.analyze(y)
+    fresh = make_bot(kind, game, seat, seed=3, iterations=300).analyze(y)
+    assert sum(m.visits for m in an.moves) == an.iterations == 300
+    assert numbers(an) == numbers(fresh)
+
+
+def test_no_tree_is_kept_or_pondered_below_a_move_not_played():
+    """A decisive move that overrides the search's choice ended the game, yet the bot kept
+    and pondered the tree below the search's move (a core's ``ponder_seconds`` spent on a
+    line never played)."""
+    import ratai.bots.search_bots as sb
+    from tests.bots.test_bot_forced_wins import immediate_wins
+
+    game = load_game("first_rat", num_players=3)
+    overridden = 0
+    for s, wins in immediate_wins(game, seeds=range(8), limit=4):
+        for seed in range(6):
+            bot = make_bot("mcts", game, s.current_player(), seed=seed, iterations=5,
+                           ponder=True, ponder_seconds=5.0)
+            real = sb.decisive_move
+            sb.decisive_move = lambda *a, **k: None
+            try:
+                searched = make_bot("mcts", game, s.current_player(), seed=seed,
+                                    iterations=5).analyze(s).best_action
+            finally:
+                sb.decisive_move = real
+            an = bot.analyze(s)
+            assert an.best_action in wins
+            if searched not in wins:
+                overridden += 1
+                assert bot._kept is None and bot._ponder_thread is None
+            bot.close()
+    assert overridden
