@@ -773,7 +773,8 @@ def decisive_move(state: State, player: int, legal: Sequence[int], seed: int,
 
     With hidden information the check never reads the hidden parts: the move must win at
     once in each of ``DECISIVE_WORLDS`` determinizations drawn from the seat's information
-    (``resample_from_infostate(player, ...)`` seeded by ``seed``), so a win that depends on
+    (``resample_from_infostate(player, ...)``, or the twin's compiled ``resample_c``, seeded
+    by ``seed``), so a win that depends on
     what the seat cannot see is left to the search. Nothing is checked at a simultaneous
     node (one seat's action alone does not move the game) or a chance node. Costs one clone
     and one ``apply_action`` per legal move and world, and the worlds' determinizations
@@ -791,12 +792,13 @@ def decisive_move(state: State, player: int, legal: Sequence[int], seed: int,
     if game.perfect_information:
         worlds = [state]
     else:
+        # the twins' compiled sampler (the search's own, same law) where there is one
+        sample = getattr(state, "resample_c", None) or state.resample_from_infostate
         worlds = []
         for i in range(DECISIVE_WORLDS):
             if out_of_time():
                 return None
-            worlds.append(state.resample_from_infostate(player,
-                                                        np.random.default_rng([seed, i])))
+            worlds.append(sample(player, np.random.default_rng([seed, i])))
     for a in legal:
         if out_of_time():
             return None

@@ -8,6 +8,7 @@ Hand-made rulebook positions (forced wins, forced losses, long plans) are in
 from __future__ import annotations
 
 import random
+import threading
 
 import pytest
 
@@ -105,23 +106,27 @@ def test_a_decisive_move_is_reported_won_by_a_capped_search(kind, kw):
         assert top.value == 1.0 and top.values[p] == 1.0 and sum(top.values) == 1.0
 
 
-def test_the_decisive_check_keeps_to_a_small_time_budget():
+def test_the_decisive_check_keeps_to_a_small_time_budget(monkeypatch):
     """The check took 23-30 ms on the reference Ratapolis (30-107 legal moves, 4
-    determinizations) whatever the time limit: it now stops at a tenth of the limit."""
+    determinizations) whatever the time limit: it gives up once it has used a tenth of the
+    limit (here a limit already spent: no move is tried) or the budget is stopped."""
     import time
 
-    from ratai.search.common import DECISIVE_SHARE, Budget, decisive_move
+    import ratai.search.common as common
+    from ratai.search.common import Budget, decisive_move
 
-    game = load_game("ratapolis", backend="python", num_players=3)
-    rng = random.Random(1)
-    s = game.new_initial_state()
-    while s.is_chance_node() or s.current_player() < 0 or len(s.legal_actions()) < 20:
-        legal = s.legal_actions()
-        s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()] if s.is_chance_node()
-                                  else legal))
+    game = load_game("first_rat", num_players=3)
+    s, wins = immediate_wins(game, seeds=range(8), limit=1)[0]
     p = s.current_player()
-    budget = Budget(time_limit=0.005)
-    budget.begin()
-    t = time.perf_counter()
-    decisive_move(s, p, s.legal_actions(), 7, budget)
-    assert time.perf_counter() - t < 0.005 * DECISIVE_SHARE + 0.004
+    assert decisive_move(s, p, s.legal_actions(), 7) in wins     # no budget: found
+    tried = []
+    real = common._wins_at_once
+    monkeypatch.setattr(common, "_wins_at_once", lambda *a: tried.append(1) or real(*a))
+    spent = Budget(time_limit=0.001)
+    spent.begin()
+    time.sleep(0.002)
+    assert decisive_move(s, p, s.legal_actions(), 7, spent) is None and not tried
+    stopped = Budget(time_limit=60.0, stop=threading.Event())
+    stopped.begin()
+    stopped.stop.set()
+    assert decisive_move(s, p, s.legal_actions(), 7, stopped) is None and not tried
