@@ -99,6 +99,7 @@ def _compiled_game(game: Game) -> bool:
 #: mixed into the root tie-break seed for the decisive-move check's determinizations
 _DECISIVE_SALT = 0x5EED_DEC1
 
+
 class SearchBot(Bot):
     """Common machinery of the search bots.
 
@@ -156,7 +157,6 @@ class SearchBot(Bot):
 
     def _setup(self, **options: Any) -> None:
         raise NotImplementedError
-
 
     def analyze(self, state: State, on_progress: ProgressFn | None = None,
                 stop: Any = None, *, root_moves=None) -> Analysis:

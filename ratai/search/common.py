@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import gc
 import hashlib
 import math
@@ -774,9 +775,9 @@ def decisive_move(state: State, player: int, legal: Sequence[int], seed: int,
     With hidden information the check never reads the hidden parts: the move must win at
     once in each of ``DECISIVE_WORLDS`` determinizations drawn from the seat's information
     (``resample_from_infostate(player, ...)``, or the twin's compiled ``resample_c``, seeded
-    by ``seed``), so a win that depends on
-    what the seat cannot see is left to the search. Nothing is checked at a simultaneous
-    node (one seat's action alone does not move the game) or a chance node. Costs one clone
+    by ``seed``), so a win that depends on what the seat cannot see is left to the search.
+    Nothing is checked at a simultaneous node (one seat's action alone does not move the
+    game) or a chance node. Costs one clone
     and one ``apply_action`` per legal move and world, and the worlds' determinizations
     (median 2-3 ms on the Cython twins of Rat Trap and Ratapolis). With a ``budget`` the
     check gives up (``None``) once it has used ``DECISIVE_SHARE`` of the time limit or the
@@ -813,8 +814,6 @@ def play_decisive(analysis: Analysis, action: int | None, state: State) -> Analy
     the others), and as the head of ``pv``; unchanged when ``action`` is ``None``."""
     if action is None:
         return analysis
-    import dataclasses
-
     p = analysis.player
     # a sole win at once: worth 1 to the seat and 0 to the others, whatever the search had
     # time to find (a capped heuristic or expectimax may not have evaluated it)
