@@ -367,11 +367,25 @@ def record_params(record: dict, game: str, params: dict, option: str, path: str)
     rec_params = record.get("params") or {}
     if not isinstance(rec_params, dict):
         raise UsageError(f"bad {option} {path}: field 'params' must be an object")
-    for k, v in params.items():
-        if k in rec_params and rec_params[k] != v:
-            raise UsageError(f"bad {option} {path}: the record has {k}={rec_params[k]!r}, "
-                             f"the command line {v!r}")
+    _same_params(rec_params, params, option, path, "record")
     return {**params, **rec_params}
+
+
+def _same_params(recorded: dict, given: dict, option: str, path: str, what: str) -> None:
+    """Refuse command-line game parameters (``--players``, ``--variant``, ``--param``) that
+    differ from those a finished run recorded.
+
+    Raises:
+        UsageError: naming the recorded value and the command line's.
+    """
+    for key, value in given.items():
+        if key in recorded and recorded[key] != value:
+            if key == "num_players":
+                raise UsageError(f"bad {option} {path}: a {recorded[key]}-player {what}, not "
+                                 f"--players {value} (num_players={recorded[key]})")
+            raise UsageError(f"bad {option} {path}: the {what} has {key}="
+                             f"{json.dumps(recorded[key])}, the command line "
+                             f"{json.dumps(value)}")
 
 
 def recorded_seats(record: dict, option: str, path: str) -> tuple[int | None, dict[int, str]]:
@@ -1169,23 +1183,6 @@ def ladder(ctx, game, players, variant, param, per_table, seed, workers, backend
 #: ``ratai ladder`` options that only shape the games played (refused with --from-run).
 _LADDER_PLAY_OPTIONS = ("per_table", "seed", "workers", "backend", "kinds", "entrants",
                         "budget_scale", "quick")
-
-
-def _same_params(recorded: dict, given: dict, option: str, path: str, what: str) -> None:
-    """Refuse command-line game parameters (``--players``, ``--variant``, ``--param``) that
-    differ from those a finished run recorded.
-
-    Raises:
-        UsageError: naming the recorded value and the command line's.
-    """
-    for key, value in given.items():
-        if key in recorded and recorded[key] != value:
-            if key == "num_players":
-                raise UsageError(f"bad {option} {path}: a {recorded[key]}-player {what}, not "
-                                 f"--players {value}")
-            raise UsageError(f"bad {option} {path}: the {what} has {key}="
-                             f"{json.dumps(recorded[key])}, the command line "
-                             f"{json.dumps(value)}")
 
 
 def _finish_ladder(out, lad, result, out_dir, no_plot, levels_path, derived="") -> None:
