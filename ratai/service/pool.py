@@ -338,9 +338,7 @@ class SearchPool:
                               "retry_in_s": delay}))
         spare = self._spare
         if w in self._pool and spare is not None and spare.ready and not spare.dead:
-            i = self._pool.index(w)
-            spare.index, w.index = w.index, -1
-            self._pool[i], self._spare = spare, w  # w, dead, is replaced as the spare
+            self._swap_in_spare(self._pool.index(w))  # w, dead, is replaced as the spare
             self._pump()
         if not self.healthy():
             for q in self._queues.values():   # hints: refuse now rather than wait
@@ -594,11 +592,16 @@ class SearchPool:
             return
         spare = self._spare
         if spare is not None and not spare.dead:
-            spare.index = w.index
-            self._pool[i] = spare
+            self._swap_in_spare(i)
             self._spare = self._new_worker(-1)
         else:
             self._pool[i] = self._new_worker(w.index)
+
+    def _swap_in_spare(self, i: int) -> None:
+        """The spare takes slot ``i``; the slot's worker becomes the spare (index -1)."""
+        w, spare = self._pool[i], self._spare
+        spare.index, w.index = w.index, -1
+        self._pool[i], self._spare = spare, w
 
     def _finish(self, e: _Entry, result: Any = None, exc: BaseException | None = None) -> None:
         for t in e.timers:
@@ -623,11 +626,9 @@ class SearchPool:
                 slot = next((i for i, x in enumerate(self._pool)
                              if (x.dead or not x.ready) and x.entry is None), None)
                 if slot is not None:
-                    old = self._pool[slot]
-                    w.index, old.index = old.index, -1
-                    self._pool[slot], self._spare = w, old
-                    if old.dead:
-                        self._replace(old)
+                    self._swap_in_spare(slot)
+                    if self._spare.dead:
+                        self._replace(self._spare)
             self._pump()
             return
         e = self._running.get(msg[1])

@@ -612,10 +612,7 @@ class SessionManager:
                 log.warning(json.dumps({"event": "bot_random_fallback", "game_id": s.id,
                                         "seat": cp, "move_number": mv}))
             self._apply(s, action, cp)
-        try:
-            self._resolve_chance(s)
-        except Unavailable as exc:  # the move stands; the driver retries the chance outcome
-            self._log_retry(s, "chance_not_recorded", exc)
+        self._advance(s)  # the move stands; an unrecorded chance outcome: this driver's loop
         return True
 
     # ------------------------------------------------------------------ hints
@@ -639,7 +636,8 @@ class SessionManager:
             Unavailable: the server is shutting down (the game goes on after a restart).
             NotFound: the game expired while watched, or is unknown.
         """
-        s = self.get(game_id)
+        # off the loop: a finished game the server no longer holds is read from the store
+        s = await asyncio.get_running_loop().run_in_executor(self.io, self.get, game_id)
         seat = self.seat_of(s, token, required=False)
         viewer = s.game.num_players() if seat is None else seat
         i = max(0, int(since))

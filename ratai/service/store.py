@@ -46,10 +46,10 @@ def _lock(path: str) -> list:
     lock_path = path + ".lock"
     try:  # never through a link: the lock file is truncated and written
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    except OSError as exc:
+    except OSError:
         if os.path.islink(lock_path):
             raise OSError(f"the lock file {lock_path} is a symbolic link: remove it") from None
-        raise exc
+        raise
     f = open(fd, "r+", encoding="utf-8", errors="replace")  # noqa: SIM115 - held for life
     try:
         import fcntl
