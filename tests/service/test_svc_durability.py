@@ -55,7 +55,7 @@ def _until(pred, timeout: float = 20.0, what: str = "condition"):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def _to_move_before_chance(c: Client, gid: str, tokens: dict[int, str], name: str):
+def _to_move_before_chance(c: Client, srv, gid: str, tokens: dict[int, str], name: str):
     """Play the human seats (lowest legal action) until the seat to move has an action that
     leads to a chance node; returns ``(seat, that action, move number)``."""
     game = load_game(name)
@@ -64,7 +64,7 @@ def _to_move_before_chance(c: Client, gid: str, tokens: dict[int, str], name: st
                       what="a decision")
         seat = view.current_player
         mine = c.get_state(gid, tokens[seat])
-        st = game.state_from_history(list(_store_actions(c, gid)))
+        st = game.state_from_history(srv.store.actions(gid))
         for a in st.legal_actions():
             nxt = st.clone()
             nxt.apply_action(a)
@@ -75,13 +75,6 @@ def _to_move_before_chance(c: Client, gid: str, tokens: dict[int, str], name: st
     raise AssertionError("no move before a chance node")
 
 
-_SERVERS: dict = {}
-
-
-def _store_actions(c, gid):
-    return _SERVERS["srv"].store.actions(gid)
-
-
 def test_a_recorded_move_stands_when_the_chance_outcome_after_it_cannot_be_recorded(tmp_path):
     """The disk filled between a human move and the chance outcome after it: the call said
     UNAVAILABLE "nothing was recorded" though the move was stored and applied, and the game
@@ -89,11 +82,10 @@ def test_a_recorded_move_stands_when_the_chance_outcome_after_it_cannot_be_recor
     and the game's driver records the seeded chance outcome once the disk has room again."""
     with running_server(db=str(tmp_path / "g.sqlite3"), workers=0) as srv, \
             Client(f"127.0.0.1:{srv.port}") as c:
-        _SERVERS["srv"] = srv
         created = c.create_game("rat_trap", ["human"] * 3, seed=8)
         gid = created.game_id
         tokens = {t.seat: t.token for t in created.seat_tokens}
-        seat, action, mv = _to_move_before_chance(c, gid, tokens, "rat_trap")
+        seat, action, mv = _to_move_before_chance(c, srv, gid, tokens, "rat_trap")
         wrapped = srv.store._db = FailingWrites(srv.store._db)
         wrapped.allow = 1                      # the move itself, then a full disk
         r = c.apply_action(gid, tokens[seat], action, expected_move_number=mv)
@@ -117,15 +109,14 @@ def test_a_server_starts_on_a_full_disk_with_a_chance_outcome_to_record(tmp_path
     server starts and records the chance outcome once it can."""
     db = str(tmp_path / "g.sqlite3")
     with running_server(db=db, workers=0) as srv, Client(f"127.0.0.1:{srv.port}") as c:
-        _SERVERS["srv"] = srv
         created = c.create_game("rat_trap", ["human"] * 3, seed=9)
         gid = created.game_id
         tokens = {t.seat: t.token for t in created.seat_tokens}
-        seat, action, mv = _to_move_before_chance(c, gid, tokens, "rat_trap")
+        seat, action, mv = _to_move_before_chance(c, srv, gid, tokens, "rat_trap")
         srv.store._db = FailingWrites(srv.store._db)
         srv.store._db.allow = 1
         c.apply_action(gid, tokens[seat], action, expected_move_number=mv)
-        srv.store._db = srv.store._db.db
+        # the disk stays full until this server has stopped (its driver retries each second)
     full = {"on": True}
     real_append = Store.append
 
