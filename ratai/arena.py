@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -30,6 +31,12 @@ from ratai.bots import make_bot
 from ratai.engines import CHANCE, load_game
 from ratai.engines.api import INVALID, SIMULTANEOUS, sample_chance_outcome
 
+#: Local worker processes allowed per core (:func:`local_workers`).
+MAX_WORKERS_PER_CORE = 8
+
+#: ``make_bot`` arguments a spec's ``NAME=VALUE`` may not set: the command gives them.
+RESERVED_OPTIONS = frozenset({"kind", "game", "player", "seed", "level", "on_progress", "stop"})
+
 
 @dataclass(frozen=True)
 class BotSpec:
@@ -37,7 +44,7 @@ class BotSpec:
     ``N`` iterations or ``T`` seconds, then any of the kind's options, e.g. ``random``,
     ``ismcts:2000``, ``mcts:0.5s``, ``expectimax:0.2s:determinizations=1:mode=paranoid``.
     Option values are read as JSON when they parse (numbers, ``true``, ``null``), else as
-    strings."""
+    strings; the names in :data:`RESERVED_OPTIONS` are refused."""
 
     kind: str
     iterations: int | None = None
@@ -66,6 +73,10 @@ class BotSpec:
                 name, _, raw = part.partition("=")
                 if not name:
                     raise ValueError(f"bad bot spec {text!r}: option {part!r} has no name")
+                if name in RESERVED_OPTIONS:
+                    raise ValueError(f"bad bot spec {text!r}: {name!r} is not a bot option "
+                                     f"(the command sets the seat and seed; a level is "
+                                     f"level:L)")
                 try:
                     value = json.loads(raw)
                 except ValueError:
@@ -293,6 +304,20 @@ def run_arena(game_name: str, params: dict, bots: Sequence[str], games: int, *, 
                         backend=backend, engine_backend=engine_backend, on_record=on_record)
 
 
+def local_workers(workers: int, tasks: int) -> int:
+    """The processes to start for ``tasks`` games: ``workers``, at most one per game.
+
+    Raises:
+        ValueError: more than :data:`MAX_WORKERS_PER_CORE` per core of this machine (a
+            process pool forks them all at once; ``backend="ray"`` spreads over machines).
+    """
+    cap = MAX_WORKERS_PER_CORE * (os.cpu_count() or 1)
+    if workers > cap:
+        raise ValueError(f"workers={workers}: at most {cap} processes on this machine "
+                         f"({MAX_WORKERS_PER_CORE} per core); use backend 'ray' for more")
+    return max(1, min(workers, tasks))
+
+
 def run_schedule(game_name: str, params: dict, seatings: Sequence[Sequence[str]], *,
                  seed: int = 0, workers: int = 1, backend: str = "local",
                  engine_backend: str = "auto",
@@ -305,8 +330,11 @@ def run_schedule(game_name: str, params: dict, seatings: Sequence[Sequence[str]]
 
     Raises:
         ValueError: a bad bot spec or kind, a seating of the wrong length, bad game
-            parameters, or a bad backend.
+            parameters, a bad backend, or too many local ``workers``
+            (:func:`local_workers`).
     """
+    if backend == "local":
+        workers = local_workers(workers, len(seatings))
     game = load_game(game_name, backend=engine_backend, **params)
     n = game.num_players()
     for seating in seatings:

@@ -426,7 +426,7 @@ class Engine:
         iterations = q.iterations if q.iterations is not None else spec.iterations
         time_limit = q.time_limit_s if q.time_limit_s is not None else spec.time_limit
         cls = BOT_KINDS.get(spec.kind)
-        kw: dict[str, Any] = {}
+        kw: dict[str, Any] = dict(spec.options)   # checked by make_bot (a typo is an error)
         if iterations is not None:
             kw["iterations"] = iterations
         if time_limit is not None:

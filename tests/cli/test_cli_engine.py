@@ -309,3 +309,28 @@ def test_the_answer_is_the_bots_own_analysis():
     assert [(m["action"], m["visits"]) for m in answer["moves"]] == \
         [(m.action, m.visits) for m in direct.moves]
     assert answer["iterations"] == direct.iterations == 120
+
+
+def test_a_bot_specs_options_reach_the_search():
+    """Stop 50 (newcomer): ``"bot": "ismcts:500:foo=1"`` (or ``exploration=50``, or a level
+    preset's options) searched with the defaults: the spec's options were dropped. Now they
+    reach ``make_bot``: applied as the CLI applies them, a bad one an error line."""
+    import io
+
+    from ratai.bots import make_bot
+    from ratai.engine import Engine
+
+    hist, state = _decision_history("rats_to_riches", seed=4)
+    seat = state.current_player()
+    queries = [{"id": i, "game": "rats_to_riches", "history": hist, "seed": 11, "bot": bot}
+               for i, bot in enumerate(["ismcts:200:exploration=50", "ismcts:200:foo=1",
+                                        "ismcts:200:exploration=abc"])]
+    out = io.StringIO()
+    Engine(out, workers=1).serve(io.StringIO("".join(json.dumps(q) + "\n" for q in queries)))
+    answers = {a["id"]: a for a in map(json.loads, out.getvalue().splitlines())}
+    direct = make_bot("ismcts", state.get_game(), seat, iterations=200, seed=11,
+                      exploration=50).analyze(state)
+    assert [(m["action"], m["visits"]) for m in answers[0]["moves"]] == \
+        [(m.action, m.visits) for m in direct.moves]
+    assert "foo" in answers[1]["error"] and "exploration" in answers[1]["error"]
+    assert "exploration" in answers[2]["error"]

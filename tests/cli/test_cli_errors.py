@@ -167,6 +167,19 @@ CASES = [
     (["ladder", "rat_trap", "--players", "2", "--quick", "--no-plot", "--kinds",
       "random,heuristic", "--out", "{d}/finished.json"],
      ["--out", "finished.json", "is a file"]),
+    # stop 50 (newcomer): an option the command sets was a TypeError traceback, exit 1
+    (["arena", "rat_trap", "--bots", "ismcts:10:seed=1,random", "--games", "2"],
+     ["--bots", "'seed' is not a bot option"]),
+    (["play", "rat_trap", "--bots", "ismcts:10:player=1"], ["--bots", "'player'"]),
+    (["suggest", "rat_trap", "--players", "3", "--history", "{d}/finished.json", "--seat",
+      "0", "--bot", "mcts:10:game=1"], ["--bot", "'game'"]),
+    (["ladder", "rat_trap", "--players", "2", "--quick", "--no-plot", "--entrants",
+      "ismcts:10:seed=1,random"], ["--entrants", "'seed'"]),
+    # ... extra bots in play were dropped silently; arena forked one process per --workers
+    (["play", "rat_trap", "--players", "3", "--bots", "random,random,random"],
+     ["--bots", "3 bots", "2 other seats"]),
+    (["arena", "rat_trap", "--bots", "random", "--games", "1", "--workers", "100000"],
+     ["workers=100000", "per core", "ray"]),
 ]
 
 
