@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -304,6 +304,10 @@ def run_arena(game_name: str, params: dict, bots: Sequence[str], games: int, *, 
                         backend=backend, engine_backend=engine_backend, on_record=on_record)
 
 
+def _play_job(job: tuple) -> dict:
+    return play_game(*job)
+
+
 def local_workers(workers: int, tasks: int) -> int:
     """The processes to start for ``tasks`` games: ``workers``, at most one per game.
 
@@ -368,10 +372,10 @@ def run_schedule(game_name: str, params: dict, seatings: Sequence[Sequence[str]]
         if workers <= 1:
             for job in jobs:
                 done(play_game(*job))
-        else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                for fut in as_completed([pool.submit(play_game, *job) for job in jobs]):
-                    done(fut.result())
+        else:   # leaving the block terminates the workers: Ctrl-C stops at once
+            with multiprocessing.Pool(workers) as pool:
+                for rec in pool.imap_unordered(_play_job, jobs):
+                    done(rec)
     else:
         raise ValueError(f"bad backend {backend!r}: allowed 'local' or 'ray'")
     return sorted(records, key=lambda r: r["index"])

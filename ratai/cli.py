@@ -869,13 +869,25 @@ def arena(ctx, game, players, variant, param, bots, n_games, workers, backend, s
     _writable(out_path, "--out")
     params = _game_params(game, variant, players, param)
     _load(game, params)
-    with _progress(out) as progress:
-        task = progress.add_task(f"{game}: {n_games} games", total=n_games)
-        try:
+    finished: list[dict] = []
+
+    def on_record(rec: dict, task) -> None:
+        finished.append(rec)
+        progress.advance(task)
+
+    try:
+        with _progress(out) as progress:
+            task = progress.add_task(f"{game}: {n_games} games", total=n_games)
             records = run_arena(game, params, bots, n_games, seed=seed, workers=workers,
-                                backend=backend, on_record=lambda rec, t=task: progress.advance(t))
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+                                backend=backend, on_record=lambda rec: on_record(rec, task))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    except KeyboardInterrupt:   # keep the games already played (then exit 130)
+        if out_path and finished:
+            write_records(sorted(finished, key=lambda r: r["index"]), out_path)
+            click.echo(f"ratai: {len(finished)} of {n_games} games finished; their records "
+                       f"written to {out_path}", err=True)
+        raise
     if out_path:  # first: the games are kept whatever happens next
         write_records(records, out_path)
     rows = standings(records, list(dict.fromkeys(bots)))

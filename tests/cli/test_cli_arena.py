@@ -81,6 +81,27 @@ def test_arena_command_prints_table_and_writes_records(tmp_path):
     assert len([json.loads(line) for line in path.read_text().splitlines()]) == 3
 
 
+def test_an_interrupted_arena_keeps_the_games_it_finished(tmp_path, monkeypatch, capsys):
+    """Stop 50 (newcomer): Ctrl-C in ``ratai arena --out`` lost every finished game. Now
+    their records are written (in game order) before the exit with 130."""
+    import ratai.arena
+
+    real = ratai.arena.run_arena
+
+    def interrupted(*args, on_record, **kw):
+        real(*args[:3], 3, on_record=on_record, **kw)   # three games finish, then Ctrl-C
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ratai.arena, "run_arena", interrupted)
+    path = tmp_path / "games.jsonl"
+    with pytest.raises(SystemExit) as exc:
+        main(["arena", "rat_trap", "--bots", "random", "--games", "50", "--out", str(path)],
+             io.StringIO())
+    assert exc.value.code == 130
+    assert [json.loads(line)["index"] for line in path.read_text().splitlines()] == [0, 1, 2]
+    assert "3 of 50 games finished" in capsys.readouterr().err
+
+
 def test_arena_bad_bot_is_a_clear_error():
     with pytest.raises(SystemExit, match="bot kind"):
         main(["arena", "rat_trap", "--bots", "oracle", "--games", "1"], io.StringIO())
