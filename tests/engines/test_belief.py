@@ -293,15 +293,15 @@ def test_a_cancel_stops_the_filter_and_a_later_call_resumes_it(backend):
 
 
 def test_the_caps_in_force():
-    """``belief.caps()``: 10,000 states / 30,000 applied actions on both backends, with or
+    """``belief.caps()``: 10,000 states / 100,000 applied actions on both backends, with or
     without a ``belief_deadline`` (the reference had a tenth of that without one, and fell
     back to the closed form where the twin was exact); a cap asked for explicitly is kept."""
     from ratai.engines import belief as B
 
-    assert B.caps() == (B.MAX_WORLDS, B.MAX_EXPANSIONS) == (10_000, 30_000)
+    assert B.caps() == (B.MAX_WORLDS, B.MAX_EXPANSIONS) == (10_000, 100_000)
     with B.belief_deadline(0.0):
-        assert B.caps() == (10_000, 30_000)
-        assert B._caps(5, None) == (5, 30_000)
+        assert B.caps() == (10_000, 100_000)
+        assert B._caps(5, None) == (5, 100_000)
     assert B._caps(None, 7) == (10_000, 7)
 
 
@@ -346,6 +346,60 @@ def test_beliefs_past_the_old_caps_are_exact_on_both_backends(seed, steps, monke
     old_belief_caps(monkeypatch)
     V._BELIEFS._entries.clear()
     assert V.exact_belief(game, seat, obs, s.views[seat]) is None
+
+
+#: Positions (variant params, seed, random actions, seat) whose filter applies 30,000 to
+#: 100,000 actions for 1,500-2,500 states: with stop 48's cap of 30,000 applied actions the
+#: closed form answered, far from the exact law (4p Bigger Gang at 66 actions: G-test p = 0
+#: on 20,000 samples, every backend). Found by a tester (stop 50).
+PAST_30K = [({"num_players": 4, "big_gang": True}, 0, 66, 3), ({"num_players": 5}, 1, 78, 0)]
+
+
+def _random_position(params: dict, seed: int, steps: int, backend: str):
+    game = load_game("rat_trap", backend=backend, **params)
+    rng = np.random.default_rng(seed)
+    ref = load_game("rat_trap", backend="python", **params).new_initial_state()
+    s = game.new_initial_state()
+    for _ in range(steps):
+        a = int(sample_action(ref, rng))
+        ref.apply_action(a)
+        s.apply_action(a)
+    return game, ref, s
+
+
+@pytest.mark.parametrize(("params", "seed", "steps", "seat"), PAST_30K)
+def test_the_twin_filters_rounds_past_30000_applied_actions(params, seed, steps, seat,
+                                                            monkeypatch):
+    """The twin's filter answers (exact) where it gave up at 30,000 applied actions."""
+    from ratai.engines import belief as B
+
+    if "rat_trap" not in _CYTHON_REGISTRY:
+        pytest.skip("the Cython twin is not built")
+    game, ref, t = _random_position(params, seed, steps, "cython")
+    obs = ref.observation(seat)
+    V._BELIEFS._entries.clear()
+    tb = V.exact_belief(ref.get_game(), seat, obs, ref.views[seat], game, t._obs_digest(seat))
+    assert tb is not None and len(tb.worlds) > 1
+    monkeypatch.setattr(B, "MAX_EXPANSIONS", 30_000)
+    V._BELIEFS._entries.clear()
+    assert V.exact_belief(ref.get_game(), seat, obs, ref.views[seat], game,
+                          t._obs_digest(seat)) is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("params", "seed", "steps", "seat"), PAST_30K)
+def test_the_reference_filters_rounds_past_30000_applied_actions(params, seed, steps, seat):
+    """The reference's filter answers there too, with the twin's law (4-5 s each)."""
+    game, ref, _ = _random_position(params, seed, steps, "python")
+    obs = ref.observation(seat)
+    V._BELIEFS._entries.clear()
+    belief = V.exact_belief(game, seat, obs, ref.views[seat])
+    assert belief is not None
+    if "rat_trap" in _CYTHON_REGISTRY:
+        twin, _, t = _random_position(params, seed, steps, "cython")
+        V._BELIEFS._entries.clear()
+        tb = V.exact_belief(game, seat, obs, ref.views[seat], twin, t._obs_digest(seat))
+        assert _law(tb) == _law(belief)
 
 
 #: A 3-player round-1 position (66 actions; 27 worlds for seat 2, which did not see a steal
