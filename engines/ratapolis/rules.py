@@ -153,7 +153,7 @@ class RatapolisGame(Game):
     }
     param_specs = (
         Param("num_players", 3, int, "number of players", check=lambda v: 2 <= v <= 5,
-              allowed="an integer from 2 to 5"),
+              allowed="an int from 2 to 5"),
         Param("layout", "first_game", str,
               "'first_game' or rows of cell letters separated by '/' ('.' = park); a custom "
               "city may leave buildings out (RP-10, at least 11)"),

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import hmac
 import json
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -125,6 +127,8 @@ class RatAIServer:
             (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
              reflection.SERVICE_NAME), self._grpc)
         address = f"{cfg.host}:{cfg.port}"
+        if cfg.port and _in_use(cfg.host, cfg.port):   # before gRPC logs its own line
+            raise OSError(f"could not bind {address}: the address is already in use")
         if cfg.tls_cert:
             with open(cfg.tls_key, "rb") as k, open(cfg.tls_cert, "rb") as c:
                 creds = grpc.ssl_server_credentials([(k.read(), c.read())])
@@ -272,6 +276,26 @@ class _JsonFormatter(logging.Formatter):
 
 #: why a server may fail to start (a one-line error, exit 2, rather than a traceback)
 _CANNOT_START = (OSError, RuntimeError, ValueError, StoreError, ServiceError)
+
+
+def _in_use(host: str, port: int) -> bool:
+    """Whether another socket holds ``host:port``: a plain bind of each address it
+    resolves to (as gRPC binds it, without ``SO_REUSEPORT``). ``False`` when it does not
+    resolve (gRPC reports that)."""
+    try:
+        infos = socket.getaddrinfo(host.strip("[]") or None, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except OSError:
+        return False
+    for family, kind, proto, _, addr in infos:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(addr)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    return True
+    return False
 
 
 def serve(argv: Sequence[str] | None = None) -> int:

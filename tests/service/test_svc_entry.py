@@ -74,3 +74,21 @@ def test_signal_pipe_wakes_a_blocked_wait():
         assert wait() == signal.SIGUSR2
         assert time.monotonic() - t0 < 10
         timer.join()
+
+
+def test_a_port_in_use_is_one_line_exit_2(tmp_path):
+    """Stop 50 (newcomer): with its port taken, ``python server.py`` printed gRPC's own
+    error line before its own; now one line naming the address, exit 2."""
+    import socket
+
+    with socket.socket() as held:
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        res = subprocess.run([sys.executable, str(ROOT / "server.py"), "--host", "127.0.0.1",
+                              "--port", str(port), "--db", str(tmp_path / "g.db"),
+                              "--workers", "1"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2
+    assert res.stderr.splitlines() == [f"ratai serve: error: could not bind 127.0.0.1:{port}: "
+                                       f"the address is already in use"]
