@@ -796,7 +796,7 @@ def play(ctx, game, players, variant, param, seat, bots, seed, hint_spec, save, 
                          f"bot (yours is the only one"
                          + ("; the game's automaton plays against you, see `ratai games`)"
                             if automaton else ")"))
-    if len(bots) > len(others):
+    if others and len(bots) > len(others):
         raise UsageError(f"bad --bots {','.join(bots)}: {len(bots)} bots for the {len(others)} "
                          f"other seat{'s' if len(others) != 1 else ''} of a {n}-player game "
                          f"(the last bot fills any seats left)")
