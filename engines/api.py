@@ -118,11 +118,15 @@ class IllegalActionError(ValueError):
         self.action = action
         self.legal = list(legal)
         self.labels = dict(labels or {})
+        self.reason = reason
         shown = ", ".join(
             f"{a} ({self.labels[a]})" if a in self.labels else str(a) for a in self.legal
         )
         why = f" ({reason})" if reason else ""
         super().__init__(f"illegal action {action!r}{why}; legal actions: [{shown}]")
+
+    def __reduce__(self):   # picklable (it crosses process pools), attributes kept
+        return type(self), (self.action, self.legal, self.labels, self.reason)
 
 
 class UnknownGameError(LookupError):

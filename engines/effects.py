@@ -266,6 +266,9 @@ class EffectError(ValueError):
         head = f"{n} problem{'s' if n != 1 else ''} in the component data:"
         super().__init__("\n".join([head] + [f"  {p}" for p in self.problems]))
 
+    def __reduce__(self):   # picklable (it crosses process pools), attributes kept
+        return type(self), (self.problems,)
+
 
 def raise_problems(problems: Sequence[Problem]) -> None:
     """Raise :class:`EffectError` if ``problems`` is not empty."""

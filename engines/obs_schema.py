@@ -87,10 +87,14 @@ class ObservationError(ValueError):
     """
 
     def __init__(self, game: str, errors: Sequence[tuple[str, str]]):
+        self.game = game
         self.errors = list(errors)
         shown = "; ".join(f"{p}: {m}" for p, m in self.errors[:20])
         more = f" (and {len(self.errors) - 20} more)" if len(self.errors) > 20 else ""
         super().__init__(f"bad {game} observation, {len(self.errors)} error(s): {shown}{more}")
+
+    def __reduce__(self):   # picklable (it crosses process pools), attributes kept
+        return type(self), (self.game, self.errors)
 
 
 # -- builders ---------------------------------------------------------------------------------

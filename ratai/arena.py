@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,8 +76,8 @@ class BotSpec:
                     raise ValueError(f"bad bot spec {text!r}: option {part!r} has no name")
                 if name in RESERVED_OPTIONS:
                     raise ValueError(f"bad bot spec {text!r}: {name!r} is not a bot option "
-                                     f"(the command sets the seat and seed; a level is "
-                                     f"level:L)")
+                                     f"(the seat and seed are given apart from the spec; "
+                                     f"a level is level:L)")
                 try:
                     value = json.loads(raw)
                 except ValueError:
@@ -304,8 +305,15 @@ def run_arena(game_name: str, params: dict, bots: Sequence[str], games: int, *, 
                         backend=backend, engine_backend=engine_backend, on_record=on_record)
 
 
-def _play_job(job: tuple) -> dict:
-    return play_game(*job)
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel ``pool``'s queued games and end the running ones at once (terminating its
+    worker processes: their games' results are not wanted any more)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    if hasattr(pool, "terminate_workers"):   # Python 3.14+
+        pool.terminate_workers()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        proc.terminate()
 
 
 def local_workers(workers: int, tasks: int) -> int:
@@ -336,6 +344,7 @@ def run_schedule(game_name: str, params: dict, seatings: Sequence[Sequence[str]]
         ValueError: a bad bot spec or kind, a seating of the wrong length, bad game
             parameters, a bad backend, or too many local ``workers``
             (:func:`local_workers`).
+        ChildProcessError: a local worker process died (killed, out of memory, crashed).
     """
     if backend == "local":
         workers = local_workers(workers, len(seatings))
@@ -372,10 +381,19 @@ def run_schedule(game_name: str, params: dict, seatings: Sequence[Sequence[str]]
         if workers <= 1:
             for job in jobs:
                 done(play_game(*job))
-        else:   # leaving the block terminates the workers: Ctrl-C stops at once
-            with multiprocessing.Pool(workers) as pool:
-                for rec in pool.imap_unordered(_play_job, jobs):
-                    done(rec)
+        else:
+            pool = ProcessPoolExecutor(max_workers=workers)
+            try:
+                for fut in as_completed([pool.submit(play_game, *job) for job in jobs]):
+                    done(fut.result())
+            except BrokenProcessPool as exc:   # a worker died (never a hang)
+                _stop_pool(pool)
+                raise ChildProcessError(f"a worker process died while playing (killed, out of "
+                                        f"memory or crashed: {exc})") from None
+            except BaseException:   # Ctrl-C or a failed game: stop now, not after the queue
+                _stop_pool(pool)
+                raise
+            pool.shutdown()
     else:
         raise ValueError(f"bad backend {backend!r}: allowed 'local' or 'ray'")
     return sorted(records, key=lambda r: r["index"])

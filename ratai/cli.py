@@ -882,7 +882,7 @@ def arena(ctx, game, players, variant, param, bots, n_games, workers, backend, s
                                 backend=backend, on_record=lambda rec: on_record(rec, task))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    except KeyboardInterrupt:   # keep the games already played (then exit 130)
+    except (KeyboardInterrupt, ChildProcessError):   # keep the games already played
         if out_path and finished:
             write_records(sorted(finished, key=lambda r: r["index"]), out_path)
             click.echo(f"ratai: {len(finished)} of {n_games} games finished; their records "

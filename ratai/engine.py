@@ -427,6 +427,9 @@ class Engine:
         time_limit = q.time_limit_s if q.time_limit_s is not None else spec.time_limit
         cls = BOT_KINDS.get(spec.kind)
         kw: dict[str, Any] = dict(spec.options)   # checked by make_bot (a typo is an error)
+        if "progress_every" in kw:
+            raise QueryError(f"bot {q.bot!r}: progress_every is set by the engine "
+                             f"(report_every_s sets how often it reports)")
         if iterations is not None:
             kw["iterations"] = iterations
         if time_limit is not None:
@@ -434,7 +437,7 @@ class Engine:
         searching = cls is not None and "progress_every" in inspect.signature(cls).parameters
         if searching:
             kw.update(on_progress=on_progress, progress_every=POLL_ITERATIONS)
-            if iterations is None and time_limit is None:
+            if not {"iterations", "time_limit", "max_depth"} & kw.keys():
                 kw["iterations"] = 1000  # the CLI's default budget (ratai suggest)
         if q.root_moves is not None and "root_moves" in getattr(cls, "OPTIONS", ()):
             kw["root_moves"] = q.root_moves

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
+import time
 
 import pytest
 
@@ -100,6 +103,24 @@ def test_an_interrupted_arena_keeps_the_games_it_finished(tmp_path, monkeypatch,
     assert exc.value.code == 130
     assert [json.loads(line)["index"] for line in path.read_text().splitlines()] == [0, 1, 2]
     assert "3 of 50 games finished" in capsys.readouterr().err
+
+
+def _worker_dies(*job):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang(monkeypatch):
+    """Stop 50 (tester of the stop's diff): a worker killed mid-game (OOM killer, a crash in
+    compiled code) must end the run with an error at once, never a hang; the CLI says it in
+    one line (``ChildProcessError`` is an ``OSError``)."""
+    import ratai.arena
+
+    monkeypatch.setattr(ratai.arena, "play_game", _worker_dies)   # the forked workers' too
+    t = time.monotonic()
+    with pytest.raises(ChildProcessError, match="worker process died"):
+        ratai.arena.run_schedule("rat_trap", {"num_players": 2}, [["random", "random"]] * 6,
+                                 workers=2)
+    assert time.monotonic() - t < 60
 
 
 def test_arena_bad_bot_is_a_clear_error():

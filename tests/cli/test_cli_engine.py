@@ -334,3 +334,9 @@ def test_a_bot_specs_options_reach_the_search():
         [(m.action, m.visits) for m in direct.moves]
     assert "foo" in answers[1]["error"] and "exploration" in answers[1]["error"]
     assert "exploration" in answers[2]["error"]
+    # a budget given as an option is the budget (the engine's default replaced it)
+    out = io.StringIO()
+    Engine(out, workers=1).serve(io.StringIO(json.dumps(
+        {"id": 9, "game": "rats_to_riches", "history": hist, "bot": "ismcts:iterations=7"})
+        + "\n"))
+    assert json.loads(out.getvalue())["iterations"] == 7

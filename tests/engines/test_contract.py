@@ -422,3 +422,23 @@ def test_apply_actions_outside_a_simultaneous_node_is_refused(any_game):
     with pytest.raises(ValueError):
         state.apply_actions([0] * any_game.num_players())
     assert state.serialize() == before
+
+
+def test_the_engines_errors_survive_pickling():
+    """Stop 50: ``IllegalActionError`` (and the other errors whose constructor takes more
+    than a message) could not be unpickled, so one raised in a worker process broke the
+    process pool (``ratai arena --workers 2`` hung on it); each now round-trips with its
+    message and attributes."""
+    import pickle
+
+    from ratai.engines.api import IllegalActionError
+    from ratai.engines.effects import EffectError, Problem
+    from ratai.engines.obs_schema import ObservationError
+
+    errors = [IllegalActionError(99, [1, 2], {1: "a"}, reason="why"),
+              ObservationError("rat_trap", [("$.x", "missing")]),
+              EffectError([Problem("cards.json", "$[0].effect", "unknown op 'fly'")])]
+    for err in errors:
+        back = pickle.loads(pickle.dumps(err))
+        assert type(back) is type(err) and str(back) == str(err)
+        assert vars(back) == vars(err)
