@@ -35,7 +35,7 @@ from ratai.engines.api import INVALID, SIMULTANEOUS, sample_chance_outcome
 #: Local worker processes allowed per core (:func:`local_workers`).
 MAX_WORKERS_PER_CORE = 8
 
-#: ``make_bot`` arguments a spec's ``NAME=VALUE`` may not set: the command gives them.
+#: ``make_bot`` arguments a spec's ``NAME=VALUE`` may not set: they are given apart from it.
 RESERVED_OPTIONS = frozenset({"kind", "game", "player", "seed", "level", "on_progress", "stop"})
 
 

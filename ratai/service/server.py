@@ -288,13 +288,13 @@ def _in_use(host: str, port: int) -> bool:
     except OSError:
         return False
     for family, kind, proto, _, addr in infos:
-        with socket.socket(family, kind, proto) as sock:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
+        try:
+            with socket.socket(family, kind, proto) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 sock.bind(addr)
-            except OSError as exc:
-                if exc.errno == errno.EADDRINUSE:
-                    return True
+        except OSError as exc:   # no IPv6 here, no permission, ...: gRPC's to report
+            if exc.errno == errno.EADDRINUSE:
+                return True
     return False
 
 
