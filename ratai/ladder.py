@@ -309,6 +309,14 @@ def head_to_head(records: Sequence[dict], entrants: Sequence[str]) -> dict[tuple
     return {k: (v[0] / v[1], int(v[1])) for k, v in acc.items() if k[0] in entrants}
 
 
+def _tables(entrants: int, n: int) -> str:
+    """How :func:`schedule` seats ``entrants`` at ``n``-seat tables, in words."""
+    if entrants < n:
+        return (f"one table of all {entrants} entrants, some in two seats of a game by "
+                f"rotation")
+    return f"every {'pair' if n == 2 else f'{n}-subset'} of {entrants} entrants"
+
+
 def markdown(result: LadderResult) -> str:
     """The ladder as Markdown: settings, the standings table, the head-to-head matrix and
     the notes on skipped entrants."""
@@ -316,8 +324,7 @@ def markdown(result: LadderResult) -> str:
     n = r.num_players
     lines = [f"## Ladder: {r.game}, {n} players",
              "",
-             f"{len(r.records)} games (seed {r.seed}; every "
-             f"{'pair' if n == 2 else f'{n}-subset'} of {len(r.entrants)} entrants, seats "
+             f"{len(r.records)} games (seed {r.seed}; {_tables(len(r.entrants), n)}, seats "
              f"rotated; {r.games_per_table} games per table requested), "
              f"{sum(x['moves'] for x in r.records) / max(1, len(r.records)):.0f} actions per "
              f"game, {r.seconds:.0f} s wall clock. Params: `{json.dumps(r.params)}`."

@@ -367,3 +367,14 @@ def test_ladder_out_may_be_a_new_nested_directory(tmp_path):
     assert main(["ladder", "rat_trap", "--players", "2", "--quick", "--no-plot", "--kinds",
                  "random,heuristic", "--out", str(d)], io.StringIO()) == 0
     assert len((d / "records.jsonl").read_text().splitlines()) == 2
+
+
+def test_the_table_line_says_how_fewer_entrants_than_seats_are_seated():
+    """Stop 50 (newcomer): 4 entrants at 5 seats read "every 5-subset of 4 entrants"; the
+    schedule is one table where some entrants take two seats of a game by rotation."""
+    from ratai.ladder import _tables
+
+    assert _tables(4, 5) == ("one table of all 4 entrants, some in two seats of a game by "
+                             "rotation")
+    assert _tables(4, 2) == "every pair of 4 entrants"
+    assert _tables(6, 3) == "every 3-subset of 6 entrants"
