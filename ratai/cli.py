@@ -869,9 +869,9 @@ def arena(ctx, game, players, variant, param, bots, n_games, workers, backend, s
     _writable(out_path, "--out")
     params = _game_params(game, variant, players, param)
     _load(game, params)
-    finished: list[dict] = []
+    finished: list[dict] = []   # as they end: what Ctrl-C keeps
 
-    def on_record(rec: dict, task) -> None:
+    def on_record(rec: dict) -> None:
         finished.append(rec)
         progress.advance(task)
 
@@ -879,7 +879,7 @@ def arena(ctx, game, players, variant, param, bots, n_games, workers, backend, s
         with _progress(out) as progress:
             task = progress.add_task(f"{game}: {n_games} games", total=n_games)
             records = run_arena(game, params, bots, n_games, seed=seed, workers=workers,
-                                backend=backend, on_record=lambda rec: on_record(rec, task))
+                                backend=backend, on_record=on_record)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except (KeyboardInterrupt, ChildProcessError):   # keep the games already played

@@ -336,10 +336,7 @@ def test_beliefs_past_the_old_caps_are_exact_on_both_backends(seed, steps, monke
     with B.belief_deadline(time.perf_counter() + 3600):
         assert _law(V.exact_belief(game, seat, obs, s.views[seat])) == _law(belief)
     if "rat_trap" in _CYTHON_REGISTRY:
-        twin = load_game("rat_trap", backend="cython", num_players=5)
-        t = twin.new_initial_state()
-        for a in actions:
-            t.apply_action(a)
+        twin, t = _twin_position({"num_players": 5}, actions)
         V._BELIEFS._entries.clear()
         tb = V.exact_belief(game, seat, obs, s.views[seat], twin, t._obs_digest(seat))
         assert tb is not None and _law(tb) == _law(belief)
@@ -355,16 +352,13 @@ def test_beliefs_past_the_old_caps_are_exact_on_both_backends(seed, steps, monke
 PAST_30K = [({"num_players": 4, "big_gang": True}, 0, 66, 3), ({"num_players": 5}, 1, 78, 0)]
 
 
-def _random_position(params: dict, seed: int, steps: int, backend: str):
-    game = load_game("rat_trap", backend=backend, **params)
-    rng = np.random.default_rng(seed)
-    ref = load_game("rat_trap", backend="python", **params).new_initial_state()
-    s = game.new_initial_state()
-    for _ in range(steps):
-        a = int(sample_action(ref, rng))
-        ref.apply_action(a)
-        s.apply_action(a)
-    return game, ref, s
+def _twin_position(params: dict, actions: list[int]):
+    """The Rat Trap twin game and its state after ``actions``."""
+    twin = load_game("rat_trap", backend="cython", **params)
+    t = twin.new_initial_state()
+    for a in actions:
+        t.apply_action(a)
+    return twin, t
 
 
 @pytest.mark.parametrize(("params", "seed", "steps", "seat"), PAST_30K)
@@ -375,28 +369,30 @@ def test_the_twin_filters_rounds_past_30000_applied_actions(params, seed, steps,
 
     if "rat_trap" not in _CYTHON_REGISTRY:
         pytest.skip("the Cython twin is not built")
-    game, ref, t = _random_position(params, seed, steps, "cython")
+    game = load_game("rat_trap", backend="python", **params)
+    ref, actions = random_target(game, seed, steps)
+    twin, t = _twin_position(params, actions)
     obs = ref.observation(seat)
     V._BELIEFS._entries.clear()
-    tb = V.exact_belief(ref.get_game(), seat, obs, ref.views[seat], game, t._obs_digest(seat))
+    tb = V.exact_belief(game, seat, obs, ref.views[seat], twin, t._obs_digest(seat))
     assert tb is not None and len(tb.worlds) > 1
     monkeypatch.setattr(B, "MAX_EXPANSIONS", 30_000)
     V._BELIEFS._entries.clear()
-    assert V.exact_belief(ref.get_game(), seat, obs, ref.views[seat], game,
-                          t._obs_digest(seat)) is None
+    assert V.exact_belief(game, seat, obs, ref.views[seat], twin, t._obs_digest(seat)) is None
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("params", "seed", "steps", "seat"), PAST_30K)
 def test_the_reference_filters_rounds_past_30000_applied_actions(params, seed, steps, seat):
     """The reference's filter answers there too, with the twin's law (4-5 s each)."""
-    game, ref, _ = _random_position(params, seed, steps, "python")
+    game = load_game("rat_trap", backend="python", **params)
+    ref, actions = random_target(game, seed, steps)
     obs = ref.observation(seat)
     V._BELIEFS._entries.clear()
     belief = V.exact_belief(game, seat, obs, ref.views[seat])
     assert belief is not None
     if "rat_trap" in _CYTHON_REGISTRY:
-        twin, _, t = _random_position(params, seed, steps, "cython")
+        twin, t = _twin_position(params, actions)
         V._BELIEFS._entries.clear()
         tb = V.exact_belief(game, seat, obs, ref.views[seat], twin, t._obs_digest(seat))
         assert _law(tb) == _law(belief)
