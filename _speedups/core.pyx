@@ -692,18 +692,15 @@ class ObsLayout:
     """
 
     def __init__(self, game):
-        from ratai.engines.obs_schema import TensorLayout
-
-        # The layout of ``game._obs_spec()`` (``observation_tensor_layout()``) from the same
-        # schema document, without the JSON Schema meta-check that spec runs (most of its
-        # cost: the twin builds its tables on first use, which should stay cheap).
-        layout = TensorLayout(game._observation_schema())
+        # The layout of ``game._obs_spec()`` (``observation_tensor_layout()``), without the
+        # JSON Schema meta-check that spec runs; built once per process and parameters (a
+        # twin builds its tables whenever a game is created, which should stay cheap).
+        layout = game._tensor_layout()
         self.game = game.name
         self.size = int(layout.size)
         self.slices = list(layout.slices)
-        self._at = {}
-        for sl in layout.slices:
-            self._at.setdefault((sl.path, sl.kind), []).append(sl)
+        self._at = layout.by_path
+        self._items = layout.list_items
 
     def slice(self, path: str, kind: str, which: int = 0):
         """The ``which``-th slice (0 first) of ``kind`` at ``path`` (a ``TensorSlice``)."""

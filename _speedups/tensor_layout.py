@@ -71,25 +71,16 @@ class CheckedLayout(ObsLayout):
 
     def items(self, path: str) -> int:
         """How many items of the list at ``path`` the layout encodes (``path[0]``...)."""
-        prefix = f"{path}["
-        shown = 0
-        for sub, _ in self._at:
-            if sub.startswith(prefix):
-                index = sub[len(prefix):].split("]", 1)[0]
-                if index.isdigit():
-                    shown = max(shown, int(index) + 1)
-        return shown
+        return max(self._items.get(path, ()), default=-1) + 1
 
     def unused(self, path: str, first: int) -> None:
         """Claim every slice of the items ``path[first]``, ``path[first + 1]``... of a list
         that the writer never fills (its twin holds at most ``first`` items there; those
         cells stay 0, as in the reference)."""
-        prefix = f"{path}["
-        for (sub, kind), slices in self._at.items():
-            if sub.startswith(prefix):
-                index = sub[len(prefix):].split("]", 1)[0]
-                if index.isdigit() and int(index) >= first:
-                    self._claimed.update((sub, kind, i) for i in range(len(slices)))
+        for index, keys in self._items.get(path, {}).items():
+            if index >= first:
+                for sub, kind in keys:
+                    self._claimed.update((sub, kind, i) for i in range(len(self._at[sub, kind])))
 
     def finish(self) -> None:
         """Raises :class:`LayoutMismatch` naming every slice no lookup claimed."""

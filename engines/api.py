@@ -524,8 +524,22 @@ class Game(ABC):
         if spec is None:
             from .obs_schema import ObservationSpec
 
-            spec = _OBS_SPECS[key] = ObservationSpec(self.name, self._observation_schema())
+            spec = _OBS_SPECS[key] = ObservationSpec(self.name, self._observation_schema(),
+                                                     self._tensor_layout())
         return spec
+
+    def _tensor_layout(self):
+        """The ``obs_schema.TensorLayout`` of these parameters, built once per process and
+        shared (read-only) by every game of equal parameters: the twins' compiled tensor
+        writers index it whenever a game is created (``_speedups/core.pyx`` ``ObsLayout``),
+        and building it costs several ms."""
+        key = (self.name, canonical_json(_jsonable(self.params)))
+        layout = _TENSOR_LAYOUTS.get(key)
+        if layout is None:
+            from .obs_schema import TensorLayout
+
+            layout = _TENSOR_LAYOUTS[key] = TensorLayout(self._observation_schema())
+        return layout
 
     def observation_schema(self) -> dict:
         """The JSON Schema (draft 2020-12) of ``State.observation(player)`` for this game and
@@ -1005,6 +1019,8 @@ _ACTION_PERMS: dict = {}
 #: (game name, canonical params) -> ObservationSpec (kept out of the Game object, which is
 #: pickled to worker processes).
 _OBS_SPECS: dict[tuple[str, str], Any] = {}
+#: (game name, canonical params) -> the observation's ``obs_schema.TensorLayout`` (read-only)
+_TENSOR_LAYOUTS: dict[tuple[str, str], Any] = {}
 
 
 def _jsonable(params: Mapping[str, Any]) -> dict:

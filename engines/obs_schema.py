@@ -45,6 +45,7 @@ validator or code generator understands; the ``x-tensor`` annotations are ignore
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -335,6 +336,31 @@ class TensorLayout:
         self._seat_groups: list[tuple[tuple[int, ...], int]] = []
         self._write = self._compile(schema, "$")
         self._seat_perms: dict[int, np.ndarray] = {}
+
+    @functools.cached_property
+    def by_path(self) -> dict[tuple[str, str], tuple[TensorSlice, ...]]:
+        """Every slice by ``(JSON path, kind)``, in layout order (built once; read-only: the
+        twins' compiled writers look their offsets up here whenever a game is created)."""
+        at: dict[tuple[str, str], list[TensorSlice]] = {}
+        for sl in self.slices:
+            at.setdefault((sl.path, sl.kind), []).append(sl)
+        return {key: tuple(slices) for key, slices in at.items()}
+
+    @functools.cached_property
+    def list_items(self) -> dict[str, dict[int, tuple[tuple[str, str], ...]]]:
+        """For each list's JSON path ``p``: item ``i`` -> the ``(path, kind)`` keys of
+        :attr:`by_path` at or under ``p[i]`` (built once; read-only)."""
+        items: dict[str, dict[int, list[tuple[str, str]]]] = {}
+        for key in self.by_path:
+            path = key[0]
+            at = path.find("[")
+            while at >= 0:
+                end = path.find("]", at)
+                index = path[at + 1:end]
+                if index.isdigit():
+                    items.setdefault(path[:at], {}).setdefault(int(index), []).append(key)
+                at = path.find("[", end)
+        return {p: {i: tuple(keys) for i, keys in by_i.items()} for p, by_i in items.items()}
 
     def seat_permutation(self, player: int) -> np.ndarray:
         """The seat-relative tensor of ``player`` as an index map: ``tensor[perm]`` renumbers
@@ -672,24 +698,25 @@ def markdown(schema: dict, layout: TensorLayout, heading: str) -> str:
 
 class ObservationSpec:
     """A game's observation schema with its validator and tensor layout (built once per
-    game instance; ``Game`` methods delegate here).
+    process and parameters, ``Game._obs_spec``; ``Game`` methods delegate here).
 
     Args:
         game: the game's name (for messages).
         document: the schema (:func:`document`).
+        layout: its :class:`TensorLayout` when the caller holds it already (None: built).
 
     Raises:
         jsonschema.SchemaError: ``document`` is not a valid draft 2020-12 schema.
         ValueError: ``document`` has a node the tensor cannot encode (see TensorLayout).
     """
 
-    def __init__(self, game: str, document: dict):
+    def __init__(self, game: str, document: dict, layout: TensorLayout | None = None):
         import jsonschema
 
         jsonschema.Draft202012Validator.check_schema(document)
         self.game = game
         self.document = document
-        self.layout = TensorLayout(document)
+        self.layout = TensorLayout(document) if layout is None else layout
         self._validator = jsonschema.Draft202012Validator(document)
 
     def validate(self, observation: Any) -> None:

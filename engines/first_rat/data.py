@@ -20,7 +20,7 @@ of a file is reported at once (``effects.EffectError``: file, JSON path, what is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -295,6 +295,8 @@ class FirstRatData:
     greg_tracks: tuple[str, ...]
     cards: tuple[Card, ...]
     source: str
+    # route_table's memo, {max_steps: table} (not data: out of eq, hash and repr)
+    _route_tables: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def lit_spaces(self, position: int) -> frozenset[int]:
         """Path spaces lit for a Light String marker at ``position`` (FR-5): those of the
@@ -310,6 +312,17 @@ class FirstRatData:
         Launchpad ends every route.
         """
         return _routes(self, origin, max_steps)
+
+    def route_table(self, max_steps: int) -> list[list[list[tuple[int, int, int]]]]:
+        """``table[origin][k] == routes(origin, k)`` for every space ``origin`` before the
+        Launchpad and ``k`` in ``0..max_steps``; built once per data and ``max_steps`` and
+        shared by every game using them (read-only)."""
+        table = self._route_tables.get(max_steps)
+        if table is None:
+            table = self._route_tables[max_steps] = [
+                [self.routes(o, k) for k in range(max_steps + 1)]
+                for o in range(self.launchpad)]
+        return table
 
 
 def _routes(d: FirstRatData, origin: int, max_steps: int) -> list[tuple[int, int, int]]:

@@ -212,8 +212,7 @@ class FirstRatGame(Game):
         # Modifier summaries of every comic and bottle cap (data "effects", op "modify").
         self.item_mods = {it: modifiers(e) for it, e in d.item_effects.items()}
         self.max_steps = max_steps(d, self.item_mods)
-        self.route_table = [[d.routes(o, k) for k in range(self.max_steps + 1)]
-                            for o in range(L)]
+        self.route_table = d.route_table(self.max_steps)
         self.comic_super = {c[0]: c[2] for c in d.comics}
         self.backpack_info = {b[0]: (b[1], b[2]) for b in d.backpacks}
         self.card_index = {c.id: i for i, c in enumerate(d.cards)}

@@ -163,6 +163,7 @@ def test_unknown_field_turns_the_writer_off(monkeypatch):
 
     monkeypatch.setattr(schema, "observation_schema", extended)
     monkeypatch.setattr(api, "_OBS_SPECS", {})   # layouts of this test only
+    monkeypatch.setattr(api, "_TENSOR_LAYOUTS", {})
     game = load_game("rat_trap", backend="cython", num_players=3)
     s = game.new_initial_state()
     assert not core.has_compiled_observation_tensor(s)
