@@ -155,6 +155,84 @@ def test_non_objects_and_deep_nesting_are_refused(bad):
         game.state_from_observation(0, bad, 0)
 
 
+def _mutations(obs, rng, count):
+    """``count`` copies of ``obs``, each with one leaf or mapping changed at random: a wrong
+    type, a number out of range, a missing or an unknown key."""
+    leaves, maps = [], []
+
+    def walk(v, path):
+        if isinstance(v, dict):
+            maps.append(path)
+            for k, x in v.items():
+                walk(x, path + (k,))
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                walk(x, path + (i,))
+            leaves.append(path)
+        else:
+            leaves.append(path)
+
+    walk(obs, ())
+    values = [None, "x", 1.5, True, -1, 10**6, -(10**6), [], {}, [0], 0, False]
+    out = []
+    for _ in range(count):
+        o = copy.deepcopy(obs)
+        if maps and rng.random() < 0.25:
+            path = maps[rng.integers(len(maps))]
+            node = o
+            for k in path:
+                node = node[k]
+            if node and rng.random() < 0.5:
+                del node[sorted(node)[rng.integers(len(node))]]
+            else:
+                node["no_such_field"] = 0
+        else:
+            path = leaves[rng.integers(len(leaves))]
+            if not path:
+                continue
+            node = o
+            for k in path[:-1]:
+                node = node[k]
+            node[path[-1]] = values[rng.integers(len(values))]
+        out.append(o)
+    return out
+
+
+@pytest.mark.parametrize("name", registered_games())
+def test_the_fast_validator_agrees_with_jsonschema(name):
+    """``jsonschema_rs`` (the fast path of validate_observation) accepts exactly what
+    ``jsonschema`` accepts: observations along random games of every variant, and each with
+    one field broken (wrong types, out-of-range numbers, missing and unknown keys)."""
+    pytest.importorskip("jsonschema_rs")
+    rng = np.random.default_rng(7)
+    refused = 0
+    for params in load_game(name).variants.values():
+        game = load_game(name, backend="python", **params)
+        spec = game._obs_spec()
+        assert spec._fast is not None
+        for state, p in views(game, seeds=(0,), every=40)[::2]:
+            obs = state.observation(p)
+            assert spec._fast.is_valid(obs) and spec._validator.is_valid(obs)
+            for bad in _mutations(obs, rng, 4):
+                valid = spec._validator.is_valid(bad)
+                assert spec._fast.is_valid(bad) == valid, bad
+                refused += not valid
+    assert refused >= 20  # the mutations do break observations
+
+
+def test_values_of_other_python_types_are_checked_by_jsonschema():
+    """A tuple, a numpy number or a NaN is not a JSON value: jsonschema decides (the
+    fast validator would read them as arrays and numbers)."""
+    game = load_game("rat_trap", num_players=3)
+    obs = game.new_initial_state().observation(0)
+    for key, value in (("points", tuple(obs["points"])), ("round", np.int64(obs["round"])),
+                       ("round", float("nan"))):
+        bad = dict(obs, **{key: value})
+        with pytest.raises(ObservationError, match=key):
+            game.validate_observation(bad)
+    game.validate_observation(json.loads(json.dumps(obs)))
+
+
 def test_another_seats_observation_is_refused():
     game = load_game("ratapolis", num_players=3)
     obs = game.new_initial_state().observation(1)
