@@ -257,20 +257,16 @@ def _shape(value: Any, limit: int = _MAX_DEPTH) -> tuple[int, bool]:
         deepest = max(deepest, d)
         if d > limit:
             return d, False
-        t = type(v)
-        if t is dict:
-            plain = plain and all(type(k) is str for k in v)
+        if isinstance(v, dict):
+            plain = plain and type(v) is dict and all(type(k) is str for k in v)
             stack.extend((x, d + 1) for x in v.values())
-        elif t is list:
+        elif isinstance(v, list):
+            plain = plain and type(v) is list
             stack.extend((x, d + 1) for x in v)
-        elif t is float:
+        elif type(v) is float:
             plain = plain and math.isfinite(v)
-        elif t not in _JSON_SCALARS:
+        elif type(v) not in _JSON_SCALARS:
             plain = False
-            if isinstance(v, dict):
-                stack.extend((x, d + 1) for x in v.values())
-            elif isinstance(v, list):
-                stack.extend((x, d + 1) for x in v)
     return deepest, plain
 
 
@@ -400,6 +396,8 @@ class TensorLayout:
             at = path.find("[")
             while at >= 0:
                 end = path.find("]", at)
+                if end < 0:
+                    break
                 index = path[at + 1:end]
                 if index.isdigit():
                     items.setdefault(path[:at], {}).setdefault(int(index), []).append(key)
