@@ -639,6 +639,9 @@ class Game(ABC):
                              f"{observation.get('player')!r}'s, not seat {player}'s")
         try:
             self.validate_observation(observation)
+            # JSON Schema's integers include 1.0 (a JSON number, a protobuf double): the
+            # rebuild reads them as ints
+            observation = self._obs_spec().integers(observation)
         except NotImplementedError:
             pass
         return self._state_from_observation(player, observation, rng)

@@ -246,8 +246,8 @@ _MAX_DEPTH = 32
 
 def _shape(value: Any, limit: int = _MAX_DEPTH) -> tuple[int, bool]:
     """``(depth, plain)`` of a JSON-like value: its nesting depth (stops past ``limit``) and
-    whether it holds only JSON's own types (dicts with string keys, lists, strings, ints,
-    finite floats, booleans, None), the values on which the fast validator and
+    whether it holds only JSON's own types (dicts with string keys, lists, strings, 64-bit
+    ints, finite floats, booleans, None), the values on which the fast validator and
     ``jsonschema`` agree by the specification."""
     stack = [(value, 1)]
     deepest = 0
@@ -265,12 +265,15 @@ def _shape(value: Any, limit: int = _MAX_DEPTH) -> tuple[int, bool]:
             stack.extend((x, d + 1) for x in v)
         elif type(v) is float:
             plain = plain and math.isfinite(v)
+        elif type(v) is int:   # jsonschema_rs reads an int past 4,300 digits as 0
+            plain = plain and _INT_LO <= v < _INT_HI
         elif type(v) not in _JSON_SCALARS:
             plain = False
     return deepest, plain
 
 
-_JSON_SCALARS = (str, int, bool, type(None))
+_JSON_SCALARS = (str, bool, type(None))
+_INT_LO, _INT_HI = -(2 ** 63), 2 ** 64   # the ints jsonschema_rs reads exactly
 
 
 def fast_validator(document: dict) -> Any:
@@ -312,14 +315,83 @@ def validate(game: str, validator: Any, observation: Any, fast: Any = None) -> N
         except Exception:  # noqa: BLE001 - a value it cannot read: jsonschema decides
             pass
     errors = []
-    for err in validator.iter_errors(observation):
-        message = err.message
-        if len(message) > 200:
-            message = message[:197] + "..."
-        errors.append((err.json_path, message))
+    try:
+        for err in validator.iter_errors(observation):
+            message = err.message
+            if len(message) > 200:
+                message = message[:197] + "..."
+            errors.append((err.json_path, message))
+    except ValueError as exc:   # e.g. an int past Python's 4,300 digits in a message
+        raise ObservationError(game, [("$", f"a value cannot be read: {exc}"[:200])]) from None
     if errors:
         errors.sort()
         raise ObservationError(game, errors)
+
+
+def _integer_node(node: dict) -> bool:
+    """Does ``node`` hold integers only (``type`` integer, or an enum of ints)?"""
+    kind = node.get("type")
+    if kind == "integer" or (isinstance(kind, list) and "integer" in kind
+                             and "number" not in kind):
+        return True
+    values = node.get("enum")
+    return bool(values) and all(type(x) is int for x in values)
+
+
+def integers(node: dict, value: Any) -> Any:
+    """``value`` (valid against the schema ``node``) with every integral float where the
+    schema holds integers read as an int, and in containers the schema leaves open (engine
+    bookkeeping: its numbers are counts and seats): JSON Schema counts ``1.0`` as an integer,
+    and the engines index and count with these. Returns ``value`` itself where nothing
+    changes (a copy of each container that does)."""
+    for alt in node.get("anyOf", ()):   # nullable fields: the alternative that applies
+        new = integers(alt, value)
+        if new is not value:
+            return new
+    if type(value) is float:
+        return int(value) if value.is_integer() and _integer_node(node) else value
+    kind = node.get("type")
+    if (kind == "object" and "properties" not in node and "additionalProperties" not in node
+            or kind == "array" and "items" not in node and "prefixItems" not in node):
+        return _integral(value)   # left open (engine bookkeeping, Rat Trap's ctx / todo)
+    changed: Any = None
+    if isinstance(value, dict):
+        props, extra = node.get("properties", {}), node.get("additionalProperties")
+        for key, item in value.items():
+            sub = props.get(key, extra)
+            new = integers(sub, item) if isinstance(sub, dict) else item
+            if new is not item:
+                changed = dict(value) if changed is None else changed
+                changed[key] = new
+    elif isinstance(value, list):
+        prefix, rest = node.get("prefixItems", ()), node.get("items")
+        for i, item in enumerate(value):
+            sub = prefix[i] if i < len(prefix) else rest
+            new = integers(sub, item) if isinstance(sub, dict) else item
+            if new is not item:
+                changed = list(value) if changed is None else changed
+                changed[i] = new
+    return value if changed is None else changed
+
+
+def _integral(value: Any) -> Any:
+    """``value`` with every integral float read as an int (itself where nothing changes)."""
+    if type(value) is float:
+        return int(value) if value.is_integer() else value
+    changed: Any = None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            new = _integral(item)
+            if new is not item:
+                changed = dict(value) if changed is None else changed
+                changed[key] = new
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            new = _integral(item)
+            if new is not item:
+                changed = list(value) if changed is None else changed
+                changed[i] = new
+    return value if changed is None else changed
 
 
 # -- tensor layout ----------------------------------------------------------------------------
@@ -765,6 +837,11 @@ class ObservationSpec:
     def validate(self, observation: Any) -> None:
         """Raises :class:`ObservationError` listing every problem of ``observation``."""
         validate(self.game, self._validator, observation, self._fast)
+
+    def integers(self, observation: Any) -> Any:
+        """A valid ``observation`` with integral floats at integer fields as ints
+        (:func:`integers`; itself when it has none)."""
+        return integers(self.document, observation)
 
     def encode(self, observation: Mapping[str, Any], out: np.ndarray | None = None) -> np.ndarray:
         return self.layout.encode(observation, out)

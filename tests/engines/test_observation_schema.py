@@ -233,6 +233,43 @@ def test_values_of_other_python_types_are_checked_by_jsonschema():
     game.validate_observation(json.loads(json.dumps(obs)))
 
 
+def _floats(value):
+    """``value`` with every int (not bool) as a float, as a JSON client or a protobuf
+    ``Struct`` may send it."""
+    if isinstance(value, dict):
+        return {k: _floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_floats(v) for v in value]
+    return float(value) if type(value) is int else value
+
+
+@pytest.mark.parametrize(("name", "variant", "params"), game_variants(),
+                         ids=[f"{g}-{v}" for g, v, _ in game_variants()])
+def test_integral_floats_are_read_as_integers(name, variant, params):
+    """JSON Schema counts 1.0 as an integer: an observation whose integers are all floats
+    rebuilds the same state as the ints (Rat Trap's rebuild raised a TypeError on them)."""
+    game = load_game(name, backend="python", **params)
+    for state, p in views(game, seeds=(3,), every=60)[::2]:
+        obs = state.observation(p)
+        as_floats = _floats(obs)
+        rebuilt = game.state_from_observation(p, as_floats, 5)
+        assert rebuilt.observation(p) == obs
+        assert rebuilt.serialize() == game.state_from_observation(p, obs, 5).serialize()
+        assert as_floats == _floats(obs)   # the caller's dict is left as it was
+
+
+@pytest.mark.parametrize(("name", "field"), [("rat_trap", "lost_counts"),
+                                             ("rats_to_riches", "cash")])
+def test_integers_too_long_to_read_are_refused(name, field):
+    """An int past Python's 4,300 digits (the fast validator read it as 0): refused with an
+    ObservationError, as jsonschema refused it before."""
+    game = load_game(name, num_players=2)
+    obs = game.new_initial_state().observation(0)
+    obs[field] = [10 ** 4300] + obs[field][1:]
+    with pytest.raises(ObservationError):
+        game.state_from_observation(0, obs, 0)
+
+
 def test_another_seats_observation_is_refused():
     game = load_game("ratapolis", num_players=3)
     obs = game.new_initial_state().observation(1)
