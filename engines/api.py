@@ -518,8 +518,13 @@ class Game(ABC):
             raise NotImplementedError(f"{self.name} has no observation schema") from None
         return module.observation_schema(self)
 
+    def _params_key(self) -> tuple[str, str]:
+        """``(name, canonical JSON of the parameters)``: the key of the per-process caches of
+        what the parameters alone decide (schema, tensor layout, seat maps)."""
+        return (self.name, canonical_json(_jsonable(self.params)))
+
     def _obs_spec(self):
-        key = (self.name, canonical_json(_jsonable(self.params)))
+        key = self._params_key()
         spec = _OBS_SPECS.get(key)
         if spec is None:
             from .obs_schema import ObservationSpec
@@ -533,7 +538,7 @@ class Game(ABC):
         shared (read-only) by every game of equal parameters: the twins' compiled tensor
         writers index it whenever a game is created (``_speedups/core.pyx`` ``ObsLayout``),
         and building it costs several ms."""
-        key = (self.name, canonical_json(_jsonable(self.params)))
+        key = self._params_key()
         layout = _TENSOR_LAYOUTS.get(key)
         if layout is None:
             from .obs_schema import TensorLayout
@@ -599,7 +604,7 @@ class Game(ABC):
             ValueError: ``player`` is not a seat.
         """
         player = check_player(player, self.num_players())
-        key = (self.name, canonical_json(_jsonable(self.params)), int(player))
+        key = (*self._params_key(), int(player))
         perm = _ACTION_PERMS.get(key)
         if perm is None:
             n = self.num_players()
