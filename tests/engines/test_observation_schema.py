@@ -270,6 +270,16 @@ def test_integers_too_long_to_read_are_refused(name, field):
         game.state_from_observation(0, obs, 0)
 
 
+def test_the_tensor_layout_is_built_once_per_parameters():
+    """Every game of equal parameters (either backend) shares one layout: a twin's compiled
+    writer indexes it whenever a game is created (it was rebuilt each time, 9-16 ms)."""
+    ref = load_game("ratapolis", backend="python", num_players=3)
+    twin = load_game("ratapolis", backend="cython", num_players=3)
+    assert ref._tensor_layout() is twin._tensor_layout() is ref._obs_spec().layout
+    other = load_game("ratapolis", num_players=4)._tensor_layout()
+    assert other is not ref._tensor_layout() and other.size != ref._tensor_layout().size
+
+
 def test_another_seats_observation_is_refused():
     game = load_game("ratapolis", num_players=3)
     obs = game.new_initial_state().observation(1)
