@@ -353,7 +353,7 @@ def integers(node: dict, value: Any) -> Any:
     kind = node.get("type")
     if (kind == "object" and "properties" not in node and "additionalProperties" not in node
             or kind == "array" and "items" not in node and "prefixItems" not in node):
-        return _integral(value)   # left open (engine bookkeeping, Rat Trap's ctx / todo)
+        node = _OPEN   # left open (engine bookkeeping, Rat Trap's ctx / todo)
     changed: Any = None
     if isinstance(value, dict):
         props, extra = node.get("properties", {}), node.get("additionalProperties")
@@ -374,24 +374,10 @@ def integers(node: dict, value: Any) -> Any:
     return value if changed is None else changed
 
 
-def _integral(value: Any) -> Any:
-    """``value`` with every integral float read as an int (itself where nothing changes)."""
-    if type(value) is float:
-        return int(value) if value.is_integer() else value
-    changed: Any = None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            new = _integral(item)
-            if new is not item:
-                changed = dict(value) if changed is None else changed
-                changed[key] = new
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            new = _integral(item)
-            if new is not item:
-                changed = list(value) if changed is None else changed
-                changed[i] = new
-    return value if changed is None else changed
+#: How :func:`integers` reads a container the schema leaves open (engine bookkeeping, whose
+#: numbers are counts and seats): every item at any depth an integer or such a container.
+_OPEN: dict[str, Any] = {"type": "integer"}
+_OPEN["additionalProperties"] = _OPEN["items"] = _OPEN
 
 
 # -- tensor layout ----------------------------------------------------------------------------
