@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import copy
 import json
+import marshal
 import os
 import stat
 from abc import ABC, abstractmethod
@@ -907,11 +908,15 @@ class State(ABC):
         self._apply_action(action)
         return self.views[player]
 
-    def _world_key(self) -> str:
+    def _world_key(self) -> bytes | str:
         """The state's identity for merging in the exact filter: every field but the
-        ``views`` logs and the history (equal keys iff equal states)."""
-        return repr([v for k, v in self.__dict__.items()
-                     if k not in ("_game", "_history", "views")])
+        ``views`` logs and the history (equal keys iff equal states; ``marshal``'s bytes,
+        ~6x faster to write than ``repr``, which a field of another type falls back to)."""
+        fields = [v for k, v in self.__dict__.items() if k not in ("_game", "_history", "views")]
+        try:
+            return marshal.dumps(fields, _MARSHAL)
+        except ValueError:
+            return repr(fields)
 
     def _hidden_weight(self, action: int) -> float:
         """The prior of ``action`` at a decision the seat cannot see (every legal action
@@ -967,7 +972,14 @@ class State(ABC):
     def clone(self) -> State:
         """An independent deep copy (sharing only the immutable ``Game``)."""
         new = object.__new__(type(self))
-        new.__dict__ = {k: (v if k == "_game" else _copy_json(v)) for k, v in self.__dict__.items()}
+        d = self.__dict__
+        try:  # plain data (every game's fields): copied in C, 2-3x faster than in Python
+            fields = marshal.loads(marshal.dumps({k: v for k, v in d.items() if k != "_game"},
+                                                 _MARSHAL))
+        except ValueError:  # a type marshal does not write (a game of a user's)
+            fields = {k: _copy_json(v) for k, v in d.items() if k != "_game"}
+        fields["_game"] = d["_game"]
+        new.__dict__ = fields
         return new
 
     def __eq__(self, other: object) -> bool:
@@ -1011,6 +1023,12 @@ def keep_views(state: Any, sample: Any, player: int) -> Any:
     else:
         sample.views = mine
     return sample
+
+
+#: ``marshal`` format 2: no back-references (format 3 on writes an object met twice as a
+#: reference, so equal data could give different bytes), so equal plain data (same types,
+#: same dict order) gives equal bytes: the exact filter's world keys rely on it.
+_MARSHAL = 2
 
 
 def _copy_json(v: Any) -> Any:

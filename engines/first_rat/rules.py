@@ -91,7 +91,7 @@ from typing import Any
 
 import numpy as np
 
-from ..api import CHANCE, TERMINAL, Game, Param, State, check_player, short_repr
+from ..api import CHANCE, TERMINAL, Game, Param, State, _copy_json, check_player, short_repr
 from .data import (
     BOOTH_ITEMS,
     LEVELS,
@@ -114,8 +114,14 @@ from .view import render
 
 #: Parameters of the solo game only (see ``FirstRatGame._check_params``).
 _SOLO_ONLY = ("difficulty", "greg_best_tie")
-_SINGLES = ("STOP_B", "AWARD", "RAISE", "DRINK_USE", "DRINK_SKIP", "NURSERY_RAISE",
-            "NURSERY_DECLINE", "LIBRARY_DECLINE", "SHOP_PASS", "DONATE", "END_TURN")
+#: The single actions after the moves, in id order, with their labels.
+_SINGLES = {"STOP_B": "end option B", "AWARD": "Launchpad: take an Award",
+            "RAISE": "Launchpad: raise a rat", "DRINK_USE": "drink an Energy Drink",
+            "DRINK_SKIP": "no Energy Drink", "NURSERY_RAISE": "Nursery: raise a rat",
+            "NURSERY_DECLINE": "Nursery: do not raise",
+            "LIBRARY_DECLINE": "Library: take no Comic", "SHOP_PASS": "do not shop",
+            "DONATE": "donate Cheese (Provisions)", "END_TURN": "end turn"}
+_SINGLE_NAMES = tuple(_SINGLES)
 NEUTRAL = -1
 RATS = RULEBOOK["rats_per_team"]
 NURSERY = -1  # rat position: in the Nursery; 0 = Start; launchpad = in the rocket
@@ -623,15 +629,8 @@ class FirstRatState(State):
             via = [sc.id for i, sc in enumerate(d.shortcuts) if mask >> i & 1]
             via_s = f" via {'+'.join(via)}" if via else ""
             return f"{'AB'[opt]}: rat {r} {where} -> {to}{via_s}"
-        singles = {getattr(g, s): s for s in _SINGLES}
-        if action in singles:
-            return {"STOP_B": "end option B", "AWARD": "Launchpad: take an Award",
-                    "RAISE": "Launchpad: raise a rat", "DRINK_USE": "drink an Energy Drink",
-                    "DRINK_SKIP": "no Energy Drink", "NURSERY_RAISE": "Nursery: raise a rat",
-                    "NURSERY_DECLINE": "Nursery: do not raise", "LIBRARY_DECLINE":
-                    "Library: take no Comic", "SHOP_PASS": "do not shop",
-                    "DONATE": "donate Cheese (Provisions)", "END_TURN": "end turn"
-                    }[singles[action]]
+        if g.move_size <= action < g.move_size + len(_SINGLES):
+            return _SINGLES[_SINGLE_NAMES[action - g.move_size]]
         if action < g.LIBRARY:
             return f"Rat Burrow: go {g.directions[action - g.BURROW]}"
         if action < g.SUPER:
@@ -707,9 +706,9 @@ class FirstRatState(State):
         out = {}
         for t in TRACKS:
             vals = self.track_values[t]
-            pts = sum(vals[i] for i, o in enumerate(self.track_slots[t]) if o == owner)
-            pts += vals[-1] * sum(1 for o in self.track_last[t] if o == owner)
-            out[t] = pts
+            # the slots hold all but the last space, whose markers stack in track_last
+            out[t] = (sum(v for v, o in zip(vals, self.track_slots[t], strict=False) if o == owner)
+                      + vals[-1] * self.track_last[t].count(owner))
         return out
 
     def _markers_on(self, track: str, owner: int) -> int:
@@ -805,7 +804,7 @@ class FirstRatState(State):
             ValueError: ``player`` is not a seat (ints and numpy ints ``0..n-1``).
         """
         check_player(player, self._game.n)
-        obs = {k: _copy(v) for k, v in self._fields().items()}
+        obs = {k: _copy_json(v) for k, v in self._fields().items()}
         obs["scores"] = self.scores()
         obs["greg_points"] = self.greg_points()
         return obs
@@ -892,24 +891,23 @@ class FirstRatState(State):
         """Seat ``p``'s value of the quantity ``name`` (:data:`.data.SEAT_QUANTITIES`): its
         base, modified by every comic and bottle cap the seat owns (their ``modify``)."""
         mods = self._game.item_mods
-        mod = (0, None, None)
-        for it in self.comics[p]:
-            if name in mods[it]:
-                mod = combine(mod, mods[it][name])
-        for it in self.caps[p]:
-            if name in mods[it]:
-                mod = combine(mod, mods[it][name])
-        return resolve(QUANTITIES[name], mod)
+        mod = None
+        for items in (self.comics[p], self.caps[p]):
+            for it in items:
+                m = mods[it].get(name)
+                if m is not None:
+                    mod = m if mod is None else combine(mod, m)
+        return QUANTITIES[name] if mod is None else resolve(QUANTITIES[name], mod)
 
     def _sq(self, p: int, r: int, name: str) -> int:
         """Rat ``r``'s value of the Super Rat quantity ``name`` (:data:`.data.SUPER_QUANTITIES`):
         its base, modified by the Super Rat comic whose rat it is (FR-15, FR-19)."""
         mods = self._game.item_mods
-        mod = (0, None, None)
+        mod = None
         for c, rat in self.super_rats[p].items():
             if rat == r and name in mods[c]:
-                mod = combine(mod, mods[c][name])
-        return resolve(SUPER_QUANTITIES[name], mod)
+                mod = mods[c][name] if mod is None else combine(mod, mods[c][name])
+        return SUPER_QUANTITIES[name] if mod is None else resolve(SUPER_QUANTITIES[name], mod)
 
     def _colour(self, pos: int) -> str:
         g: FirstRatGame = self._game
@@ -921,10 +919,11 @@ class FirstRatState(State):
         seen = set()
         out = []
         sup = self.super_rats[p]
+        moved = self.moved
         for r, pos in enumerate(self.rats[p]):
-            if pos < 0 or pos >= L or r in self.moved:
+            if pos < 0 or pos >= L or r in moved:
                 continue
-            sig = (pos, tuple(sorted(c for c, rat in sup.items() if rat == r)))
+            sig = (pos, tuple(sorted(c for c, rat in sup.items() if rat == r))) if sup else pos
             if sig not in seen:
                 seen.add(sig)
                 out.append(r)
@@ -1608,10 +1607,3 @@ class FirstRatState(State):
     def _greg_prepare_best(self, track: str) -> None:
         self._greg_prepare(track)
 
-
-def _copy(v: Any) -> Any:
-    if type(v) is list:
-        return [_copy(x) for x in v]
-    if type(v) is dict:
-        return {k: _copy(x) for k, x in v.items()}
-    return v

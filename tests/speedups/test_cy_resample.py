@@ -14,7 +14,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from scipy.stats import chi2_contingency
 
 from ratai.engines import game_class, load_game
 from ratai.engines.rat_trap import view as V
@@ -162,6 +161,8 @@ def homogeneity_pvalue(a: Counter, b: Counter) -> float:
         rows[1].append(sum(b[c] for c in rest))
     if len(rows[0]) < 2:
         return 1.0
+    from scipy.stats import chi2_contingency  # here: 1-2 s to import, for a few tests only
+
     return float(chi2_contingency(np.array(rows))[1])
 
 
