@@ -90,6 +90,43 @@ def test_clone_is_independent(any_game):
     assert state.serialize() == before
 
 
+def test_clone_and_world_key_of_other_field_types():
+    """``State.clone`` copies plain fields in one ``marshal`` round trip and ``_world_key``
+    writes ``marshal`` bytes; a field of a type marshal does not write (a user's game, a numpy
+    scalar) falls back to the copy in Python and to ``repr``. Equal states give equal keys
+    however their strings were made (interned literals or read from JSON)."""
+    game = load_game("rats_to_riches", backend="python", num_players=3)
+    state, rng = game.new_initial_state(), np.random.default_rng(2)
+    for _ in range(30):
+        state.apply_action(sample_action(state, rng))
+    rebuilt = game.deserialize_state(state.serialize())  # every string read from JSON
+    assert rebuilt == state and rebuilt._world_key() == state._world_key()
+    assert isinstance(state._world_key(), bytes)
+
+    class Box:  # not plain data
+        def __init__(self, items):
+            self.items = items
+
+        def __eq__(self, other):
+            return isinstance(other, Box) and other.items == self.items
+
+        def __repr__(self):
+            return f"Box({self.items!r})"
+
+    odd = state.clone()
+    odd.extra = [np.int64(3), Box([1, 2])]
+    copy = odd.clone()
+    assert copy == odd and copy.extra[1] is odd.extra[1]  # copied as before: by _copy_json
+    copy.extra.append(4)
+    assert len(odd.extra) == 2
+    assert isinstance(odd._world_key(), str) and odd._world_key() == odd.clone()._world_key()
+    plain = state.clone()
+    plain.rows = [[1, 2], [3]]
+    twin = plain.clone()
+    twin.rows[0].append(9)
+    assert plain.rows == [[1, 2], [3]] and twin._world_key() != plain._world_key()
+
+
 def test_illegal_actions_raise_and_change_nothing(any_game):
     state = any_game.new_initial_state()
     rng = np.random.default_rng(3)
