@@ -51,6 +51,7 @@ RR-7).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import field as dc_field
 from functools import lru_cache
 from typing import Any
 
@@ -183,6 +184,9 @@ class RatsToRichesData:
     cheese_per_turn: int
     max_rounds: int
     source: str
+    #: What the rules derive from this data alone, per player count, built once and shared
+    #: read-only by every game using them (``rules.compiled_layout``).
+    _derived: dict = dc_field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @property
     def total_cards(self) -> int:

@@ -56,6 +56,25 @@ def test_an_owners_card_plays_from_the_data_file(tmp_path, backend):
     assert obs["cheese"][0]["red"] == 1 and obs["cesspit"] == {"Loan Shark": 1, "Flush": 2}
 
 
+def test_compiled_cards_and_layout_are_shared_per_data_and_player_count(tmp_path):
+    """Games of one data file and player count share the compiled cards and the action
+    layout (built once); another player count or data file gets its own, and creating it
+    leaves the first game's action ids as they were (a program's block depends on n)."""
+    three = load_game("rats_to_riches", num_players=3)
+    labels3 = [three.new_initial_state().action_to_string(0, a)
+               for a in range(three.num_distinct_actions())]
+    again = load_game("rats_to_riches", backend="python", num_players=3)
+    assert again.layout is three.layout and again.compiled is three.compiled
+    five = load_game("rats_to_riches", num_players=5)
+    assert five.layout is not three.layout and five.compiled is not three.compiled
+    assert five.num_distinct_actions() > three.num_distinct_actions()
+    assert [three.new_initial_state().action_to_string(0, a)
+            for a in range(three.num_distinct_actions())] == labels3
+    other = load_game("rats_to_riches", num_players=3, data_path=with_card(tmp_path, LOAN_SHARK))
+    assert other.layout is not three.layout
+    assert other.num_distinct_actions() > three.num_distinct_actions()  # a new card type
+
+
 def test_every_problem_of_a_wrong_card_is_reported_with_file_and_json_path(tmp_path):
     """Validation: one message per problem (file, JSON path, what is allowed), all at once."""
     card = dict(LOAN_SHARK, colour="orange", effects=[
