@@ -935,44 +935,50 @@ class FirstRatState(State):
         out = []
         if opt == 0 and self.moved:
             return out
-        for r, dest, mask, ci in self._rat_moves(p, opt):
-            if opt == 1 and not self.moved and not self._b_can_follow(p, r, dest, mask, ci):
+        rules = self._move_rules(p, opt)
+        follow = opt == 1 and not self.moved
+        for r, dest, mask, ci in list(self._iter_rat_moves(p, opt, rules)):
+            if follow and not self._b_can_follow(p, r, dest, mask, ci, rules):
                 continue
             out.append(self._encode_move(opt, r, mask, dest, ci))
         return out
 
-    def _rat_moves(self, p: int, opt: int) -> list[tuple[int, int, int, int]]:
-        """Candidate single-rat moves ``(rat, dest, mask, colour_index)`` for option ``opt``."""
-        return list(self._iter_rat_moves(p, opt))
-
-    def _any_rat_move(self, p: int, opt: int) -> bool:
+    def _any_rat_move(self, p: int, opt: int, rules: tuple | None = None) -> bool:
         """Whether seat ``p`` has a candidate single-rat move for option ``opt`` (stops at the
         first one)."""
-        return next(self._iter_rat_moves(p, opt), None) is not None
+        return next(self._iter_rat_moves(p, opt, rules), None) is not None
 
-    def _iter_rat_moves(self, p: int, opt: int) -> Iterator[tuple[int, int, int, int]]:
-        """:meth:`_rat_moves` one by one (the state must not change while it runs)."""
+    def _move_rules(self, p: int, opt: int) -> tuple[int, set[int], list[tuple[bool, int]]]:
+        """What seat ``p``'s comics, bottle caps and Super Rats make of option ``opt``'s moves:
+        the shortcut cost multiplier, the rats sharing spaces (:meth:`_sharers`) and per rat
+        ``(chameleon, step cap)``. Moving rats does not change them, so an option's candidates
+        and their follow checks (:meth:`_b_can_follow`) share one."""
+        g: FirstRatGame = self._game
+        base = self._q(p, "option_a_steps" if opt == 0 else "option_b_steps")
+        per_rat = [(opt == 1 and self._sq(p, r, "super_rat_matches_colour") <= 0,
+                    min(g.max_steps, max(0, base + self._sq(p, r, "super_rat_steps"))))
+                   for r in range(len(self.rats[p]))]
+        return self._q(p, "shortcut_cost"), self._sharers(p), per_rat
+
+    def _iter_rat_moves(self, p: int, opt: int, rules: tuple | None = None
+                        ) -> Iterator[tuple[int, int, int, int]]:
+        """Candidate single-rat moves ``(rat, dest, mask, colour_index)`` of seat ``p`` for
+        option ``opt``, one by one (the state must not change while it runs); ``rules`` is
+        :meth:`_move_rules` if the caller has it."""
         g: FirstRatGame = self._game
         L = g.L
         rats = self.rats[p]
         mats = self.mats[p]
-        sc_mult = self._q(p, "shortcut_cost")
-        sharers = self._sharers(p)
-        moved = self.moved
-        b_ends = {rats[m] for m in moved}
+        sc_mult, sharers, per_rat = rules or self._move_rules(p, opt)
+        b_ends = {rats[m] for m in self.moved}
         launch_used = opt == 1 and L in b_ends
-        if opt == 0:
-            base = self._q(p, "option_a_steps")
-        else:
-            base = self._q(p, "option_b_steps")
         for r in self._movable(p):
             pos = rats[r]
-            chameleon = opt == 1 and self._sq(p, r, "super_rat_matches_colour") <= 0
+            chameleon, maxs = per_rat[r]
             blocked = set() if r in sharers else {
                 x for q, x in enumerate(rats) if q != r and q not in sharers and 0 < x < L}
             if opt == 1:
                 blocked |= b_ends
-            maxs = min(g.max_steps, max(0, base + self._sq(p, r, "super_rat_steps")))
             for dest, mask, _steps in g.route_table[pos][maxs]:
                 if dest in blocked:
                     continue
@@ -1002,11 +1008,13 @@ class FirstRatState(State):
         return {rat for c, rat in self.super_rats[p].items()
                 if rat >= 0 and self._sq(p, rat, "super_rat_blocks") <= 0}
 
-    def _b_can_follow(self, p: int, r: int, dest: int, mask: int, ci: int) -> bool:
-        """FR-3: after this first option-B rat, can a second rat complete option B?"""
+    def _b_can_follow(self, p: int, r: int, dest: int, mask: int, ci: int,
+                      rules: tuple | None = None) -> bool:
+        """FR-3: after this first option-B rat, can a second rat complete option B?
+        ``rules``: option B's :meth:`_move_rules` if the caller has it."""
         saved = (self.rats[p][r], dict(self.mats[p]), self.b_colour)
         self._move_rat(p, r, dest, mask, ci, 1, commit=False)
-        ok = self._any_rat_move(p, 1)
+        ok = self._any_rat_move(p, 1, rules)
         self.rats[p][r], self.mats[p], self.b_colour = saved
         self.moved.pop()
         return ok
