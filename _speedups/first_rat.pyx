@@ -5,7 +5,7 @@ behaviour, same action ids, every parameter: 1-5 players with solo Greg, both la
 
 The state is one C struct (:c:type:`FRState` in ``first_rat.pxd``), so ``clone()`` is an
 allocation plus a ``memcpy``. The rules are a function-by-function transcription of the
-reference ``rules.py`` (``_rat_moves``, ``_b_can_follow``, ``_run``, ``_collect``,
+reference ``rules.py`` (``_iter_rat_moves``, ``_b_can_follow``, ``_run``, ``_collect``,
 ``_pay_landing``, ``_greg_run``, ...; rulings FR-1..FR-19 and the JUDGEMENT calls are cited
 there): the same turn cursor (``step``), the same lazy draws, the same automatic application
 of single-option steps. Lists keep the reference's order (e.g. displays in draw order during
@@ -565,7 +565,7 @@ cdef int movable(const FRState* s, const FRConst* k, int p, int* out) noexcept n
 
 
 cdef void move_ctx(const FRState* s, const FRConst* k, int p, MoveCtx* c) noexcept nogil:
-    """Seat ``p``'s movement quantities (``_rat_moves``' ``_q`` / ``_sq`` reads)."""
+    """Seat ``p``'s movement quantities (``_move_rules``' ``_q`` / ``_sq`` reads)."""
     cdef int r
     cdef unsigned int om = owned_qmask(s, k, p)
     c.sc_mult = seat_q(s, k, p, Q_SHORTCUT) if (om >> Q_SHORTCUT) & 1U else k.q_base[Q_SHORTCUT]
@@ -733,7 +733,7 @@ cdef inline bint can_pay(const FRState* s, const FRConst* k, int p, int mask, in
 
 cdef bint any_move(const FRState* s, const FRConst* k, int p, int opt,
                    const MoveCtx* c) noexcept nogil:
-    """``bool(self._rat_moves(p, opt))`` without listing the moves: per rat, the destinations
+    """``self._any_rat_move(p, opt)`` without listing the moves: per rat, the destinations
     of its routes (``all_dests`` / ``free_dests``) minus the blocked spaces, as bits, then the
     colour test on those few spaces; routes with a shortcut one by one when shortcuts cost
     something.
@@ -810,7 +810,7 @@ cdef inline void emit_launch(const FRState* s, const FRConst* k, int p, int r, i
 
 cdef int rat_moves(const FRState* s, const FRConst* k, int p, int opt, int* out,
                    const MoveCtx* c, Movers* mv, bint follow) noexcept nogil:
-    """``_rat_moves`` as encoded MOVE ids, sorted: a rat's routes are stored by (mask, dest),
+    """``_iter_rat_moves`` as encoded MOVE ids, sorted: a rat's routes are stored by (mask, dest),
     so its routes without a shortcut come first, in the order of their destinations (taken
     as bits from ``free_dests``, the Launchpad last), then those with a shortcut through
     ``sc_route_bits``; ``c`` is seat ``p``'s :c:func:`move_ctx`, ``mv`` its
@@ -1066,7 +1066,7 @@ cdef bint b_follows(const FRState* s, const FRConst* k, int p, int r, int dest, 
                     int ci, const MoveCtx* c, FollowCtx* f) noexcept nogil:
     """``_b_can_follow`` (FR-3): after option B's first rat ``r`` moves to ``dest`` (paying the
     shortcuts of ``mask``; Launchpad colour index ``ci``), can a second rat complete option B?
-    That is ``bool(_rat_moves(p, 1))`` in the moved position, from the tables of
+    That is ``_any_rat_move(p, 1)`` in the moved position, from the tables of
     :c:func:`follow_prepare` / :c:func:`follow_for`: the first rat's end blocks ``dest`` and
     may fix the colour (:c:func:`b_open`) on the destinations without a paid shortcut, then
     on those the seat can afford; when the first rat paid shortcuts itself, the candidates'

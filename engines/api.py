@@ -674,7 +674,9 @@ class State(ABC):
 
     Mutable fields must be plain JSON data (ints, floats, strings, ``None``, lists and
     dicts with string keys) stored as instance attributes; ``clone``, ``serialize`` and
-    ``__eq__`` are built on that.
+    ``__eq__`` are built on that (``clone`` and the exact filter's ``_world_key`` through
+    ``marshal``, which would write a numpy array, ``bytearray`` or any other buffer as
+    ``bytes``: such fields are outside the contract; ``serialize`` refuses them too).
     """
 
     def __init__(self, game: Game):
@@ -910,8 +912,9 @@ class State(ABC):
 
     def _world_key(self) -> bytes | str:
         """The state's identity for merging in the exact filter: every field but the
-        ``views`` logs and the history (equal keys iff equal states; ``marshal``'s bytes,
-        ~6x faster to write than ``repr``, which a field of another type falls back to)."""
+        ``views`` logs and the history (equal keys iff equal states: ``marshal``'s bytes of
+        the plain JSON data the class contract requires, ~6x faster to write than ``repr``,
+        which a type marshal refuses falls back to)."""
         fields = [v for k, v in self.__dict__.items() if k not in ("_game", "_history", "views")]
         try:
             return marshal.dumps(fields, _MARSHAL)
@@ -973,10 +976,10 @@ class State(ABC):
         """An independent deep copy (sharing only the immutable ``Game``)."""
         new = object.__new__(type(self))
         d = self.__dict__
-        try:  # plain data (every game's fields): copied in C, 2-3x faster than in Python
+        try:  # plain JSON data (the class contract): copied in C, 2-3x faster than in Python
             fields = marshal.loads(marshal.dumps({k: v for k, v in d.items() if k != "_game"},
                                                  _MARSHAL))
-        except ValueError:  # a type marshal does not write (a game of a user's)
+        except ValueError:  # a type marshal refuses (outside the contract): as before
             fields = {k: _copy_json(v) for k, v in d.items() if k != "_game"}
         fields["_game"] = d["_game"]
         new.__dict__ = fields
