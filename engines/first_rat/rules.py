@@ -703,12 +703,23 @@ class FirstRatState(State):
     # scores, results, observation
     # ==================================================================================
     def _track_points(self, owner: int) -> dict[str, int]:
-        out = {}
+        """Marker owner ``owner``'s points per score track."""
+        return self._track_points_by_owner().get(owner) or dict.fromkeys(TRACKS, 0)
+
+    def _track_points_by_owner(self) -> dict[int, dict[str, int]]:
+        """Each marker owner's points per score track (the owners with a marker on some
+        track; one pass over the tracks: the slots hold all but the last space, whose
+        markers stack in ``track_last``)."""
+        out: dict[int, dict[str, int]] = {}
         for t in TRACKS:
             vals = self.track_values[t]
-            # the slots hold all but the last space, whose markers stack in track_last
-            out[t] = (sum(v for v, o in zip(vals, self.track_slots[t], strict=False) if o == owner)
-                      + vals[-1] * self.track_last[t].count(owner))
+            for v, o in zip(vals, self.track_slots[t], strict=False):
+                if o is not None:
+                    pts = out.get(o) or out.setdefault(o, dict.fromkeys(TRACKS, 0))
+                    pts[t] += v
+            for o in self.track_last[t]:
+                pts = out.get(o) or out.setdefault(o, dict.fromkeys(TRACKS, 0))
+                pts[t] += vals[-1]
         return out
 
     def _markers_on(self, track: str, owner: int) -> int:
@@ -761,9 +772,11 @@ class FirstRatState(State):
             total += a.value(self.count(p, a.count.of) if a.count is not None else 0)
         return total
 
-    def score_breakdown(self, p: int) -> dict[str, int]:
-        """Seat ``p``'s points by scorepad line (rulebook "End of Game"; FR-12)."""
-        out = dict(self._track_points(p))
+    def score_breakdown(self, p: int, tracks: dict | None = None) -> dict[str, int]:
+        """Seat ``p``'s points by scorepad line (rulebook "End of Game"; FR-12); ``tracks``
+        is :meth:`_track_points_by_owner` if the caller has it."""
+        tracks = self._track_points_by_owner() if tracks is None else tracks
+        out = dict(tracks.get(p) or dict.fromkeys(TRACKS, 0))
         out["bottle_caps"] = sum(self._item_points(p, c) for c in self.caps[p])
         out["comics"] = sum(self._item_points(p, c) for c in self.comics[p])
         out["awards_moldy"] = (RULEBOOK["award_points"] * self.awards[p]
@@ -773,7 +786,9 @@ class FirstRatState(State):
         return out
 
     def scores(self) -> list[float]:
-        return [float(sum(self.score_breakdown(p).values())) for p in range(self._game.n)]
+        tracks = self._track_points_by_owner()
+        return [float(sum(self.score_breakdown(p, tracks).values()))
+                for p in range(self._game.n)]
 
     def greg_points(self) -> int:
         """Greg's points (solo): his score-track markers and Rattronauts."""
