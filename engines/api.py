@@ -976,11 +976,7 @@ class State(ABC):
         """An independent deep copy (sharing only the immutable ``Game``)."""
         new = object.__new__(type(self))
         d = self.__dict__
-        try:  # plain JSON data (the class contract): copied in C, 2-3x faster than in Python
-            fields = marshal.loads(marshal.dumps({k: v for k, v in d.items() if k != "_game"},
-                                                 _MARSHAL))
-        except ValueError:  # a type marshal refuses (outside the contract): as before
-            fields = {k: _copy_json(v) for k, v in d.items() if k != "_game"}
+        fields = copy_fields({k: v for k, v in d.items() if k != "_game"})
         fields["_game"] = d["_game"]
         new.__dict__ = fields
         return new
@@ -1032,6 +1028,16 @@ def keep_views(state: Any, sample: Any, player: int) -> Any:
 #: reference, so equal data could give different bytes), so equal plain data (same types,
 #: same dict order) gives equal bytes: the exact filter's world keys rely on it.
 _MARSHAL = 2
+
+
+def copy_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of a state's fields (plain JSON data, the ``State`` contract) by one
+    ``marshal`` round trip: in C, 2-3x faster than :func:`_copy_json` on the games' states.
+    A type marshal refuses (outside the contract) is copied by :func:`_copy_json`, as before."""
+    try:
+        return marshal.loads(marshal.dumps(fields, _MARSHAL))
+    except ValueError:
+        return {k: _copy_json(v) for k, v in fields.items()}
 
 
 def _copy_json(v: Any) -> Any:

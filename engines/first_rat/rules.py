@@ -91,7 +91,7 @@ from typing import Any
 
 import numpy as np
 
-from ..api import CHANCE, TERMINAL, Game, Param, State, _copy_json, check_player, short_repr
+from ..api import CHANCE, TERMINAL, Game, Param, State, check_player, copy_fields, short_repr
 from .data import (
     BOOTH_ITEMS,
     LEVELS,
@@ -819,7 +819,7 @@ class FirstRatState(State):
             ValueError: ``player`` is not a seat (ints and numpy ints ``0..n-1``).
         """
         check_player(player, self._game.n)
-        obs = {k: _copy_json(v) for k, v in self._fields().items()}
+        obs = copy_fields(self._fields())
         obs["scores"] = self.scores()
         obs["greg_points"] = self.greg_points()
         return obs

@@ -108,9 +108,9 @@ def test_clone_is_independent(any_game):
 def test_clone_and_world_key_of_other_field_types():
     """``State.clone`` copies plain fields in one ``marshal`` round trip and ``_world_key``
     writes ``marshal`` bytes; a field of a type marshal refuses (outside the class contract
-    of plain JSON data, which the test below checks every game keeps) falls back to the copy
-    in Python and to ``repr``. Equal states give equal keys however their strings were made
-    (interned literals or read from JSON)."""
+    of plain JSON data, which ``test_clone_is_independent`` checks every game keeps) falls
+    back to the copy in Python and to ``repr``. Equal states give equal keys however their
+    strings were made (interned literals or read from JSON)."""
     game = load_game("rats_to_riches", backend="python", num_players=3)
     state, rng = game.new_initial_state(), np.random.default_rng(2)
     for _ in range(30):

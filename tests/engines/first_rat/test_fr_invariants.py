@@ -54,8 +54,8 @@ def check_invariants(s, legal: list[int] | None = None, labels: bool = True) -> 
     if labels and not s.is_terminal():  # labels identify actions (string_to_action)
         cp = s.current_player()
         legal = s.legal_actions() if legal is None else legal
-        labels = [s.action_to_string(cp, a) for a in legal]
-        assert len(labels) == len(set(labels))
+        names = [s.action_to_string(cp, a) for a in legal]
+        assert len(names) == len(set(names))
 
 
 def play(game, seed: int, on_state=None):
