@@ -10,7 +10,10 @@ the seat sees weighs 1, policy-free: it only has to be legal; a decision it cann
 weighs ``hidden_weight``), and merge states that are equal (their future views depend only
 on the state, so the merge is exact). This is the forward algorithm of a hidden Markov
 model over the game's own states, with the rules engine as transition model, the method
-``tests/engines/posterior.py`` uses from the initial state to test samplers.
+``tests/engines/posterior.py`` uses from the initial state to test samplers. A child state
+is a clone of its parent with the action applied, except where the parent has one matching
+action and was made by the same call: that parent is advanced in place (most steps of a
+cold build; a cached layer's, a belief's or another copy's states are never changed).
 
 It is exact and general, but its cost is the number of distinct states per step, which
 grows with unseen events; :func:`filter_worlds` stops at ``max_worlds`` states or
@@ -56,9 +59,9 @@ import numpy as np
 __all__ = ["Belief", "BeliefCache", "filter_worlds", "belief_deadline", "caps", "MAX_WORLDS",
            "MAX_EXPANSIONS"]
 
-#: Caps of one filter: distinct states at any step, and actions applied in all (each a
-#: clone and an apply). A state takes ~1.1 KB on a twin, ~11 KB on the reference (measured at
-#: 5 players), and a filter holds at most two steps' states.
+#: Caps of one filter: distinct states at any step, and actions applied in all (each an
+#: apply, most after a clone). A state takes ~1.1 KB on a twin, ~11 KB on the reference
+#: (measured at 5 players), and a filter holds at most two steps' states.
 MAX_WORLDS = 10_000
 MAX_EXPANSIONS = 100_000
 
@@ -166,7 +169,7 @@ class _Layer:
 
     def copy(self) -> _Layer:
         """A copy that can be advanced without changing this one (the states are shared:
-        the filter never modifies a state it has stored)."""
+        :func:`_advance` changes in place only states its own call made)."""
         return _Layer(None if self.states is None else dict(self.states), self.expansions,
                       None if self.nxt is None else dict(self.nxt), self.done)
 
@@ -195,9 +198,15 @@ def _advance(layer: _Layer, codes: Sequence, player: int, max_worlds: int,
     end = len(codes)
     deadline, stops = _DEADLINE.get(), _STOPS.get()
     clock = time.perf_counter
+    # ``owned``: the states of ``layer.states`` were made by this call's previous step and
+    # nothing else refers to them (not a cached layer's, a Belief's or another copy's), so a
+    # state with one matching action is advanced in place instead of cloned; the state
+    # left behind in ``layer.states`` is never read again (entries before ``done``).
+    owned = False
     while layer.states is not None and (
             layer.nxt is not None or any(pos < end for pos, _ in layer.states)):
-        if layer.nxt is None:
+        made_here = layer.nxt is None
+        if made_here:
             layer.nxt, layer.done = {}, 0
         nxt = layer.nxt
         over = False
@@ -209,16 +218,17 @@ def _advance(layer: _Layer, codes: Sequence, player: int, max_worlds: int,
             chance = state.is_chance_node()
             moves = state.chance_outcomes() if chance else \
                 [(a, 1.0) for a in state.legal_actions()]
+            code = codes[pos]
+            matching = [(a, prob) for a, prob in moves if state._view_code(a, player) == code]
+            in_place = owned and len(matching) == 1
             kids = []
             before = layer.expansions
-            for a, prob in moves:
-                if state._view_code(a, player) != codes[pos]:
-                    continue
+            for a, prob in matching:
                 if clock() >= deadline or (stops and any(f.is_set() for f in stops)):
                     # this state is expanded again on resuming
                     layer.expansions = before
                     raise _OutOfTime
-                child = state.clone()
+                child = state if in_place else state.clone()
                 seen = child._apply_seen(a, player)
                 layer.expansions += 1
                 k = len(seen)  # the action's entry, then what automatic steps showed
@@ -240,6 +250,7 @@ def _advance(layer: _Layer, codes: Sequence, player: int, max_worlds: int,
             raise ValueError("observation is impossible: no history explains the seat's log")
         over = over or len(nxt) > max_worlds or layer.expansions > max_expansions
         layer.states = None if over else nxt
+        owned = made_here
     return layer
 
 
@@ -252,8 +263,7 @@ def filter_worlds(anchor: Any, codes: Sequence, player: int, max_worlds: int | N
         anchor: a state (either backend) the seat knows completely; not modified.
         codes: the seat's ``views`` entries from the anchor on.
         max_worlds: cap on distinct states at any step (``None``: :func:`caps`).
-        max_expansions: cap on actions applied in all (each a clone and an apply;
-            ``None``: :func:`caps`).
+        max_expansions: cap on actions applied in all (``None``: :func:`caps`).
 
     Returns ``None`` too when a :func:`belief_deadline` passes (or its flag is set) first.
 

@@ -292,6 +292,25 @@ def test_a_cancel_stops_the_filter_and_a_later_call_resumes_it(backend):
     _assert_identical(got, full)
 
 
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_extending_a_filter_changes_no_state_another_belief_holds(backend):
+    """The filter advances in place the states its own call made (``engines/belief.py``):
+    extending a cached filter one log entry at a time, then from scratch, leaves every earlier
+    belief's worlds, the cached layers and the anchor as they were, and each extension ends
+    in exactly the belief of an uncached filter of its log."""
+    anchor, log, seat, _ = _several_worlds(backend)
+    before = anchor.serialize()
+    cache, held = BeliefCache(), []
+    for end in range(1, len(log) + 1):
+        got = cache.get("k", lambda: anchor, log[:end], seat)
+        _assert_identical(got, filter_worlds(anchor, log[:end], seat))
+        held.append((got, [w.serialize() for w in got.worlds]))
+    BeliefCache().get("k", lambda: anchor, log, seat)
+    for got, worlds in held:
+        assert [w.serialize() for w in got.worlds] == worlds
+    assert anchor.serialize() == before
+
+
 def test_the_caps_in_force():
     """``belief.caps()``: 10,000 states / 100,000 applied actions on both backends, with or
     without a ``belief_deadline`` (the reference had a tenth of that without one, and fell

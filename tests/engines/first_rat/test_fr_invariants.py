@@ -63,7 +63,7 @@ def play(game, seed: int, on_state=None):
     the end (``legal`` is ``s.legal_actions()``, computed once per state)."""
     rng = np.random.default_rng(seed)
     s = game.new_initial_state()
-    steps = 0
+    steps, longest = 0, game.max_game_length()
     while not s.is_terminal():
         la = s.legal_actions()
         if on_state is not None:
@@ -74,7 +74,7 @@ def play(game, seed: int, on_state=None):
         else:  # from the legal list just computed: the unchecked fast path of the search
             apply_unchecked(s, la[rng.integers(len(la))])
         steps += 1
-        assert steps <= game.max_game_length()
+        assert steps <= longest
     if on_state is not None:
         on_state(s, [])
     return s
