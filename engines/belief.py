@@ -35,8 +35,8 @@ and the Cython twin sample the same law at every position (both exact, or both t
 form beyond the caps). Under a deadline the clock bounds a filter's time and the caps its
 memory; without one (iteration budgets) they bound its time too: a cold build of a filter of
 twin states (7-40 times faster per action) takes at most ~1.2 s (p90 under 62 ms; the largest
-at 5 players), of reference states up to ~9 s at 4-5 players (``bench/README.md``,
-stops 48 and 50). With these caps the filter answers at 98-100% of decisions; beyond them are
+at 5 players), of reference states up to ~4.4 s at 4-5 players (``bench/README.md``,
+stops 48, 50 and 53). With these caps the filter answers at 98-100% of decisions; beyond them are
 4-5 player rounds with many unseen events. Lower caps made the closed form answer where it is
 not exact: 3,000 applied actions in plain 3-player round-1 positions (reached with 60 states
 left; stop 48), 30,000 in 4-5 player rounds of 1,500-2,500 states (stop 50). The cache holds

@@ -23,7 +23,6 @@ from ratai.engines.ratapolis.rules import SMALL_CITY
 from tests.conftest import sample_action
 
 twin = pytest.importorskip("ratai._speedups.ratapolis")
-chi2_contingency = pytest.importorskip("scipy.stats").chi2_contingency
 
 ALL_PROPS = "A,B,C,F,G,H,I,L,S,T"
 FIXED_EVENTS = "no_attack,normal,not_played,no_attack,not_played,normal,no_attack,normal"
@@ -198,6 +197,8 @@ def test_c_sampler_frequencies_match_the_reference(name, params, pred, n_samples
     c_samples = [_hidden_features(s.resample_c(p, gen), p) for _ in range(n_samples)]
     keys = sorted(ref_samples[0])
     assert keys == sorted(c_samples[0])
+    from scipy.stats import chi2_contingency  # here: 1-2 s to import, for a few tests only
+
     pvalues = {}
     for key in keys:
         counts = [Counter(x[key] for x in xs) for xs in (ref_samples, c_samples)]

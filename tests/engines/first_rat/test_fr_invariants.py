@@ -8,6 +8,7 @@ Start, score markers <= 10, the game ends within max_game_length(). CI runs 300 
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 
 import numpy as np
 import pytest
@@ -29,20 +30,21 @@ def check_invariants(s, legal: list[int] | None = None, labels: bool = True) -> 
     d = load()
     L = g.L
     for m in MATERIALS:  # materials conserved (FR-13)
-        assert s.supply[m] + sum(p[m] for p in s.mats) == d.supply[m], m
-        assert s.supply[m] >= 0 and all(p[m] >= 0 for p in s.mats)
+        held = [p[m] for p in s.mats]
+        assert s.supply[m] + sum(held) == d.supply[m], m
+        assert s.supply[m] >= 0 and min(held) >= 0, m
     assert sum(s.cheese) == s.cheese_issued and min(s.cheese) >= 0  # cheese ledger
     assert s.supply["moldy_cheese"] + sum(s.moldy) == d.supply["moldy_cheese"]
     assert s.supply["awards"] + sum(s.awards) == d.supply["awards"]
     for p, rats in enumerate(s.rats):
-        sharers = s._sharers(p)  # the Ghost
+        sharers = s._sharers(p) if s.super_rats[p] else ()  # the Ghost (a Super Rat)
         on_path = [x for r, x in enumerate(rats) if 0 < x < L and r not in sharers]
         assert len(on_path) == len(set(on_path)), (p, rats)
         chosen = [r for r in s.super_rats[p].values() if r >= 0]
         assert len(chosen) == len(set(chosen)), s.super_rats[p]  # FR-19
         assert 0 <= s.light[p] <= d.light_length and s.lights_scored[p] <= 3
-    placed = Counter(o for t in s.track_slots if t != "rattronaut"
-                     for o in (*s.track_slots[t], *s.track_last[t]))
+    placed = Counter(chain.from_iterable(
+        (*slots, *s.track_last[t]) for t, slots in s.track_slots.items() if t != "rattronaut"))
     for owner, count in enumerate(s.markers):
         assert count <= 10 and placed[owner] == count  # markers on the tracks
     items = s.disp_backpacks + [b for p in s.backpacks for b in p]
