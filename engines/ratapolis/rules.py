@@ -546,8 +546,10 @@ class RatapolisState(State):
         return [(g.CARD + x, p) for x in sorted(pool)]
 
     # -- planning: what a seat may write in a cell (rulebook Phase 2) ---------------------
-    def cell_actions(self, s: int, cell: int, left: int | None = None) -> list[int]:
-        """Sorted cell actions seat ``s`` may plan in ``cell`` (0 left, 1 right).
+    def cell_actions(self, s: int, cell: int, left: int | None = None,
+                     dests: list[list[int]] | None = None) -> list[int]:
+        """Sorted cell actions seat ``s`` may plan in ``cell`` (0 left, 1 right); ``dests``
+        is :meth:`_destinations` of ``s`` if the caller has it.
 
         Idle; attacks on a building where ``s`` has a rat (or, holding the Shooting range,
         one adjacent to such a building) against a rival colour; moves of the group on a
@@ -582,7 +584,8 @@ class RatapolisState(State):
             for c in range(n):
                 if c != s and (cell == 1 or row[c] > 0):
                     acts.append(base + c)
-        dests = self._destinations(s)
+        if dests is None:
+            dests = self._destinations(s)
         for x in own:
             base = g.MOVE + x * g.nb
             acts.extend(base + y for y in dests[x])
@@ -609,13 +612,30 @@ class RatapolisState(State):
             out.append(d)
         return out
 
-    def plan_ids(self, s: int) -> list[int]:
-        """Joint view: all plan ids ``PLAN + left*C + right`` of seat ``s``, sorted."""
+    def right_key(self, s: int, left: int) -> int:
+        """What seat ``s``'s right cell options depend on of its left cell ``left``
+        (:meth:`cell_actions`): the building a left move enters where the seat has no rat
+        yet, else ``NO`` (every other left cell leaves the same right cells)."""
         g = self._game
+        if left >= g.MOVE:
+            y = (left - g.MOVE) % g.nb
+            if self.board[y][s] == 0:
+                return y
+        return NO
+
+    def plan_ids(self, s: int) -> list[int]:
+        """Joint view: all plan ids ``PLAN + left*C + right`` of seat ``s``, sorted (the
+        right cells listed once per :meth:`right_key`)."""
+        g = self._game
+        dests = self._destinations(s)
+        rights: dict[int, list[int]] = {}
         out = []
-        for left in self.cell_actions(s, 0):
+        for left in self.cell_actions(s, 0, dests=dests):
+            key = self.right_key(s, left)
+            if key not in rights:
+                rights[key] = self.cell_actions(s, 1, left if key != NO else None, dests)
             base = g.PLAN + left * g.C
-            out.extend(base + r for r in self.cell_actions(s, 1, left))
+            out.extend([base + r for r in rights[key]])
         return out
 
     def apply_actions(self, actions: Sequence[int]) -> None:
@@ -1499,21 +1519,18 @@ def _sample_plan(st: RatapolisState, s: int, count: int, rng: Any) -> list[int]:
     left cell alone was drawn from the pairs' marginal, which over-weighted left cells that
     allow many right cells.)
     """
-    g = st._game
-    lefts = st.cell_actions(s, 0)
+    dests = st._destinations(s)
+    lefts = st.cell_actions(s, 0, dests=dests)
     if count == 1:
         return [lefts[int(rng.integers(len(lefts)))]]
     # The right cell's options depend on the left cell only through a move's destination
-    # where the seat has no rat yet; count them once per such destination.
+    # where the seat has no rat yet (right_key); count them once per such destination.
     counts: dict[int, int] = {}
     weights = []
     for a in lefts:
-        key = NO
-        if a >= g.MOVE:
-            y = (a - g.MOVE) % g.nb
-            key = y if st.board[y][s] == 0 else NO
+        key = st.right_key(s, a)
         if key not in counts:
-            counts[key] = len(st.cell_actions(s, 1, a if key != NO else None))
+            counts[key] = len(st.cell_actions(s, 1, a if key != NO else None, dests))
         weights.append(counts[key])
     pick = int(rng.integers(sum(weights)))
     k = 0
@@ -1521,7 +1538,7 @@ def _sample_plan(st: RatapolisState, s: int, count: int, rng: Any) -> list[int]:
         pick -= weights[k]
         k += 1
     left = lefts[k]
-    rights = st.cell_actions(s, 1, left)
+    rights = st.cell_actions(s, 1, left, dests)
     return [left, rights[int(rng.integers(len(rights)))]]
 
 
