@@ -42,6 +42,30 @@ def test_apply_actions_takes_numpy_plan_ids():
     assert all(type(a) is int for a in s.history())
 
 
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_a_seats_plans_are_every_left_cell_with_each_right_cell_it_allows(n):
+    """RP-2 joint view: ``legal_actions(seat)`` at planning (``plan_ids``, which lists the
+    right cells once per building a left move enters, ``right_key``) is exactly every left
+    cell the seat may plan with every right cell ``cell_actions(seat, 1, left)`` allows after
+    it, ``PLAN + left * C + right`` in order; at the planning nodes of random games, rivals
+    committed or not (rulebook Phase 2)."""
+    g = load_game("ratapolis", backend="python", num_players=n, simultaneous=True)
+    checked = 0
+    for seed in range(2):
+        s = g.new_initial_state()
+        rng = np.random.default_rng(seed)
+        while not s.is_terminal():
+            if s.phase == "plan":
+                for q in range(n):
+                    if not s.plans[q]:
+                        pairs = [g.PLAN + left * g.C + right for left in s.cell_actions(q, 0)
+                                 for right in s.cell_actions(q, 1, left)]
+                        assert s.legal_actions(q) == pairs, (seed, q)
+                        checked += 1
+            s.apply_action(sample_action(s, rng))
+    assert checked > 20
+
+
 def test_illegal_plan_error_summarises_thousands_of_plans():
     """IllegalActionError ("naming the action and the legal set"): a seat has thousands of
     plans, so the message gives the count, the first few with labels and how to list them;
