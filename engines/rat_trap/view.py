@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..api import CHANCE, State, _copy_json, canonical_json, check_player, unknown_views
+from ..api import (
+    CHANCE,
+    State,
+    _copy_json,
+    canonical_json,
+    check_player,
+    copy_fields,
+    unknown_views,
+)
 from ..belief import BeliefCache
 from .data import (
     ALCHEMIST,
@@ -79,7 +87,7 @@ def observation(s: RatTrapState, p: int) -> dict:
     """Seat ``p``'s information state (JSON dict). Raises ``ValueError`` for a bad seat."""
     g: RatTrapGame = s._game
     p = check_player(p, g.num_players())
-    obs = {f: _copy_json(getattr(s, f)) for f in PUBLIC_FIELDS}
+    obs = copy_fields({f: getattr(s, f) for f in PUBLIC_FIELDS})
     tr = g.third_rat
     is_manip = 0 <= p < len(s.roles) and s.roles[p] == MANIPULATOR
     obs.update({
