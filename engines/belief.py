@@ -48,6 +48,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -292,7 +293,9 @@ def _belief(layer: _Layer) -> Belief | None:
 
 class BeliefCache:
     """Filters kept per (seat, anchor, caps) and extended as the seat's log grows. ``get``
-    returns the same :class:`Belief` object for the same log.
+    returns the same :class:`Belief` object for the same log. Thread-safe: threads may share
+    one cache (the service's in-process searches share Rat Trap's); the entries are read and
+    written under a lock, and each call filters its own copy of a cached layer outside it.
 
     Args:
         size: entries kept (least recently used first out).
@@ -306,6 +309,7 @@ class BeliefCache:
         self.max_states = max_states
         self._entries: OrderedDict[tuple, tuple[tuple, _Layer, Belief | None, bool]] = \
             OrderedDict()
+        self._lock = threading.Lock()
 
     def get(self, anchor_key: Hashable, anchor: Callable[[], Any], codes: Sequence,
             player: int, max_worlds: int | None = None,
@@ -319,11 +323,13 @@ class BeliefCache:
         codes = tuple(codes)
         max_worlds, max_expansions = _caps(max_worlds, max_expansions)
         ck = (anchor_key, player, max_worlds, max_expansions)
-        hit = self._entries.get(ck)
-        # an entry: (log, layer, belief, complete); an interrupted filter is incomplete
-        if hit is not None and hit[0] == codes and hit[3]:
-            self._entries.move_to_end(ck)
-            return hit[2]
+        with self._lock:
+            hit = self._entries.get(ck)
+            # an entry: (log, layer, belief, complete); an interrupted filter is incomplete
+            if hit is not None and hit[0] == codes and hit[3]:
+                self._entries.move_to_end(ck)
+                return hit[2]
+        # a stored layer is never changed: this call filters a copy (or a new start)
         if hit is not None and len(hit[0]) <= len(codes) and codes[:len(hit[0])] == hit[0]:
             if hit[1].states is None:  # a prefix already exceeded the caps
                 return None
@@ -338,14 +344,19 @@ class BeliefCache:
         except _OutOfTime:  # keep what was filtered; this call gets the closed form
             complete = False
         belief = _belief(layer) if complete else None
-        self._entries[ck] = (codes, layer, belief, complete)
-        self._entries.move_to_end(ck)
-        while len(self._entries) > self.size or (
-                len(self._entries) > 1 and self.stored() > self.max_states):
-            self._entries.popitem(last=False)
+        with self._lock:
+            self._entries[ck] = (codes, layer, belief, complete)
+            self._entries.move_to_end(ck)
+            while len(self._entries) > self.size or (
+                    len(self._entries) > 1 and self._stored() > self.max_states):
+                self._entries.popitem(last=False)
         return belief
 
     def stored(self) -> int:
         """The states the cached filters hold in all (what ``max_states`` bounds)."""
+        with self._lock:
+            return self._stored()
+
+    def _stored(self) -> int:
         return sum(len(layer.states or ()) + len(layer.nxt or ())
                    for _, layer, _, _ in self._entries.values())

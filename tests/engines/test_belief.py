@@ -311,6 +311,43 @@ def test_extending_a_filter_changes_no_state_another_belief_holds(backend):
     assert anchor.serialize() == before
 
 
+def test_threads_can_share_one_cache():
+    """``BeliefCache`` is thread-safe (the service's in-process searches share Rat Trap's
+    ``view._BELIEFS``): four threads asking one small cache for prefixes of a log, at every
+    thread switch chance, get exactly the uncached filters' beliefs, and no error. (Its
+    eviction walked the entries while another thread changed them: ``RuntimeError:
+    OrderedDict mutated during iteration``, a reviewer's repro, ~1 in 800 calls.)"""
+    import sys
+    import threading
+
+    anchor, log, seat, _ = _several_worlds("cython" if "rat_trap" in _CYTHON_REGISTRY
+                                           else "python")
+    want = [filter_worlds(anchor, log[:end], seat) for end in range(len(log) + 1)]
+    cache, errors = BeliefCache(size=2, max_states=8), []
+
+    def ask(k):
+        rng = np.random.default_rng(k)
+        try:
+            for _ in range(600):
+                end = int(rng.integers(len(log) + 1))
+                _assert_identical(cache.get(("k", end % 3), lambda: anchor, log[:end], seat),
+                                  want[end])
+        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+            errors.append(exc)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=ask, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, errors[0]
+
+
 def test_the_caps_in_force():
     """``belief.caps()``: 10,000 states / 100,000 applied actions on both backends, with or
     without a ``belief_deadline`` (the reference had a tenth of that without one, and fell
