@@ -565,9 +565,9 @@ class RatapolisState(State):
         board = self.board
         city = self._city()
         own = [x for x in city if board[x][s] > 0]
-        if cell == 1 and left is not None and left >= g.MOVE:
-            y = (left - g.MOVE) % g.nb
-            if board[y][s] == 0:
+        if cell == 1 and left is not None:
+            y = self.right_key(s, left)
+            if y != NO:
                 own = sorted(own + [y])
         acts = [0]
         targets = own
@@ -623,10 +623,10 @@ class RatapolisState(State):
                 return y
         return NO
 
-    def plan_ids(self, s: int) -> list[int]:
-        """Joint view: all plan ids ``PLAN + left*C + right`` of seat ``s``, sorted (the
-        right cells listed once per :meth:`right_key`)."""
-        g = self._game
+    def plan_cells(self, s: int) -> list[tuple[int, list[int]]]:
+        """Seat ``s``'s plans as ``(left, rights)`` pairs: every left cell it may plan, in
+        order, with the right cells :meth:`cell_actions` allows after it. The right cells are
+        listed once per :meth:`right_key` (left cells of one key share the list: read only)."""
         dests = self._destinations(s)
         rights: dict[int, list[int]] = {}
         out = []
@@ -634,8 +634,17 @@ class RatapolisState(State):
             key = self.right_key(s, left)
             if key not in rights:
                 rights[key] = self.cell_actions(s, 1, left if key != NO else None, dests)
+            out.append((left, rights[key]))
+        return out
+
+    def plan_ids(self, s: int) -> list[int]:
+        """Joint view: all plan ids ``PLAN + left*C + right`` of seat ``s``, sorted
+        (:meth:`plan_cells`)."""
+        g = self._game
+        out = []
+        for left, rights in self.plan_cells(s):
             base = g.PLAN + left * g.C
-            out.extend([base + r for r in rights[key]])
+            out.extend([base + r for r in rights])
         return out
 
     def apply_actions(self, actions: Sequence[int]) -> None:
@@ -1519,26 +1528,17 @@ def _sample_plan(st: RatapolisState, s: int, count: int, rng: Any) -> list[int]:
     left cell alone was drawn from the pairs' marginal, which over-weighted left cells that
     allow many right cells.)
     """
-    dests = st._destinations(s)
-    lefts = st.cell_actions(s, 0, dests=dests)
     if count == 1:
+        lefts = st.cell_actions(s, 0)
         return [lefts[int(rng.integers(len(lefts)))]]
-    # The right cell's options depend on the left cell only through a move's destination
-    # where the seat has no rat yet (right_key); count them once per such destination.
-    counts: dict[int, int] = {}
-    weights = []
-    for a in lefts:
-        key = st.right_key(s, a)
-        if key not in counts:
-            counts[key] = len(st.cell_actions(s, 1, a if key != NO else None, dests))
-        weights.append(counts[key])
+    plans = st.plan_cells(s)  # each left cell weighs its number of right cells
+    weights = [len(rights) for _, rights in plans]
     pick = int(rng.integers(sum(weights)))
     k = 0
     while pick >= weights[k]:
         pick -= weights[k]
         k += 1
-    left = lefts[k]
-    rights = st.cell_actions(s, 1, left, dests)
+    left, rights = plans[k]
     return [left, rights[int(rng.integers(len(rights)))]]
 
 
