@@ -34,13 +34,15 @@ actions in all) are the same on both backends, with or without a deadline, so th
 and the Cython twin sample the same law at every position (both exact, or both the closed
 form beyond the caps). Under a deadline the clock bounds a filter's time and the caps its
 memory; without one (iteration budgets) they bound its time too: a cold build of a filter of
-twin states (7-40 times faster per action) takes at most ~1.2 s (p90 under 62 ms; the largest
-at 5 players), of reference states up to ~4.4 s at 4-5 players (``bench/README.md``,
-stops 48, 50 and 53). With these caps the filter answers at 98-100% of decisions; beyond them are
-4-5 player rounds with many unseen events. Lower caps made the closed form answer where it is
-not exact: 3,000 applied actions in plain 3-player round-1 positions (reached with 60 states
-left; stop 48), 30,000 in 4-5 player rounds of 1,500-2,500 states (stop 50). The cache holds
-at most ``max_states`` stored states in all (least recently used entries first out).
+twin states (7-40 times faster per action) takes at most ~1.6 s (p90 under 62 ms; the largest
+at 5 players), of reference states up to ~10 s at 4-5 players (``bench/README.md``,
+stops 48, 50, 53 and 54). With these caps the filter answers at 99-100% of decisions; beyond
+them are 5-player rounds of more than 10,000 states. Lower caps made the closed form answer
+where it is not exact: 3,000 applied actions in plain 3-player round-1 positions (reached with
+60 states left; stop 48), 30,000 in 4-5 player rounds of 1,500-2,500 states (stop 50),
+100,000 in a 5-player round that carried 900-4,100 states over 45 steps to 208 worlds
+(stop 54). The cache holds at most ``max_states`` stored states in all (least recently used
+entries first out).
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ __all__ = ["Belief", "BeliefCache", "filter_worlds", "belief_deadline", "caps", 
 #: apply, most after a clone). A state takes ~1.1 KB on a twin, ~11 KB on the reference
 #: (measured at 5 players), and a filter holds at most two steps' states.
 MAX_WORLDS = 10_000
-MAX_EXPANSIONS = 100_000
+MAX_EXPANSIONS = 200_000
 
 
 #: The ``time.perf_counter`` time by which a filter must stop (``inf``: none), per thread

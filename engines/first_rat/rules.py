@@ -786,9 +786,15 @@ class FirstRatState(State):
         return out
 
     def scores(self) -> list[float]:
+        return self._points()[0]
+
+    def _points(self) -> tuple[list[float], int]:
+        """(:meth:`scores`, :meth:`greg_points`) from one pass over the score tracks."""
+        g: FirstRatGame = self._game
         tracks = self._track_points_by_owner()
-        return [float(sum(self.score_breakdown(p, tracks).values()))
-                for p in range(self._game.n)]
+        scores = [float(sum(self.score_breakdown(p, tracks).values())) for p in range(g.n)]
+        greg = sum((tracks.get(g.greg) or {}).values()) if g.solo else 0
+        return scores, greg
 
     def greg_points(self) -> int:
         """Greg's points (solo): his score-track markers and Rattronauts."""
@@ -801,9 +807,9 @@ class FirstRatState(State):
 
     def _returns(self) -> list[float]:
         g: FirstRatGame = self._game
-        sc = self.scores()
+        sc, greg = self._points()
         if g.solo:  # solo "End of the Game": more points than Greg wins
-            return [1.0 if sc[0] > self.greg_points() else 0.0]
+            return [1.0 if sc[0] > greg else 0.0]
         best = max(sc)
         tied = [p for p in range(g.n) if sc[p] == best]
         most = max(self.rattronauts(p) for p in tied)
@@ -820,8 +826,7 @@ class FirstRatState(State):
         """
         check_player(player, self._game.n)
         obs = copy_fields(self._fields())
-        obs["scores"] = self.scores()
-        obs["greg_points"] = self.greg_points()
+        obs["scores"], obs["greg_points"] = self._points()
         return obs
 
     def render(self, player: int) -> str:

@@ -262,7 +262,7 @@ class RatTrapGame(Game):
         uses, steals from a possible Fool, cards followed through unseen steals; proved
         against brute force by ``tests/engines/test_belief.py`` and
         ``tests/engines/test_exact_posterior.py``), where it stays within its caps
-        (``belief.caps()``: 10,000 states and 100,000 applied actions, on both backends);
+        (``belief.caps()``: 10,000 states and 200,000 applied actions, on both backends);
         beyond them, the closed-form
         :meth:`_state_from_observation` with its documented limits."""
         return sample_infostate(self, player, observation, views, make_rng(rng))

@@ -350,15 +350,15 @@ def test_threads_can_share_one_cache():
 
 
 def test_the_caps_in_force():
-    """``belief.caps()``: 10,000 states / 100,000 applied actions on both backends, with or
-    without a ``belief_deadline`` (the reference had a tenth of that without one, and fell
-    back to the closed form where the twin was exact); a cap asked for explicitly is kept."""
+    """``belief.caps()``: 10,000 states / 200,000 applied actions on both backends, with or
+    without a ``belief_deadline`` (the reference had far less without one, and fell back to
+    the closed form where the twin was exact); a cap asked for explicitly is kept."""
     from ratai.engines import belief as B
 
-    assert B.caps() == (B.MAX_WORLDS, B.MAX_EXPANSIONS) == (10_000, 100_000)
+    assert B.caps() == (B.MAX_WORLDS, B.MAX_EXPANSIONS) == (10_000, 200_000)
     with B.belief_deadline(0.0):
-        assert B.caps() == (10_000, 100_000)
-        assert B._caps(5, None) == (5, 100_000)
+        assert B.caps() == (10_000, 200_000)
+        assert B._caps(5, None) == (5, 200_000)
     assert B._caps(None, 7) == (10_000, 7)
 
 
@@ -453,6 +453,45 @@ def test_the_reference_filters_rounds_past_30000_applied_actions(params, seed, s
         V._BELIEFS._entries.clear()
         tb = V.exact_belief(game, seat, obs, ref.views[seat], twin, t._obs_digest(seat))
         assert _law(tb) == _law(belief)
+
+
+#: A 5-player Bigger Gang round with roles (seed 50, 92 random actions, seat 4: the
+#: Manipulator, after several steals it did not all see) whose filter carries 900-4,100 states
+#: over 45 steps and applies 102,603 actions for 320 states (208 worlds but what other seats
+#: know): with stop 53's cap of 100,000 applied actions the closed form answered, far from
+#: the exact law (G = 3,300 on 40,000 samples, every sampler). Found by a tester (stop 54).
+PAST_100K = ({"num_players": 5, "big_gang": True, "roles": True}, 50, 92, 4)
+
+
+def test_the_filter_answers_past_100000_applied_actions(monkeypatch):
+    """The twin's filter answers there, with the brute-force posterior: the undealt cards'
+    counts per kind (``pool``) take their five values in 36, 18, 16, 12 and 9 of 91 (the
+    tester's own enumeration from the initial state); with the old cap it gives up. (The
+    reference applies the same actions in ~10 s: the law is the same, as
+    ``test_beliefs_past_the_old_caps_are_exact_on_both_backends`` checks on smaller rounds.)"""
+    from ratai.engines import belief as B
+
+    if "rat_trap" not in _CYTHON_REGISTRY:
+        pytest.skip("the Cython twin is not built")
+    params, seed, steps, seat = PAST_100K
+    game = load_game("rat_trap", backend="python", **params)
+    ref, actions = random_target(game, seed, steps)
+    twin, t = _twin_position(params, actions)
+    obs = ref.observation(seat)
+    V._BELIEFS._entries.clear()
+    tb = V.exact_belief(game, seat, obs, ref.views[seat], twin, t._obs_digest(seat))
+    assert tb is not None
+    pool: dict = {}
+    for world, q in zip(tb.worlds, tb.probabilities(), strict=True):
+        for state, r in V.realizations(world.to_reference()):
+            pool[tuple(state.pool)] = pool.get(tuple(state.pool), 0.0) + q * r
+    exact = {(0, 1, 1, 0): 36, (0, 2, 0, 0): 18, (0, 1, 0, 1): 16, (0, 0, 1, 1): 12,
+             (0, 0, 2, 0): 9}
+    assert pool.keys() == exact.keys()
+    assert max(abs(pool[k] - exact[k] / 91) for k in exact) < 1e-9
+    monkeypatch.setattr(B, "MAX_EXPANSIONS", 100_000)
+    V._BELIEFS._entries.clear()
+    assert V.exact_belief(game, seat, obs, ref.views[seat], twin, t._obs_digest(seat)) is None
 
 
 #: A 3-player round-1 position (66 actions; 27 worlds for seat 2, which did not see a steal
