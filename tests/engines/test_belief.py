@@ -418,24 +418,34 @@ def _twin_position(params: dict, actions: list[int]):
     return twin, t
 
 
-@pytest.mark.parametrize(("params", "seed", "steps", "seat"), PAST_30K)
-def test_the_twin_filters_rounds_past_30000_applied_actions(params, seed, steps, seat,
-                                                            monkeypatch):
-    """The twin's filter answers (exact) where it gave up at 30,000 applied actions."""
-    from ratai.engines import belief as B
-
+def _cold_twin_belief(params: dict, seed: int, steps: int, seat: int):
+    """A function giving the twin's exact belief of ``seat`` after ``steps`` seeded random
+    actions of a Rat Trap game with ``params``, built from scratch under the caps in force
+    (``None`` beyond them). Skips the test when the twin is not built."""
     if "rat_trap" not in _CYTHON_REGISTRY:
         pytest.skip("the Cython twin is not built")
     game = load_game("rat_trap", backend="python", **params)
     ref, actions = random_target(game, seed, steps)
     twin, t = _twin_position(params, actions)
     obs = ref.observation(seat)
-    V._BELIEFS._entries.clear()
-    tb = V.exact_belief(game, seat, obs, ref.views[seat], twin, t._obs_digest(seat))
+
+    def cold():
+        V._BELIEFS._entries.clear()
+        return V.exact_belief(game, seat, obs, ref.views[seat], twin, t._obs_digest(seat))
+    return cold
+
+
+@pytest.mark.parametrize(("params", "seed", "steps", "seat"), PAST_30K)
+def test_the_twin_filters_rounds_past_30000_applied_actions(params, seed, steps, seat,
+                                                            monkeypatch):
+    """The twin's filter answers (exact) where it gave up at 30,000 applied actions."""
+    from ratai.engines import belief as B
+
+    cold = _cold_twin_belief(params, seed, steps, seat)
+    tb = cold()
     assert tb is not None and len(tb.worlds) > 1
     monkeypatch.setattr(B, "MAX_EXPANSIONS", 30_000)
-    V._BELIEFS._entries.clear()
-    assert V.exact_belief(game, seat, obs, ref.views[seat], twin, t._obs_digest(seat)) is None
+    assert cold() is None
 
 
 @pytest.mark.slow
@@ -471,15 +481,8 @@ def test_the_filter_answers_past_100000_applied_actions(monkeypatch):
     ``test_beliefs_past_the_old_caps_are_exact_on_both_backends`` checks on smaller rounds.)"""
     from ratai.engines import belief as B
 
-    if "rat_trap" not in _CYTHON_REGISTRY:
-        pytest.skip("the Cython twin is not built")
-    params, seed, steps, seat = PAST_100K
-    game = load_game("rat_trap", backend="python", **params)
-    ref, actions = random_target(game, seed, steps)
-    twin, t = _twin_position(params, actions)
-    obs = ref.observation(seat)
-    V._BELIEFS._entries.clear()
-    tb = V.exact_belief(game, seat, obs, ref.views[seat], twin, t._obs_digest(seat))
+    cold = _cold_twin_belief(*PAST_100K)
+    tb = cold()
     assert tb is not None
     pool: dict = {}
     for world, q in zip(tb.worlds, tb.probabilities(), strict=True):
@@ -490,8 +493,7 @@ def test_the_filter_answers_past_100000_applied_actions(monkeypatch):
     assert pool.keys() == exact.keys()
     assert max(abs(pool[k] - exact[k] / 91) for k in exact) < 1e-9
     monkeypatch.setattr(B, "MAX_EXPANSIONS", 100_000)
-    V._BELIEFS._entries.clear()
-    assert V.exact_belief(game, seat, obs, ref.views[seat], twin, t._obs_digest(seat)) is None
+    assert cold() is None
 
 
 #: A 3-player round-1 position (66 actions; 27 worlds for seat 2, which did not see a steal
