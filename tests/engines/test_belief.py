@@ -45,10 +45,12 @@ def _belief(state, seat):
 def _projected(belief, project) -> dict:
     """``{project(state): probability}`` of the states the belief samples: each world's
     exact realizations (``view.realizations``: the deals and orders of the piles another
-    seat's Manipulator ordered, kept lazy in the world)."""
+    seat's Manipulator ordered, kept lazy in the world; a twin's worlds as reference
+    states)."""
     out: dict = {}
     for world, q in zip(belief.worlds, belief.probabilities(), strict=True):
-        for state, r in V.realizations(world):
+        ref = world.to_reference() if hasattr(world, "to_reference") else world
+        for state, r in V.realizations(ref):
             k = project(state)
             out[k] = out.get(k, 0.0) + q * r
     return out
@@ -484,10 +486,7 @@ def test_the_filter_answers_past_100000_applied_actions(monkeypatch):
     cold = _cold_twin_belief(*PAST_100K)
     tb = cold()
     assert tb is not None
-    pool: dict = {}
-    for world, q in zip(tb.worlds, tb.probabilities(), strict=True):
-        for state, r in V.realizations(world.to_reference()):
-            pool[tuple(state.pool)] = pool.get(tuple(state.pool), 0.0) + q * r
+    pool = _projected(tb, lambda state: tuple(state.pool))
     exact = {(0, 1, 1, 0): 36, (0, 2, 0, 0): 18, (0, 1, 0, 1): 16, (0, 0, 1, 1): 12,
              (0, 0, 2, 0): 9}
     assert pool.keys() == exact.keys()
