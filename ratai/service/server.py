@@ -9,6 +9,7 @@ serves every RPC (no thread per call or stream) and owns the search workers.
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import contextlib
 import errno
 import hmac
@@ -298,12 +299,24 @@ def _in_use(host: str, port: int) -> bool:
     return False
 
 
-def serve(argv: Sequence[str] | None = None) -> int:
+#: seconds a stopping server process may take, from SIGINT/SIGTERM to its exit
+STOP_WATCHDOG_SECONDS = 30.0
+
+
+def serve(argv: Sequence[str] | None = None, *,
+          watchdog: float | None = STOP_WATCHDOG_SECONDS) -> int:
     """Run the server until SIGINT/SIGTERM (the ``ratai serve`` command).
 
     Returns 0 after a clean stop, 2 (one line on stderr) when it cannot start: a bad option,
     the event log held by another server (named, with its pid) or not readable as one, an
     address in use.
+
+    ``watchdog``: seconds the process may take to stop once the signal arrived, the
+    interpreter's exit included (``stop`` itself is bounded at about 2 s of grace plus its
+    joins). Past it, every thread's stack is written to stderr and the process exits with
+    status 1 (``faulthandler.dump_traceback_later``), so a stuck shutdown is diagnosed and
+    never holds the port or the event log's lock. ``None``: no watchdog, for a caller that
+    keeps running after ``serve`` returns.
     """
     cfg = parse_args(argv)
     handler = logging.StreamHandler(sys.stderr)
@@ -322,8 +335,12 @@ def serve(argv: Sequence[str] | None = None) -> int:
         except _CANNOT_START as exc:
             print(f"ratai serve: error: {exc}", file=sys.stderr)
             return 2
-        wait()
+        signum = wait()
+    if watchdog is not None:
+        faulthandler.dump_traceback_later(watchdog, exit=True)
+    log.info(json.dumps({"event": "stopping", "signal": signal.Signals(signum).name}))
     server.stop(2.0)
+    log.info(json.dumps({"event": "stopped"}))
     return 0
 
 

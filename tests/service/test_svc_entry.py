@@ -13,6 +13,7 @@ import time
 import pytest
 
 from ratai.client import Client
+from ratai.service.server import STOP_WATCHDOG_SECONDS
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -35,9 +36,38 @@ def test_server_py_serves_and_logs_json_lines(tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         t0 = time.monotonic()
-        assert proc.wait(20) == 0
-        assert time.monotonic() - t0 < 20
+        try:  # a stuck stop meets the server's watchdog: every thread's stack on stderr, rc 1
+            rc = proc.wait(STOP_WATCHDOG_SECONDS + 15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            rc = proc.wait()
+        rest = proc.stderr.read()
+        assert rc == 0, f"rc {rc} after SIGTERM; the server's stderr:\n{rest[-20_000:]}"
+        assert time.monotonic() - t0 < 20, rest[-20_000:]
+    events = [json.loads(ln).get("event") for ln in rest.splitlines() if ln.startswith("{")]
+    assert events[-2:] == ["stopping", "stopped"]
     assert db.exists()
+
+
+def test_a_stuck_stop_is_dumped_and_ended_by_the_watchdog(tmp_path):
+    """``serve``'s watchdog: when the stop takes longer than allowed (here a server whose
+    ``stop`` hangs), every thread's stack goes to stderr and the process exits 1."""
+    code = (
+        "import sys, time\n"
+        "from ratai.service import server\n"
+        "server.RatAIServer.stop = lambda self, grace=1.0: time.sleep(600)\n"
+        "sys.exit(server.serve(sys.argv[1:], watchdog=1.0))\n")
+    proc = subprocess.Popen([sys.executable, "-c", code, "--port", "0", "--db",
+                             str(tmp_path / "g.sqlite3"), "--workers", "0"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(proc.stderr.readline())["event"] == "serving"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 1
+        err = proc.stderr.read()
+    finally:
+        proc.kill()
+    assert "Timeout (0:00:01)!" in err and "in <lambda>" in err
 
 
 def _main_thread_only():
