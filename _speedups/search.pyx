@@ -74,12 +74,13 @@ Semantics are those of the Python search (same rules, same statistics, same budg
   iterations of the first tree, with the merged statistics (the other trees pause for it).
 * Tree reuse (``analyze(..., keep=True)`` then ``reanalyze(state, keys, ...)``; the bots'
   ``reuse_tree=True``): ``CyUCT`` (perfect information) walks the public actions played
-  since; ``CyISMCTS`` walks the keys the seat observes (``ratai.search.reuse.observed_path``:
-  own actions, other seats' observable actions, chance perceptions by information-state
-  digest), never a hidden key. The kept statistics carry over; a missing node returns
-  ``None`` (the bot searches afresh). ``ponder(state, keys, budget, srng)`` moves the root
-  the same way and searches on until the budget (time and/or stop flag) ends: the bots'
-  ``ponder=True`` run it on a background thread between their moves. A kept tree keeps its
+  since; ``CyISMCTS`` and ``CyAZ`` walk the keys the seat observes
+  (``ratai.search.reuse.observed_path``: own actions, other seats' observable actions,
+  chance perceptions by information-state digest), never a hidden key (``CyAZ`` gives the
+  new root the network's priors at the seat's view). The kept statistics carry over; a
+  missing node returns ``None`` (the bot searches afresh). ``ponder(state, keys, budget,
+  srng)`` moves the root the same way and searches on until the budget (time and/or stop
+  flag) ends: the bots' ``ponder=True`` run it on a background thread between their moves. A kept tree keeps its
   pool (the siblings of the new root stay allocated), so the memory cap bounds it.
 * ``iterations``, ``nodes`` and ``max_depth`` count what the Python search counts (nodes:
   the root plus every child created; a UCT child exists once it is first tried or sampled).
@@ -1619,7 +1620,6 @@ cdef class CyAZ(CyISMCTS):
         """Set up one tree: the pool (value sums per slot, an edge pool for the priors) and
         the root's edge block with ``root_priors`` (``{action: prior}``, noise included)."""
         cdef int j, r
-        cdef long b
         self._prepare(state, seed, allowed, label_state, np_rng)
         self.net = net
         self.dsize = net.d
@@ -1652,10 +1652,17 @@ cdef class CyAZ(CyISMCTS):
         self.tr.nodes[r].visits = 1
         for j in range(self.n):
             self.tr.vals[r * self.n + j] = root_values[j]
-        k = len(root_priors)
-        b = tree_edge_block(self.tr, k)
-        if b < 0:
+        if not self._root_edges(root_priors):
             raise MemoryError("search tree (max_memory_mb below the root's moves)")
+
+    def _root_edges(self, root_priors) -> bool:
+        """A new edge block for the root with ``root_priors`` (``{action: prior}``); its
+        children, found by action, keep their statistics. False (nothing changed) when the
+        memory cap leaves no room."""
+        cdef int j, r = self.root, k = len(root_priors)
+        cdef long b = tree_edge_block(self.tr, k)
+        if b < 0:
+            return False
         self.tr.nodes[r].edges = <int>b
         j = 0
         for a, q in root_priors.items():
@@ -1663,21 +1670,13 @@ cdef class CyAZ(CyISMCTS):
             self.tr.edges[b + 1 + j].prior = q
             j += 1
         edge_head(self.tr, b)[0] = k
+        return True
 
-    def analyze(self, state, budget, srng, on_progress=None, int every=100, seed=None,
-                str kind="az", allowed=None):
-        """Search from the seat's information state in ``state``; as ``AZ.analyze``."""
+    def _root_net(self, state, legal, srng):
+        """The network at the seat's view of ``state``: ``(net, values, prior_of, used_of)``,
+        ``prior_of`` the priors of ``legal`` at ``policy_temperature`` and ``used_of``
+        those with the root noise (``noise_fraction``), each ``{action: prior}``."""
         from ratai.search.az import dirichlet_noise, tempered
-        budget.begin()
-        player = self.me
-        if state.current_player() == SIMULTANEOUS_NODE:
-            raise ValueError("az does not search a SIMULTANEOUS root; use the sequential "
-                             "view of the game")
-        legal = state.legal_actions(player) if allowed is None else list(allowed)
-        tie = srng.tiebreak(legal)
-        label_state = state.resample_from_infostate(player, srng.child_seed())
-        start_reaper()
-        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
         n = state.get_game().num_players()
         # one CyNet per model and player count (it holds transposed copies of the heads)
         cache = getattr(self.model, "_cynets", None)
@@ -1690,11 +1689,29 @@ cdef class CyAZ(CyISMCTS):
         net = cache.get(n)
         if net is None:
             net = cache[n] = CyNet(self.model, n, state.get_game())
-        values, priors = net.evaluate(state.observation_tensor(player), player, legal)
+        values, priors = net.evaluate(state.observation_tensor(self.me), self.me, legal)
         priors = tempered(priors, self.ptemp)
         used = dirichlet_noise(priors, self.alpha, self.eps, srng.np)
-        prior_of = {int(a): float(q) for a, q in zip(legal, priors)}
-        used_of = {int(a): float(q) for a, q in zip(legal, used)}
+        return (net, [float(v) for v in values],
+                {int(a): float(q) for a, q in zip(legal, priors)},
+                {int(a): float(q) for a, q in zip(legal, used)})
+
+    def analyze(self, state, budget, srng, on_progress=None, int every=100, seed=None,
+                str kind="az", allowed=None, bint keep=False):
+        """Search from the seat's information state in ``state``; as ``AZ.analyze``.
+        ``keep``: keep the tree for :meth:`reanalyze` / :meth:`ponder` (one thread only)
+        instead of releasing it."""
+        budget.begin()
+        player = self.me
+        if state.current_player() == SIMULTANEOUS_NODE:
+            raise ValueError("az does not search a SIMULTANEOUS root; use the sequential "
+                             "view of the game")
+        legal = state.legal_actions(player) if allowed is None else list(allowed)
+        tie = srng.tiebreak(legal)
+        label_state = state.resample_from_infostate(player, srng.child_seed())
+        start_reaper()
+        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
+        net, values, prior_of, used_of = self._root_net(state, legal, srng)
         k = self.threads
         shares = self._share_nodes(), self._share_mb()   # before ``self`` takes its share
         workers = [self] + [CyAZ(self.me, self.model, self.c_puct, self.alpha, self.eps,
@@ -1708,8 +1725,7 @@ cdef class CyAZ(CyISMCTS):
                 w._set_limits(*shares)
             w.lazy = self.lazy
             np_rng = srng.np if i == 0 else np.random.default_rng(seeds[i])
-            w._prepare_az(state, seeds[i], allowed, label_state, np_rng, net, used_of,
-                          [float(v) for v in values])
+            w._prepare_az(state, seeds[i], allowed, label_state, np_rng, net, used_of, values)
 
         def report():
             return _report(workers, legal, labels.__getitem__, tie, player, self.n,
@@ -1717,19 +1733,42 @@ cdef class CyAZ(CyISMCTS):
 
         _run(workers, budget, on_progress, every, report)
         out = report()
-        _release(workers)
+        if not (keep and k == 1):
+            _release(workers)
         return out
 
-    def _root_stats(self) -> dict:
-        cdef Tree* t = self.tr
-        cdef int i, j, n = self.n
-        cdef Node* root = &t.nodes[0]
-        out = {}
-        for i in range(root.first, root.first + root.nch):
-            if t.nodes[i].key < TAG_ACTION and t.nodes[i].visits > 0:
-                out[t.nodes[i].action] = (t.nodes[i].visits,
-                                          [t.vals[i * n + j] for j in range(n)])
-        return out
+    def reanalyze(self, state, keys, budget, srng, on_progress=None, int every=100,
+                  seed=None, str kind="az"):
+        """Tree reuse: search the seat's information state in ``state`` from the kept node
+        the observed ``keys`` lead to, as :meth:`CyISMCTS.reanalyze` (``None``: the tree
+        was released or the node is missing). The kept node's statistics carry over; its
+        priors are the network's at ``state`` (with the root noise, as :meth:`analyze`),
+        in a new edge block (at the memory cap the kept priors stay, without new noise).
+        """
+        budget.begin()
+        player = self.me
+        legal = state.legal_actions(player)
+        if not legal or state.current_player() == SIMULTANEOUS_NODE \
+                or not self._reroot(state, keys, srng):
+            return None
+        tie = srng.tiebreak(legal)
+        label_state = state.resample_from_infostate(player, srng.child_seed())
+        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
+        self.label_state = label_state
+        _, values, prior_of, used_of = self._root_net(state, legal, srng)
+        if self.tr.nodes[self.root].visits == 0:   # never so when kept; as a fresh root
+            self.tr.nodes[self.root].visits = 1
+            for j in range(self.n):
+                self.tr.vals[self.root * self.n + j] = values[j]
+        self._root_edges(used_of)
+        workers = [self]
+
+        def report():
+            return _report(workers, legal, labels.__getitem__, tie, player, self.n,
+                           budget, seed, kind, prior_of)
+
+        _run(workers, budget, on_progress, every, report)
+        return report()
 
     cdef int tensor(self, int p) noexcept nogil:
         """Seat ``p``'s observation tensor of ``self.work`` into ``xbuf``; 0 or -1."""
@@ -1905,15 +1944,15 @@ cdef class CyAZ(CyISMCTS):
         edge_head(self.tr, b)[0] = cnt
 
     cdef int iterate(self) noexcept nogil:
-        cdef int node = 0, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a, ties, total
-        cdef int n = self.n
+        cdef int node = self.root, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a, ties
+        cdef int n = self.n, total
         cdef unsigned long long key
         cdef double u, best_u, cv, sq, fpu_q
         cdef Node* nd
         cdef bint have_value = False
         if self.determinize() < 0:
             return -1
-        plen = self.push(plen, 0)
+        plen = self.push(plen, node)
         while True:
             p = self.work.c_current_player()
             if p == TERMINAL:
@@ -1935,7 +1974,7 @@ cdef class CyAZ(CyISMCTS):
                 have_value = True
                 break
             k = self.work.c_legal_actions(self.act)
-            if node == 0 and self.allow != NULL:
+            if node == self.root and self.allow != NULL:
                 j = 0
                 for i in range(k):
                     if self.allow[self.act[i]]:

@@ -8,13 +8,14 @@ Usage (short runs on a shared machine; quote ``uptime`` with the figures)::
     python bench/ponder.py --game rats_to_riches --kind mcts --mode ponder --games 20
     python bench/ponder.py --game rat_trap --mode threads --time-limit 0.2 --games 40
 
-Bot A (``--kind``, default ``ismcts`` on hidden information, ``mcts`` otherwise) with
-``reuse_tree=True`` (``--mode reuse``) or ``ponder=True`` (``--mode ponder``, which implies
-reuse) or ``threads=--threads`` (``--mode threads``: root-parallel search on that many
-threads, default 2) takes one seat, the same kind without it every other seat, all with the
-same ``--time-limit`` (or ``--iterations``) per move; A's seat rotates game by game, so the
-fair share is ``1/n``. ``--mode threads`` measures what a second core buys at equal wall time
-(issue 13, item 5): only on an idle machine with as many cores as threads.
+Bot A (``--kind``: ``az``, or by default ``ismcts`` on hidden information and ``mcts``
+otherwise) with ``reuse_tree=True`` (``--mode reuse``) or ``ponder=True`` (``--mode
+ponder``, which implies reuse) or ``threads=--threads`` (``--mode threads``: root-parallel
+search on that many threads, default 2) takes one seat, the same kind without it every
+other seat, all with the same ``--time-limit`` (or ``--iterations``) per move; A's seat
+rotates game by game, so the fair share is ``1/n``. ``--mode threads`` measures what a
+second core buys at equal wall time (issue 13, item 5): only on an idle machine with as
+many cores as threads.
 A's pondering runs while the other seats think (their ``--time-limit`` per move, on the
 other core); on a machine whose cores are busy it only steals time, so the strength figure
 is meaningful on an idle machine only. The script prints A's mean score with its 95%
@@ -59,7 +60,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--game", required=True)
     ap.add_argument("--players", type=int, default=None)
-    ap.add_argument("--kind", default="auto", choices=("auto", "mcts", "ismcts"))
+    ap.add_argument("--kind", default="auto", choices=("auto", "mcts", "ismcts", "az"))
     ap.add_argument("--mode", default="ponder", choices=("ponder", "reuse", "threads", "none"))
     ap.add_argument("--threads", type=int, default=2, help="A's threads in --mode threads")
     ap.add_argument("--time-limit", type=float, default=0.05)

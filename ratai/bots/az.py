@@ -15,8 +15,14 @@ from typing import Any
 from ratai.nn import Model, packaged
 from ratai.search.az import AZ
 from ratai.search.common import DEFAULT_MAX_MEMORY_MB, check_number
+from ratai.search.reuse import observed_path
 
-from .search_bots import SearchBot, _check_backend
+from .search_bots import (
+    _REUSE_OPTIONS,
+    DEFAULT_PONDER_SECONDS,
+    SearchBot,
+    _check_backend,
+)
 
 __all__ = ["AZBot", "load_model"]
 
@@ -82,9 +88,13 @@ class AZBot(SearchBot):
     proportional to ``visits ** (1 / temperature)``, seeded; in [0, 100]), ``chance_key``
     (``"infostate"`` or ``"action"``), ``search_backend`` (``"auto"``: the compiled
     ``CyAZ`` on a Cython state, ``"python"``, ``"cython"``), ``max_nodes``,
-    ``max_memory_mb`` (512), ``threads`` (1; > 1 needs the compiled search), and, as every
-    search kind, ``iterations``/``time_limit``, ``stop``, ``skip_forced``, ``on_progress``
-    and ``analyze(state, root_moves=[...])``.
+    ``max_memory_mb`` (512), ``threads`` (1; > 1 needs the compiled search),
+    ``reuse_tree`` / ``ponder`` / ``ponder_seconds`` (off, off, 10 s; the compiled search
+    and ``threads=1``: keep the tree between calls and continue from the node matching the
+    seat's new information state, and search it on a background thread while the other
+    seats move; as for ``ismcts``, whose docstring says what each one guarantees), and, as
+    every search kind, ``iterations``/``time_limit``, ``stop``, ``skip_forced``,
+    ``on_progress`` and ``analyze(state, root_moves=[...])``.
 
     Options the caller does not pass take the model's recommended values first
     (:attr:`ratai.nn.Model.play_options`, ``meta["play"]``: e.g. the shipped Rats to Riches
@@ -102,21 +112,24 @@ class AZBot(SearchBot):
     kind = "az"
     OPTIONS = ("model", "c_puct", "dirichlet_alpha", "noise_fraction", "rollout_mix",
                "fpu_reduction", "policy_playout", "policy_temperature", "temperature",
-               "chance_key", "search_backend", "max_nodes", "max_memory_mb", "threads")
+               "chance_key", "search_backend", "max_nodes", "max_memory_mb",
+               "threads") + _REUSE_OPTIONS
     ROOT_MOVES = True
 
     def _setup(self, model: Any = None, temperature: float = 0.0,
                search_backend: str = "auto", max_nodes: int | None = None,
                max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB, threads: int = 1,
-               **kw: Any) -> None:
+               reuse_tree: bool = False, ponder: bool = False,
+               ponder_seconds: float = DEFAULT_PONDER_SECONDS, **kw: Any) -> None:
         self._setup_tree(max_nodes, max_memory_mb, threads)
         self.search_backend = _check_backend(search_backend)
+        self._setup_reuse(reuse_tree, ponder, ponder_seconds)
         self.temperature = check_number("temperature", temperature, 0.0, 100.0)
         self.model = load_model(model, self.game)
         for name, value in self.model.play_options.items():  # the model's measured defaults
             kw.setdefault(name, value)
         self.search = AZ(self.game, self.player, self.model, **kw)
-        self._check_compiled()
+        self._check_compiled(reuse_needs_it=True)
 
     def _cython(self, state):
         if self.search_backend == "python":
@@ -135,16 +148,49 @@ class AZBot(SearchBot):
     def _analyze(self, state, budget, srng, on_progress, allowed=None):
         cy = self._cython(state)
         s = self.search
+        if self.reuse_tree and allowed is None:
+            if cy is None:
+                raise ValueError("reuse_tree and ponder need the compiled search (a Cython "
+                                 "state, load_game(name, backend='cython'))")
+            return self._analyze_reusing(cy, state, budget, srng, on_progress)
         if cy is not None:
-            an = cy.CyAZ(self.player, self.model, s.c_puct, s.alpha, s.eps, s.mix, s.fpu,
-                         s.chance_key, self.max_nodes, self.max_memory_mb,
-                         self.threads, s.policy_playout, s.policy_temperature).analyze(
-                             state, budget, srng, on_progress, self.progress_every,
-                             self.seed, self.kind, allowed)
+            an = self._cy_search(cy, self.threads).analyze(
+                state, budget, srng, on_progress, self.progress_every, self.seed, self.kind,
+                allowed)
         else:
             an = s.analyze(state, budget, srng, on_progress, self.progress_every, self.seed,
                            self.kind, allowed, self._python_cap())
         return self._choose(an, srng)
+
+    def _cy_search(self, cy, threads: int):
+        s = self.search
+        return cy.CyAZ(self.player, self.model, s.c_puct, s.alpha, s.eps, s.mix, s.fpu,
+                       s.chance_key, self.max_nodes, self.max_memory_mb, threads,
+                       s.policy_playout, s.policy_temperature)
+
+    def _analyze_reusing(self, cy, state, budget, srng, on_progress):
+        """Tree reuse keyed by the seat's information state, as ``ismcts`` (see
+        :meth:`SearchBot._reuse`); ``temperature`` picks the move before the bot ponders
+        below it."""
+        by_info = self.search.chance_key == "infostate"
+        me, every = self.player, self.progress_every
+
+        def keys_of(kept, steps):
+            return observed_path(kept, steps, me, by_info=by_info, seed=self.seed,
+                                 info_hash=cy.info_hash)
+
+        def fresh():
+            w = self._cy_search(cy, 1)
+            return w, self._choose(w.analyze(state, budget, srng, on_progress, every,
+                                             self.seed, self.kind, None, True), srng)
+
+        def again(w, keys):
+            an = w.reanalyze(state, keys, budget, srng, on_progress, every, self.seed,
+                             self.kind)
+            return None if an is None else self._choose(an, srng)
+
+        return self._reuse(state, budget, srng, on_progress, keys_of=keys_of, fresh=fresh,
+                           again=again)
 
     def _choose(self, an, srng):
         """Apply ``temperature`` to the root visits (0: the search's best move)."""

@@ -58,7 +58,7 @@ class Limits:
             travel back (at most 20% of the time left).
         min_report_interval_s: least seconds between two partial ``Analyze`` messages
             (whatever the client asks; partials in between are coalesced, the newest wins).
-        ponder: hosted ``mcts``/``ismcts`` bot seats keep their tree between moves and
+        ponder: hosted ``mcts``/``ismcts``/``az`` bot seats keep their tree between moves and
             ponder on it while the other seats think (off by default: answers then depend
             on timing). Policy: a search worker ponders only while it has no job — every
             job it receives first stops its ponder search (a nogil flag, seen within one
@@ -248,7 +248,7 @@ def build_parser(prog: str = "ratai serve") -> argparse.ArgumentParser:
     ap.add_argument("--default-iterations", type=_int_in(1, 10**9),
                     default=d.default_iterations, help="budget of a search bot given none")
     ap.add_argument("--ponder", action="store_true",
-                    help="hosted mcts/ismcts bot seats keep their tree and ponder on it "
+                    help="hosted mcts/ismcts/az bot seats keep their tree and ponder on it "
                          "between moves, only in a worker with no job (answers then depend "
                          "on timing); default off")
     ap.add_argument("--ponder-seconds", type=_seconds(0, 3600), default=d.ponder_seconds,

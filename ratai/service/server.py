@@ -9,9 +9,9 @@ serves every RPC (no thread per call or stream) and owns the search workers.
 from __future__ import annotations
 
 import asyncio
-import faulthandler
 import contextlib
 import errno
+import faulthandler
 import hmac
 import json
 import logging

@@ -124,7 +124,7 @@ _KEPT: dict[str, tuple[tuple, Any]] = {}
 #: The most pondering bots (kept trees) one worker holds; the oldest is closed beyond it.
 MAX_KEPT = 2
 _KEPT_LOCK = threading.Lock()
-PONDER_KINDS = ("mcts", "ismcts")
+PONDER_KINDS = ("mcts", "ismcts", "az")
 
 
 def halt_ponders() -> None:
@@ -227,7 +227,7 @@ def run_search(job: SearchJob, stop: Callable[[], bool],
             time_limit = max(0.001, job.time_limit - (time.perf_counter() - t0))
         pondering = (job.ponder_key is not None and bot.kind in PONDER_KINDS
                      and job.ponder_seconds > 0
-                     and (bot.kind == "ismcts" or game.perfect_information)
+                     and (bot.kind != "mcts" or game.perfect_information)
                      and kw.get("threads", 1) == 1 and _compiled(state)
                      and kw.get("search_backend", "auto") != "python"
                      and kw.get("rollout", "random") == "random"

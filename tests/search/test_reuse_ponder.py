@@ -1,4 +1,5 @@
-"""Issue 13, item 6: IS-MCTS tree reuse keyed by the seat's information state, and pondering.
+"""Issue 13, item 6: IS-MCTS (and az) tree reuse keyed by the seat's information state, and
+pondering.
 
 * No peeking: two games the seat cannot tell apart at every step (same information state
   after every action, different hidden cards) give a seeded reusing bot the same answers,
@@ -57,9 +58,10 @@ def _twin_games(name, me, seed, backend):
     return game, game.new_initial_state(), game.new_initial_state(), np.random.default_rng(seed)
 
 
-@pytest.mark.parametrize("backend,budget", [("cython", {"iterations": 400}),
-                                            ("python", {"iterations": 60})])
-def test_reuse_never_peeks_same_observed_history_same_answers(backend, budget):
+@pytest.mark.parametrize("kind,backend,budget", [("ismcts", "cython", {"iterations": 400}),
+                                                 ("ismcts", "python", {"iterations": 60}),
+                                                 ("az", "cython", {"iterations": 400})])
+def test_reuse_never_peeks_same_observed_history_same_answers(kind, backend, budget):
     """Same seed + same sequence of information states for the seat => the same answers on
     every move, with the tree kept across moves (the walk reads observations only)."""
     me = 0
@@ -69,7 +71,7 @@ def test_reuse_never_peeks_same_observed_history_same_answers(backend, budget):
         kw = dict(seed=11, reuse_tree=True, **budget)
         if backend == "python":
             kw["search_backend"] = "python"
-        bot_a, bot_b = make_bot("ismcts", game, me, **kw), make_bot("ismcts", game, me, **kw)
+        bot_a, bot_b = make_bot(kind, game, me, **kw), make_bot(kind, game, me, **kw)
         moves = 0
         ok = True
         while ok and not a.is_terminal() and moves < 5:
@@ -108,16 +110,17 @@ def _to_my_turn(s, me, rng, line=()):
             s.apply_action(_sample(s, rng))
 
 
-@pytest.mark.parametrize("backend", ["cython", "python"])
-def test_reuse_kept_visits_carry_over_and_unseen_starts_fresh(backend):
+@pytest.mark.parametrize("kind,backend", [("ismcts", "cython"), ("ismcts", "python"),
+                                          ("az", "cython")])
+def test_reuse_kept_visits_carry_over_and_unseen_starts_fresh(kind, backend):
     me = 0
     its = 2000 if backend == "cython" else 80
     extra = {} if backend == "cython" else {"search_backend": "python"}
     carried = 0
     for seed in range(4):
         game, s, rng = _rat_trap_at_my_turn(backend, seed)
-        bot = make_bot("ismcts", game, me, seed=5, iterations=its, reuse_tree=True, **extra)
-        plain = make_bot("ismcts", game, me, seed=5, iterations=its, **extra)
+        bot = make_bot(kind, game, me, seed=5, iterations=its, reuse_tree=True, **extra)
+        plain = make_bot(kind, game, me, seed=5, iterations=its, **extra)
         first = bot.analyze(s)
         assert numbers(first) == numbers(plain.analyze(s))     # the first call is unchanged
         assert sum(m.visits for m in first.moves) == its
@@ -189,11 +192,12 @@ def test_observed_path_stops_at_a_hidden_plan():
     assert hidden > 0 and public > 0
 
 
-def test_ponder_searches_between_calls_and_stops():
+@pytest.mark.parametrize("kind", ["ismcts", "az"])
+def test_ponder_searches_between_calls_and_stops(kind):
     me = 0
     game, s, rng = _rat_trap_at_my_turn()
     stop = threading.Event()
-    with make_bot("ismcts", game, me, seed=2, time_limit=0.05, ponder=True,
+    with make_bot(kind, game, me, seed=2, time_limit=0.05, ponder=True,
                   ponder_seconds=5.0, stop=None) as bot:
         first = bot.analyze(s)
         th = bot._ponder_thread
@@ -208,7 +212,7 @@ def test_ponder_searches_between_calls_and_stops():
     assert second.iterations > 0
     # the bot's stop flag reaches the ponder search
     game, s, _ = _rat_trap_at_my_turn(seed=4)
-    bot = make_bot("ismcts", game, me, seed=2, iterations=200, ponder=True, stop=stop)
+    bot = make_bot(kind, game, me, seed=2, iterations=200, ponder=True, stop=stop)
     bot.analyze(s)
     th = bot._ponder_thread
     stop.set()
@@ -279,8 +283,16 @@ def test_ponder_options_are_checked():
         make_bot("ismcts", game, 0, iterations=10, ponder=True, search_backend="python")
     with pytest.raises(ValueError, match="bad reuse_tree"):
         make_bot("ismcts", game, 0, iterations=10, reuse_tree=1)
+    with pytest.raises(ValueError, match="threads=1"):
+        make_bot("az", game, 0, iterations=10, reuse_tree=True, threads=2)
+    with pytest.raises(ValueError, match="compiled search"):
+        make_bot("az", game, 0, iterations=10, ponder=True, search_backend="python")
+    with pytest.raises(ValueError, match="needed by reuse_tree but ruled out by a game "
+                                         "without compiled states"):
+        make_bot("az", load_game("rat_trap", backend="python"), 0, iterations=10,
+                 reuse_tree=True)
     # every search kind is a context manager; close() is a no-op where nothing is kept
-    for kind in ("pimc", "expectimax", "smmcts", "ismcts"):
+    for kind in ("pimc", "expectimax", "smmcts", "ismcts", "az"):
         with make_bot(kind, game, 0, iterations=10) as bot:
             pass
         bot.close()
@@ -328,14 +340,22 @@ def test_nogil_info_hash_equals_the_chance_key():
             s.apply_action(_sample(s, rng))
 
 
-def test_ponder_search_never_peeks():
+@pytest.mark.parametrize("kind", ["ismcts", "az"])
+def test_ponder_search_never_peeks(kind):
     """The ponder search reads the state only through the seat's determinizations: on two
     games the seat cannot tell apart at any step (different hidden cards), iteration-bounded
     ponder searches (the bots bound them by time) and the reuse that follows give
     identical answers move after move."""
     from ratai._speedups import search as cy
+    from ratai.bots.az import load_model
     from ratai.search.common import Budget, SearchRng
     me, reused, differed = 0, 0, False
+
+    def worker(game):
+        if kind == "az":
+            return cy.CyAZ(me, load_model(None, game), rollout_mix=1.0)
+        return cy.CyISMCTS(me, 0.7, "infostate")
+
     for seed in range(3):
         game, a, b, rng = _twin_games("rat_trap", me, seed, "cython")
         kept = [None, None]      # (worker, state at its root) per twin
@@ -355,7 +375,7 @@ def test_ponder_search_never_peeks():
                     if keys is not None:
                         an = w.reanalyze(s, keys, Budget(iterations=300), SearchRng(7, s, me))
                 if an is None:
-                    w = cy.CyISMCTS(me, 0.7, "infostate")
+                    w = worker(game)
                     an = w.analyze(s, Budget(iterations=300), SearchRng(7, s, me), keep=True)
                 else:
                     reused += i == 0
@@ -374,7 +394,8 @@ def test_ponder_search_never_peeks():
 
 
 @pytest.mark.parametrize("name,kind", [("first_rat", "mcts"), ("rats_to_riches", "mcts"),
-                                       ("ratapolis", "ismcts"), ("rat_trap", "ismcts")])
+                                       ("ratapolis", "ismcts"), ("rat_trap", "ismcts"),
+                                       ("ratapolis", "az"), ("first_rat", "az")])
 def test_positions_without_history_are_not_taken_for_one_another(name, kind):
     """A tester: ``reuse_tree`` asked two positions built from observations (the documented
     hint path; ``history()`` is empty for both) continued the first one's tree at the second

@@ -17,9 +17,9 @@ from ratai.service.catalog import BotConfig
 from ratai.service.config import ConfigError, Limits, ServerConfig, check_config, parse_args
 
 
-def _job(state, seat, key="g:1", seconds=5.0, iterations=400):
+def _job(state, seat, key="g:1", seconds=5.0, iterations=400, kind="ismcts"):
     return W.SearchJob("rat_trap", {}, state.serialize(), seat,
-                       BotConfig("ismcts", iterations=iterations, seed=3),
+                       BotConfig(kind, iterations=iterations, seed=3),
                        time_limit=5.0, ponder_key=key, ponder_seconds=seconds)
 
 
@@ -33,13 +33,14 @@ def _advance(state, seat, rng):
             state.apply_action(int(rng.choice(state.legal_actions())))
 
 
-def test_worker_keeps_the_seat_bot_ponders_and_yields_to_every_job():
+@pytest.mark.parametrize("kind", ["ismcts", "az"])
+def test_worker_keeps_the_seat_bot_ponders_and_yields_to_every_job(kind):
     game = load_game("rat_trap")
     rng = np.random.default_rng(2)
     s = game.new_initial_state()
     _advance(s, 1, rng)
     try:
-        res = W.run_search(_job(s, 1), lambda: False, None)
+        res = W.run_search(_job(s, 1, kind=kind), lambda: False, None)
         conf, bot = W._KEPT["g:1"]
         th = bot._ponder_thread
         assert th is not None and th.is_alive()          # pondering while the worker idles
@@ -49,11 +50,12 @@ def test_worker_keeps_the_seat_bot_ponders_and_yields_to_every_job():
         assert not th.is_alive()
         s.apply_action(res.analysis.best_action)
         _advance(s, 1, rng)
-        again = W.run_search(_job(s, 1), lambda: False, None)
+        again = W.run_search(_job(s, 1, kind=kind), lambda: False, None)
         assert W._KEPT["g:1"][1] is bot                   # the same bot, its tree reused
         assert again.analysis.iterations == 400
+        assert sum(m.visits for m in again.analysis.moves) > 400  # kept and pondered visits
         # a changed configuration gets a new bot
-        W.run_search(_job(s, 1, iterations=300), lambda: False, None)
+        W.run_search(_job(s, 1, iterations=300, kind=kind), lambda: False, None)
         assert W._KEPT["g:1"][1] is not bot
         # at most MAX_KEPT kept bots per worker
         for k in range(W.MAX_KEPT + 1):
@@ -82,7 +84,7 @@ def test_hosted_game_with_pondering_bot_seats_plays_to_the_end():
         from ratai.client import Client
         with Client(f"127.0.0.1:{srv.port}", timeout=30) as c:
             created = c.create_game("rat_trap", ["human", {"kind": "ismcts", "time_limit_s": 0.02},
-                                                 {"kind": "ismcts", "iterations": 200}], seed=4)
+                                                 {"kind": "az", "iterations": 200}], seed=4)
             tokens = {t.seat: t.token for t in created.seat_tokens}
             final = play_to_end(c, created.game_id, tokens, seed=1)
             replay = load_game("rat_trap").state_from_history(srv.store.actions(created.game_id))
