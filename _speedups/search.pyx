@@ -80,8 +80,9 @@ Semantics are those of the Python search (same rules, same statistics, same budg
   new root the network's priors at the seat's view). The kept statistics carry over; a
   missing node returns ``None`` (the bot searches afresh). ``ponder(state, keys, budget,
   srng)`` moves the root the same way and searches on until the budget (time and/or stop
-  flag) ends: the bots' ``ponder=True`` run it on a background thread between their moves. A kept tree keeps its
-  pool (the siblings of the new root stay allocated), so the memory cap bounds it.
+  flag) ends: the bots' ``ponder=True`` run it on a background thread between their moves.
+  A kept tree keeps its pool (the siblings of the new root stay allocated), so the memory
+  cap bounds it.
 * ``iterations``, ``nodes`` and ``max_depth`` count what the Python search counts (nodes:
   the root plus every child created; a UCT child exists once it is first tried or sampled).
 
