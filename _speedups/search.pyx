@@ -730,6 +730,19 @@ cdef class _Search:
         """Bytes of the slots and edges in use (what ``max_memory_mb`` bounds)."""
         return tree_used_bytes(self.tr) if self.mem is not None else 0
 
+    def fill(self) -> float:
+        """The share of its caps the tree uses: the larger of the bytes in use over
+        ``max_memory_mb`` and ``nodes`` over ``max_nodes`` (0 without a tree or caps). A
+        bot does not continue a kept tree past half of it (``search_bots.KEEP_FILL``)."""
+        cdef double f = 0.0
+        if self.mem is None:
+            return 0.0
+        if self.max_memory_mb is not None:
+            f = tree_used_bytes(self.tr) / (float(self.max_memory_mb) * 1048576.0)
+        if self.max_nodes < (1L << 62):
+            f = max(f, self.nodes / <double>self.max_nodes)
+        return f
+
 
 def _report(workers, legal, label, tie, int player, int n, budget, seed, str kind,
             priors=None):

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ratai.engines.api import SIMULTANEOUS
 from ratai.nn import Model, packaged
 from ratai.search.az import AZ
 from ratai.search.common import DEFAULT_MAX_MEMORY_MB, check_number
@@ -148,7 +149,7 @@ class AZBot(SearchBot):
     def _analyze(self, state, budget, srng, on_progress, allowed=None):
         cy = self._cython(state)
         s = self.search
-        if self.reuse_tree and allowed is None:
+        if self.reuse_tree and allowed is None and state.current_player() != SIMULTANEOUS:
             if cy is None:
                 raise ValueError("reuse_tree and ponder need the compiled search (a Cython "
                                  "state, load_game(name, backend='cython'))")

@@ -348,7 +348,8 @@ class SearchBot(Bot):
         an = None
         if kept is not None:
             tree, old_state, old = kept[0], kept[1], kept[2]
-            if hist[:len(old)] == old and self._continues(old_state, hist[len(old):], state):
+            if _fill(tree) <= KEEP_FILL and hist[:len(old)] == old \
+                    and self._continues(old_state, hist[len(old):], state):
                 keys = keys_of(old_state, hist[len(old):])
                 if keys is not None:
                     an = again(tree, keys)
@@ -359,6 +360,9 @@ class SearchBot(Bot):
         if an is None:
             tree, an = fresh()
             kept = (tree, state.clone(), hist)
+        if _fill(kept[0]) > KEEP_FILL:   # too full to continue: nothing kept, no ponder
+            _release_kept(kept[0])
+            return an
         self._kept = kept
         if self.ponder:
             self._start_ponder(an.best_action)
@@ -368,7 +372,10 @@ class SearchBot(Bot):
         """Whether ``state`` is the kept root ``old`` after ``steps`` as the seat sees it (its
         information state). The history alone cannot tell: a position built from an
         observation (``state_from_observation``) or a determinization has none, so two
-        different such positions share the empty history."""
+        different such positions share the empty history, and neither can it tell games
+        with other parameters apart."""
+        if old.get_game()._params_key() != state.get_game()._params_key():
+            return False
         s = old.clone()
         try:
             for a in steps:
@@ -389,11 +396,6 @@ class SearchBot(Bot):
         if s1.is_terminal():
             return
         srng = SearchRng(self.seed, s1, self.player, self.rng)
-        # the root moves below the answer here, on the caller's thread, so the kept state
-        # always matches the kept root (a move the tree never tried: no pondering)
-        if not tree._reroot(s1, [("a", int(action))], srng):
-            return
-        self._kept = (tree, s1, s1.history())
         flag = _PonderFlag(self.stop)
         budget = Budget(time_limit=self.ponder_seconds, stop=flag)
         budget.begin()
@@ -403,6 +405,13 @@ class SearchBot(Bot):
                 # an exact-belief filter of a determinization stops with the ponder search
                 # (the next call joins this thread: it must not wait for a cold filter)
                 with belief_deadline(budget.end, flag):
+                    # the root moves below the answer here, off the caller's path (the
+                    # sampler's setup may filter a belief); the kept state follows it, and
+                    # the next call reads it only after joining this thread (a move the
+                    # tree never tried: no pondering, the kept root stays)
+                    if flag.is_set() or not tree._reroot(s1, [("a", int(action))], srng):
+                        return
+                    self._kept = (tree, s1, s1.history())
                     self._pondered = tree.ponder(s1, [], budget, srng)
             except Exception:  # noqa: BLE001 - a ponder failure only loses the ponder
                 self._pondered = 0
@@ -428,6 +437,19 @@ class _PonderFlag:
 
     def is_set(self) -> bool:
         return self.event.is_set() or (self.other is not None and self.other.is_set())
+
+
+#: A kept tree using more than this share of its cap (memory or nodes) is not continued:
+#: its new root would have little room to grow (a full pool left a continued search's root
+#: moves with no visits at all; tester, stop 55), so the next call searches afresh.
+KEEP_FILL = 0.5
+
+
+def _fill(tree: Any) -> float:
+    """The share of its cap a kept tree uses (``fill()`` of a compiled worker or a Python
+    kept root; 0 when uncapped)."""
+    fill = getattr(tree, "fill", None)
+    return fill() if fill is not None else 0.0
 
 
 def _release_kept(tree: Any) -> None:
@@ -606,7 +628,7 @@ class ISMCTSBot(SearchBot):
             def fresh():
                 an = search.analyze(state, budget, srng, on_progress, every, self.seed,
                                     self.kind, None, cap, keep=True)
-                return _PyKept(search.last_root, search.last_nodes), an
+                return _PyKept(search.last_root, search.last_nodes, cap), an
 
             def again(kept, keys):
                 node = search.walk(kept.root, keys)
@@ -624,13 +646,18 @@ class ISMCTSBot(SearchBot):
 
 
 class _PyKept:
-    """A kept Python IS-MCTS tree: its root node and node count (for the cap)."""
+    """A kept Python IS-MCTS tree: its root node, node count and node cap."""
 
-    __slots__ = ("root", "nodes")
+    __slots__ = ("root", "nodes", "cap")
 
-    def __init__(self, root, nodes: int):
+    def __init__(self, root, nodes: int, cap: int):
         self.root = root
         self.nodes = nodes
+        self.cap = cap
+
+    def fill(self) -> float:
+        """The share of the node cap the tree uses."""
+        return self.nodes / self.cap
 
     def release(self) -> None:
         root, self.root = self.root, None

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ratai.engines.api import CHANCE, SIMULTANEOUS, TERMINAL, State, canonical_json
+from ratai.search.common import _seed_int
 
 __all__ = ["ACTION", "CHANCE_ACTION", "INFO", "observed_path", "MAX_CANDIDATES"]
 
@@ -52,12 +53,10 @@ def _step_rng(seed: Any, info: str, player: int) -> np.random.Generator:
     """The determinization stream of one observability test: from the seed and the seat's
     information state before the step only."""
     h = int.from_bytes(hashlib.blake2b(info.encode(), digest_size=8).digest(), "little")
-    if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0:
-        return np.random.default_rng([seed, h, player, 0x52455553])
-    if isinstance(seed, str):
-        s = int.from_bytes(hashlib.blake2b(seed.encode(), digest_size=8).digest(), "little")
-        return np.random.default_rng([s, h, player, 0x52455553])
-    return np.random.default_rng()
+    if seed is None or isinstance(seed, np.random.Generator):
+        return np.random.default_rng()
+    # any seed a bot accepts (an int, a numpy integer, a str), as the bot reads it
+    return np.random.default_rng([_seed_int(seed), h, player, 0x52455553])
 
 
 def observed_path(kept: State, steps, player: int, *, by_info: bool = True,

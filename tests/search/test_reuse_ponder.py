@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from ratai.bots import make_bot
-from ratai.engines import CHANCE, load_game
+from ratai.engines import CHANCE, SIMULTANEOUS, load_game
 from ratai.search import numbers
 from ratai.search.reuse import ACTION, INFO, observed_path
 
@@ -291,6 +291,14 @@ def test_ponder_options_are_checked():
                                          "without compiled states"):
         make_bot("az", load_game("rat_trap", backend="python"), 0, iterations=10,
                  reuse_tree=True)
+    # a joint-action root gets the kind's own message (it read "reuse_tree and ponder need
+    # the compiled search" with reuse on; tester, stop 55)
+    joint = load_game("ratapolis", simultaneous=True).new_initial_state()
+    while joint.current_player() != SIMULTANEOUS:
+        joint.apply_action(joint.chance_outcomes()[0][0] if joint.is_chance_node()
+                           else joint.legal_actions()[0])
+    with pytest.raises(ValueError, match="az does not search a SIMULTANEOUS root"):
+        make_bot("az", load_game("ratapolis"), 0, iterations=10, reuse_tree=True).analyze(joint)
     # every search kind is a context manager; close() is a no-op where nothing is kept
     for kind in ("pimc", "expectimax", "smmcts", "ismcts", "az"):
         with make_bot(kind, game, 0, iterations=10) as bot:
@@ -450,3 +458,116 @@ def test_no_tree_is_kept_or_pondered_below_a_move_not_played():
                 assert bot._kept is None and bot._ponder_thread is None
             bot.close()
     assert overridden
+
+
+@pytest.mark.parametrize("kind", ["ismcts", "az"])
+def test_a_kept_tree_past_half_its_cap_is_not_continued(kind):
+    """A tester (stop 55): with the kept pool full, a continued search could add no node
+    below its new root, so 2,000 iterations gave the root's moves 345, 33, 5, 0 visits where
+    a fresh search under the same cap gave 2,000. A kept tree past ``KEEP_FILL`` of its cap
+    is now dropped and the call searches afresh."""
+    from ratai.bots.search_bots import KEEP_FILL
+
+    game = load_game("first_rat", num_players=2)
+    rng = np.random.default_rng(1)
+    its, cap = 2000, 1.0
+    bot = make_bot(kind, game, 0, iterations=its, seed=3, reuse_tree=True, max_memory_mb=cap)
+    s, calls, dropped = game.new_initial_state(), 0, 0
+    while not s.is_terminal() and calls < 12:
+        if s.is_chance_node() or s.current_player() != 0:
+            s.apply_action(_sample(s, rng))
+            continue
+        an = bot.analyze(s)
+        calls += 1
+        if not an.forced:
+            assert sum(m.visits for m in an.moves) >= its
+            if bot._kept is None:
+                dropped += 1
+            else:
+                assert bot._kept[0].fill() <= KEEP_FILL
+        s.apply_action(an.best_action)
+    bot.close()
+    assert dropped, "the cap never filled: the test checks nothing"
+
+
+def test_a_state_of_another_game_does_not_continue_the_tree():
+    """A tester (stop 55): a reusing bot handed a state of the same game with other
+    parameters (same history and information state string) continued the old tree."""
+    g1 = load_game("rat_trap", max_turns_per_round=200)
+    g2 = load_game("rat_trap", max_turns_per_round=3)
+    rng = np.random.default_rng(0)
+    s1, s2 = g1.new_initial_state(), g2.new_initial_state()
+    bot = make_bot("ismcts", g1, 0, iterations=300, seed=2, reuse_tree=True)
+    first = True
+    while True:
+        if not s1.is_chance_node() and s1.current_player() == 0 and len(s1.legal_actions()) > 1:
+            if not first:
+                assert s1.information_state_string(0) == s2.information_state_string(0)
+                an = bot.analyze(s2)
+                fresh = make_bot("ismcts", g1, 0, iterations=300, seed=2).analyze(s2)
+                assert sum(m.visits for m in an.moves) == 300
+                assert numbers(an) == numbers(fresh)
+                break
+            a = bot.analyze(s1).best_action
+            first = False
+        else:
+            a = _sample(s1, rng)
+        s1.apply_action(a)
+        s2.apply_action(a)
+    bot.close()
+
+
+def test_a_numpy_integer_seed_keys_the_walk_as_its_int():
+    """A tester (stop 55): ``seed=np.int64(11)`` (accepted by every bot) drew the walk's
+    observability tests from fresh entropy, so two equal reusing bots could diverge."""
+    from ratai.search.reuse import _step_rng
+
+    for seed in (11, "eleven"):
+        want = _step_rng(seed, "info", 1).integers(1 << 62, size=4)
+        got = _step_rng(np.int64(seed) if seed == 11 else seed, "info", 1).integers(
+            1 << 62, size=4)
+        assert (want == got).all()
+    assert (_step_rng(np.uint32(11), "info", 1).integers(1 << 62, size=4)
+            == _step_rng(11, "info", 1).integers(1 << 62, size=4)).all()
+
+
+def test_the_ponder_search_moves_its_root_off_the_callers_path():
+    """A tester (stop 55): ``_start_ponder`` moved the kept root below the answer on the
+    caller's thread, after the search (its sampler's setup may filter a Rat Trap belief:
+    127-176 ms past a 100 ms budget at 5 players). The ponder thread does it now; the kept
+    state follows the root once moved, and stays when the move was never tried."""
+    class Tree:                    # stands in for the kept compiled tree
+        def __init__(self, ok):
+            self.ok = ok
+
+        def _reroot(self, state, keys, srng):
+            time.sleep(0.5)
+            return self.ok
+
+        def ponder(self, state, keys, budget, srng):
+            return 7
+
+        def halt_now(self):
+            pass
+
+        def release(self):
+            pass
+
+    game, s, _ = _rat_trap_at_my_turn()
+    for ok in (True, False):
+        bot = make_bot("ismcts", game, 0, seed=2, iterations=20, ponder=True)
+        an = bot.analyze(s)
+        bot._stop_ponder()
+        tree = Tree(ok)
+        bot._kept = (tree, s.clone(), s.history())
+        t0 = time.perf_counter()
+        bot._start_ponder(an.best_action)
+        assert time.perf_counter() - t0 < 0.4
+        bot._ponder_thread.join(5.0)
+        kept_tree, kept_state, _ = bot._kept
+        assert kept_tree is tree
+        want = s.history() + ([an.best_action] if ok else [])
+        assert kept_state.history() == want
+        assert bot._pondered == (7 if ok else 0)
+        bot._kept = None
+        bot.close()
