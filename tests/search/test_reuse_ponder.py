@@ -235,6 +235,27 @@ def test_ponder_searches_between_calls_and_stops(kind):
     bot.close()
 
 
+class _StandInTree:
+    """Stands in for a kept compiled tree: ``_reroot`` takes ``reroot_s`` seconds and
+    answers ``rerooted``; ``ponder`` returns ``on_ponder(budget)``."""
+
+    def __init__(self, on_ponder, rerooted=True, reroot_s=0.0):
+        self.on_ponder, self.rerooted, self.reroot_s = on_ponder, rerooted, reroot_s
+
+    def _reroot(self, state, keys, srng):
+        time.sleep(self.reroot_s)
+        return self.rerooted
+
+    def ponder(self, state, keys, budget, srng):
+        return self.on_ponder(budget)
+
+    def halt_now(self):
+        pass
+
+    def release(self):
+        pass
+
+
 def test_ponder_thread_bounds_the_belief_filter():
     """The ponder search's exact-belief filter (a determinization on the ponder thread) is
     bounded by the ponder budget's end and stopped by its flag: the next call joins that
@@ -244,26 +265,13 @@ def test_ponder_thread_bounds_the_belief_filter():
     from ratai.engines import belief as B
 
     seen = []
-
-    class Tree:                    # stands in for the kept compiled tree
-        def _reroot(self, state, keys, srng):
-            return True
-
-        def ponder(self, state, keys, budget, srng):
-            seen.append((B._DEADLINE.get(), B._STOPS.get(), budget.end))
-            return 1
-
-        def halt_now(self):
-            pass
-
-        def release(self):
-            pass
-
+    tree = _StandInTree(lambda budget: seen.append((B._DEADLINE.get(), B._STOPS.get(),
+                                                    budget.end)))
     game, s, _ = _rat_trap_at_my_turn()
     bot = make_bot("ismcts", game, 0, seed=2, iterations=20, ponder=True, ponder_seconds=3.0)
     an = bot.analyze(s)
     bot._stop_ponder()
-    bot._kept = (Tree(), s.clone(), s.history())
+    bot._kept = (tree, s.clone(), s.history())
     bot._start_ponder(an.best_action)
     flag = bot._ponder_flag
     bot._ponder_thread.join(2.0)
@@ -536,29 +544,12 @@ def test_the_ponder_search_moves_its_root_off_the_callers_path():
     caller's thread, after the search (its sampler's setup may filter a Rat Trap belief:
     127-176 ms past a 100 ms budget at 5 players). The ponder thread does it now; the kept
     state follows the root once moved, and stays when the move was never tried."""
-    class Tree:                    # stands in for the kept compiled tree
-        def __init__(self, ok):
-            self.ok = ok
-
-        def _reroot(self, state, keys, srng):
-            time.sleep(0.5)
-            return self.ok
-
-        def ponder(self, state, keys, budget, srng):
-            return 7
-
-        def halt_now(self):
-            pass
-
-        def release(self):
-            pass
-
     game, s, _ = _rat_trap_at_my_turn()
     for ok in (True, False):
         bot = make_bot("ismcts", game, 0, seed=2, iterations=20, ponder=True)
         an = bot.analyze(s)
         bot._stop_ponder()
-        tree = Tree(ok)
+        tree = _StandInTree(lambda budget: 7, rerooted=ok, reroot_s=0.5)
         bot._kept = (tree, s.clone(), s.history())
         t0 = time.perf_counter()
         bot._start_ponder(an.best_action)
