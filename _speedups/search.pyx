@@ -1317,20 +1317,31 @@ cdef class CyISMCTS(_Search):
         budget.begin()
         player = self.me
         legal = state.legal_actions(player)
-        if not legal or not self._reroot(state, keys, srng):
+        if not legal or not self._rootable(state) or not self._reroot(state, keys, srng):
             return None
         tie = srng.tiebreak(legal)
         label_state = state.resample_from_infostate(player, srng.child_seed())
         labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
         self.label_state = label_state
+        priors = self._continued_root(state, legal, srng)
         workers = [self]
 
         def report():
             return _report(workers, legal, labels.__getitem__, tie, player, self.n, budget,
-                           seed, kind)
+                           seed, kind, priors)
 
         _run(workers, budget, on_progress, every, report)
         return report()
+
+    def _rootable(self, state) -> bool:
+        """Whether :meth:`reanalyze` may continue at ``state`` (checked before the root
+        moves)."""
+        return True
+
+    def _continued_root(self, state, legal, srng):
+        """Set up the continued root (after :meth:`_reroot`); the reported priors
+        (``{action: prior}``), ``None``: uniform."""
+        return None
 
     def ponder(self, state, keys, budget, srng) -> int:
         """Pondering: search on from the kept node ``keys`` lead to (typically the seat's
@@ -1753,36 +1764,25 @@ cdef class CyAZ(CyISMCTS):
 
     def reanalyze(self, state, keys, budget, srng, on_progress=None, int every=100,
                   seed=None, str kind="az"):
-        """Tree reuse: search the seat's information state in ``state`` from the kept node
-        the observed ``keys`` lead to, as :meth:`CyISMCTS.reanalyze` (``None``: the tree
-        was released or the node is missing). The kept node's statistics carry over; its
-        priors are the network's at ``state`` (with the root noise, as :meth:`analyze`),
-        in a new edge block (at the memory cap the kept priors stay, without new noise).
-        """
-        budget.begin()
-        player = self.me
-        legal = state.legal_actions(player)
-        if not legal or state.current_player() == SIMULTANEOUS_NODE \
-                or not self._reroot(state, keys, srng):
-            return None
-        tie = srng.tiebreak(legal)
-        label_state = state.resample_from_infostate(player, srng.child_seed())
-        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
-        self.label_state = label_state
+        """Tree reuse, as :meth:`CyISMCTS.reanalyze` (``None``: the tree was released, the
+        node is missing or ``state`` is a SIMULTANEOUS node). The kept node's statistics
+        carry over; its priors are the network's at ``state`` (with the root noise, as
+        :meth:`analyze`), in a new edge block (at the memory cap the kept priors stay,
+        without new noise)."""
+        return CyISMCTS.reanalyze(self, state, keys, budget, srng, on_progress, every, seed,
+                                  kind)
+
+    def _rootable(self, state) -> bool:
+        return state.current_player() != SIMULTANEOUS_NODE
+
+    def _continued_root(self, state, legal, srng):
         _, values, prior_of, used_of = self._root_net(state, legal, srng)
         if self.tr.nodes[self.root].visits == 0:   # never so when kept; as a fresh root
             self.tr.nodes[self.root].visits = 1
             for j in range(self.n):
                 self.tr.vals[self.root * self.n + j] = values[j]
         self._root_edges(used_of)
-        workers = [self]
-
-        def report():
-            return _report(workers, legal, labels.__getitem__, tie, player, self.n,
-                           budget, seed, kind, prior_of)
-
-        _run(workers, budget, on_progress, every, report)
-        return report()
+        return prior_of
 
     cdef int tensor(self, int p) noexcept nogil:
         """Seat ``p``'s observation tensor of ``self.work`` into ``xbuf``; 0 or -1."""

@@ -793,13 +793,16 @@ class FirstRatState(State):
         g: FirstRatGame = self._game
         tracks = self._track_points_by_owner()
         scores = [float(sum(self.score_breakdown(p, tracks).values())) for p in range(g.n)]
-        greg = sum((tracks.get(g.greg) or {}).values()) if g.solo else 0
-        return scores, greg
+        return scores, self._greg_from(tracks)
 
     def greg_points(self) -> int:
         """Greg's points (solo): his score-track markers and Rattronauts."""
+        return self._greg_from(self._track_points_by_owner())
+
+    def _greg_from(self, tracks: dict[int, dict[str, int]]) -> int:
+        """Greg's points from :meth:`_track_points_by_owner`'s ``tracks`` (0 unless solo)."""
         g: FirstRatGame = self._game
-        return sum(self._track_points(g.greg).values()) if g.solo else 0
+        return sum((tracks.get(g.greg) or {}).values()) if g.solo else 0
 
     def automaton_scores(self) -> list[float]:
         """``[Greg's points]`` in the solo game (rulebook "Solo Play"), else ``[]``."""

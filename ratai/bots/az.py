@@ -16,7 +16,6 @@ from ratai.engines.api import SIMULTANEOUS
 from ratai.nn import Model, packaged
 from ratai.search.az import AZ
 from ratai.search.common import DEFAULT_MAX_MEMORY_MB, check_number
-from ratai.search.reuse import observed_path
 
 from .search_bots import (
     _REUSE_OPTIONS,
@@ -173,12 +172,7 @@ class AZBot(SearchBot):
         """Tree reuse keyed by the seat's information state, as ``ismcts`` (see
         :meth:`SearchBot._reuse`); ``temperature`` picks the move before the bot ponders
         below it."""
-        by_info = self.search.chance_key == "infostate"
-        me, every = self.player, self.progress_every
-
-        def keys_of(kept, steps):
-            return observed_path(kept, steps, me, by_info=by_info, seed=self.seed,
-                                 info_hash=cy.info_hash)
+        every = self.progress_every
 
         def fresh():
             w = self._cy_search(cy, 1)
@@ -190,8 +184,8 @@ class AZBot(SearchBot):
                              self.kind)
             return None if an is None else self._choose(an, srng)
 
-        return self._reuse(state, budget, srng, on_progress, keys_of=keys_of, fresh=fresh,
-                           again=again)
+        return self._reuse(state, budget, srng, on_progress,
+                           keys_of=self._observed_keys(cy.info_hash), fresh=fresh, again=again)
 
     def _choose(self, an, srng):
         """Apply ``temperature`` to the root visits (0: the search's best move)."""

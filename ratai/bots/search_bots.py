@@ -368,6 +368,18 @@ class SearchBot(Bot):
             self._start_ponder(an.best_action)
         return an
 
+    def _observed_keys(self, info_hash=None):
+        """``keys_of(kept_state, steps)`` for :meth:`_reuse` in a hidden-information search
+        (``ismcts``, ``az``): :func:`ratai.search.reuse.observed_path` for the seat, its
+        seed and its search's ``chance_key``; ``info_hash``: the compiled search's chance
+        key function, or ``None``."""
+        by_info = self.search.chance_key == "infostate"
+
+        def keys_of(kept, steps):
+            return observed_path(kept, steps, self.player, by_info=by_info, seed=self.seed,
+                                 info_hash=info_hash)
+        return keys_of
+
     def _continues(self, old: State, steps: list[int], state: State) -> bool:
         """Whether ``state`` is the kept root ``old`` after ``steps`` as the seat sees it (its
         information state). The history alone cannot tell: a position built from an
@@ -605,13 +617,8 @@ class ISMCTSBot(SearchBot):
     def _analyze_reusing(self, cy, state, budget, srng, on_progress):
         """Tree reuse keyed by the seat's information state (see the class docstring and
         :meth:`SearchBot._reuse`)."""
-        by_info = self.search.chance_key == "infostate"
         me, every = self.player, self.progress_every
-
-        def keys_of(kept, steps):
-            return observed_path(kept, steps, me, by_info=by_info, seed=self.seed,
-                                 info_hash=cy.info_hash if cy is not None else None)
-
+        keys_of = self._observed_keys(cy.info_hash if cy is not None else None)
         if cy is not None:
             def fresh():
                 w = cy.CyISMCTS(me, self.search.c, self.search.chance_key, self.max_nodes,
