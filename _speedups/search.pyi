@@ -40,7 +40,8 @@ class CyUCT(_Search):
 class CyISMCTS(_Search):
     def __init__(self, player: int, exploration: float = 0.7,
                  chance_key: str = "infostate", max_nodes: int | None = None,
-                 max_memory_mb: float | None = 512.0, threads: int = 1) -> None: ...
+                 max_memory_mb: float | None = 512.0, threads: int = 1,
+                 merge: bool = False) -> None: ...
     def analyze(self, state: Any, budget: Any, srng: Any, on_progress: Any = None,
                 every: int = 100, seed: Any = None, kind: str = "ismcts",
                 allowed: Sequence[int] | None = None, keep: bool = False) -> Analysis: ...
@@ -57,7 +58,8 @@ class CyAZ(CyISMCTS):
                  rollout_mix: float = 0.0, fpu_reduction: float = 0.1,
                  chance_key: str = "infostate", max_nodes: int | None = None,
                  max_memory_mb: float | None = 512.0, threads: int = 1,
-                 policy_playout: int = 0, policy_temperature: float = 1.0) -> None: ...
+                 policy_playout: int = 0, policy_temperature: float = 1.0,
+                 merge: bool = False) -> None: ...
     def analyze(self, state: Any, budget: Any, srng: Any, on_progress: Any = None,
                 every: int = 100, seed: Any = None, kind: str = "az",
                 allowed: Sequence[int] | None = None, keep: bool = False) -> Analysis: ...

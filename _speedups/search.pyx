@@ -1179,9 +1179,14 @@ cdef class CyISMCTS(_Search):
         chance_key: ``"infostate"`` (chance children keyed by the searcher's information
             state after the outcome) or ``"action"`` (by outcome id).
         max_nodes, max_memory_mb, threads: as :class:`CyUCT`.
+        merge: after another seat's move, go on from the node's child keyed by the
+            searcher's information state (the move's own child keeps the mover's
+            statistics); ``ratai.search.ismcts.merges_moves`` of the bot's
+            ``opponent_key``. False: the move's child is the continuation.
     """
 
     cdef bint by_info
+    cdef public bint merge
     cdef object np_rng
     cdef object label_state
     cdef object root_obs
@@ -1189,13 +1194,15 @@ cdef class CyISMCTS(_Search):
     cdef bint fast
 
     def __init__(self, int player, double exploration=0.7, str chance_key="infostate",
-                 max_nodes=None, max_memory_mb=DEFAULT_MAX_MEMORY_MB, int threads=1):
+                 max_nodes=None, max_memory_mb=DEFAULT_MAX_MEMORY_MB, int threads=1,
+                 bint merge=False):
         if chance_key not in ("infostate", "action"):
             raise ValueError(f"bad chance_key {chance_key!r}: allowed one of "
                              f"('infostate', 'action')")
         self.me = player
         self.c = exploration
         self.by_info = chance_key == "infostate"
+        self.merge = merge
         self._limits(max_nodes, max_memory_mb, threads)
 
     def _sampler(self, state):
@@ -1247,7 +1254,8 @@ cdef class CyISMCTS(_Search):
         k = self.threads
         shares = self._share_nodes(), self._share_mb()   # before ``self`` takes its share
         workers = [self] + [CyISMCTS(self.me, self.c,
-                                     "infostate" if self.by_info else "action", *shares, 1)
+                                     "infostate" if self.by_info else "action", *shares, 1,
+                                     self.merge)
                             for _ in range(k - 1)]
         seeds = _seeds(srng, k)
         for i, w in enumerate(workers):
@@ -1277,7 +1285,7 @@ cdef class CyISMCTS(_Search):
                 want = <unsigned long long>key[1]
             elif kind == "c" and not self.by_info:
                 want = TAG_ACTION | <unsigned long long>key[1]
-            elif kind == "i" and self.by_info and key[2] is not None:
+            elif kind == "i" and (self.by_info or self.merge) and key[2] is not None:
                 want = TAG_INFO | (<unsigned long long>key[2] >> 1)
             else:
                 return -1
@@ -1385,17 +1393,22 @@ cdef class CyISMCTS(_Search):
         path; -2 when the tree is full (the caller plays out from here), -1 on an error."""
         cdef int k = self.work.c_chance_outcomes(self.act, self.prob)
         cdef int a = self.act[self.pick_outcome(k)]
-        cdef int ch
         cdef unsigned long long key
         self.work.c_apply(a)
         key = self.chance_key(a)
         if key == 0:
             return -1
-        ch = tree_find(self.tr, node, key)
+        return self.keyed_child(node, key, a, CHANCE, plen)
+
+    cdef int keyed_child(self, int node, unsigned long long key, int a, int player,
+                         int* plen) noexcept nogil:
+        """``node``'s child keyed ``key`` (created for move ``a`` with ``player`` if new),
+        pushed on the path; -2 when the tree is full, -1 on an error."""
+        cdef int ch = tree_find(self.tr, node, key)
         if ch < 0:
             if not self.can_grow():
                 return -2
-            ch = tree_add_child(self.tr, node, key, a, CHANCE)
+            ch = tree_add_child(self.tr, node, key, a, player)
             if ch < 0:
                 self.capped = True
                 return -2
@@ -1405,10 +1418,34 @@ cdef class CyISMCTS(_Search):
             return -1
         return ch
 
+    cdef int observed_child(self, int node, int a, int* plen) noexcept nogil:
+        """After another seat's move ``a`` at ``node`` (applied to ``self.work``): push the
+        move's child (the mover's statistics) and ``node``'s child keyed by the searcher's
+        information state (``merge``; created if new) and return the latter, the node the
+        descent goes on from; -2 when the tree is full (the move's child pushed), -1 on an
+        error. The key is taken first: adding a child may move ``node``'s child block, so
+        the move's child is found after it."""
+        cdef unsigned long long key = self.info_key()
+        cdef int ch, m
+        if key == 0:
+            return -1
+        ch = self.keyed_child(node, key, a, UNSEEN, plen)
+        if ch == -1:
+            return -1
+        m = tree_find(self.tr, node, <unsigned long long>a)
+        plen[0] = self.push(plen[0], m)
+        if plen[0] < 0:
+            return -1
+        return ch
+
     cdef unsigned long long chance_key(self, int a) noexcept nogil:
-        cdef unsigned long long h
         if not self.by_info:
             return TAG_ACTION | <unsigned long long>a
+        return self.info_key()
+
+    cdef unsigned long long info_key(self) noexcept nogil:
+        """The searcher's information state in ``self.work`` as a child key (0: an error)."""
+        cdef unsigned long long h
         if self.work.c_info_hash_into(self.me, &h) == 0:
             return TAG_INFO | (h >> 1)
         with gil:
@@ -1471,6 +1508,17 @@ cdef class CyISMCTS(_Search):
                 if ch >= 0:
                     self.work.c_apply(a)
                     self.nodes += 1
+                    if self.merge and p != self.me:
+                        # the new move's statistics; the descent goes on from what the
+                        # seat saw, ending at the first node it adds there (the node a
+                        # move the seat cannot tell from others leads to is usually there)
+                        ch = self.observed_child(node, a, &plen)
+                        if ch == -1:
+                            return -1
+                        if ch == -2 or self.tr.nodes[ch].visits == 0:
+                            break
+                        node = ch
+                        continue
                     plen = self.push(plen, ch)
                     if plen < 0:
                         return -1
@@ -1497,7 +1545,16 @@ cdef class CyISMCTS(_Search):
             if best < 0:
                 depth -= 1
                 break           # a frontier node at the cap: play out from here
-            self.work.c_apply(self.tr.nodes[best].action)
+            a = self.tr.nodes[best].action
+            self.work.c_apply(a)
+            if self.merge and p != self.me:
+                ch = self.observed_child(node, a, &plen)
+                if ch == -1:
+                    return -1
+                if ch == -2 or self.tr.nodes[ch].visits == 0:
+                    break       # the cap, or a new node: play out from here
+                node = ch
+                continue
             node = best
             plen = self.push(plen, node)
             if plen < 0:
@@ -1544,6 +1601,11 @@ cdef class CyISMCTS(_Search):
             pv.append(PVStep(int(p), int(a), first_label if node == self.root
                              and first_label is not None else s.action_to_string(p, a)))
             apply_for_labels(s, a)
+            if self.merge and p != self.me:     # on from what the seat observed of it
+                best = tree_find(t, node, TAG_INFO | (<unsigned long long>info_hash(
+                    s, self.me) >> 1))
+                if best < 0:
+                    break
             node = best
         return tuple(pv)
 
@@ -1579,6 +1641,7 @@ cdef class CyAZ(CyISMCTS):
         policy_playout, policy_temperature: as :class:`ratai.search.az.AZ` (validated by it
         / the bot).
         max_nodes, max_memory_mb, threads: as :class:`CyUCT`.
+        merge: as :class:`CyISMCTS` (a new node the descent goes on from is a leaf).
     """
 
     cdef object model
@@ -1622,13 +1685,14 @@ cdef class CyAZ(CyISMCTS):
                  double noise_fraction=0.0, double rollout_mix=0.0, double fpu_reduction=0.1,
                  str chance_key="infostate", max_nodes=None,
                  max_memory_mb=DEFAULT_MAX_MEMORY_MB, int threads=1, int policy_playout=0,
-                 double policy_temperature=1.0):
+                 double policy_temperature=1.0, bint merge=False):
         if chance_key not in ("infostate", "action"):
             raise ValueError(f"bad chance_key {chance_key!r}: allowed one of "
                              f"('infostate', 'action')")
         self.me = player
         self.c = 0.0
         self.by_info = chance_key == "infostate"
+        self.merge = merge
         self.model = model
         self.c_puct = c_puct
         self.alpha = dirichlet_alpha
@@ -1742,7 +1806,7 @@ cdef class CyAZ(CyISMCTS):
         workers = [self] + [CyAZ(self.me, self.model, self.c_puct, self.alpha, self.eps,
                                  self.mix, self.fpu,
                                  "infostate" if self.by_info else "action", *shares, 1,
-                                 self.policy_playout, self.ptemp)
+                                 self.policy_playout, self.ptemp, self.merge)
                             for _ in range(k - 1)]
         seeds = _seeds(srng, k)
         for i, w in enumerate(workers):
@@ -2054,8 +2118,17 @@ cdef class CyAZ(CyISMCTS):
                     break
                 self.nodes += 1
             best = ch
-            self.work.c_apply(self.tr.nodes[best].action)
+            a = self.tr.nodes[best].action
+            self.work.c_apply(a)
             depth += 1
+            if self.merge and p != self.me:
+                ch = self.observed_child(node, a, &plen)
+                if ch == -1:
+                    return -1
+                if ch == -2:
+                    break                            # the cap: value the position here
+                node = ch                            # new: a leaf, evaluated next
+                continue
             node = best
             plen = self.push(plen, node)
             if plen < 0:

@@ -350,6 +350,11 @@ class Game(ABC):
     param_specs: ClassVar[tuple[Param, ...]] = ()
     #: False when some seat may lack information another has (hidden cards, secret plans).
     perfect_information: ClassVar[bool] = False
+    #: True when a seat's decision can be hidden from another seat: two of its legal moves
+    #: leave that seat the same information state but different states (Ratapolis' secret
+    #: plans). Tree searches then continue after such a move by what the searching seat
+    #: observes of it (``ratai.search.ismcts``, ``opponent_key="auto"``).
+    hidden_moves: ClassVar[bool] = False
     #: Named parameter sets covering the rulebook's variants and player counts
     #: (``{"name": {param: value}}``); the conformance suite and the CLI use them.
     variants: ClassVar[dict[str, dict[str, Any]]] = {"default": {}}

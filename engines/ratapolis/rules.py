@@ -132,6 +132,7 @@ class RatapolisGame(Game):
                "plans resolve together, then a hunt card removes one building. Eight rounds; "
                "cheese per rat by building decides the winner.")
     perfect_information = False
+    hidden_moves = True      # the secret plans (rulebook, phase 2 "Planning actions")
     #: Player counts, one game with all ten property tokens in play (every property), and
     #: scenario play (RP-9) with the rulebook's 3-player colours (RP-11).
     variants = {

@@ -374,10 +374,11 @@ class SearchBot(Bot):
         seed and its search's ``chance_key``; ``info_hash``: the compiled search's chance
         key function, or ``None``."""
         by_info = self.search.chance_key == "infostate"
+        merge = self.search.merge
 
         def keys_of(kept, steps):
-            return observed_path(kept, steps, self.player, by_info=by_info, seed=self.seed,
-                                 info_hash=info_hash)
+            return observed_path(kept, steps, self.player, by_info=by_info, merge=merge,
+                                 seed=self.seed, info_hash=info_hash)
         return keys_of
 
     def _continues(self, old: State, steps: list[int], state: State) -> bool:
@@ -564,13 +565,18 @@ class ISMCTSBot(SearchBot):
 
     Options: ``exploration`` (default 0.7), ``rollout``, ``rollout_cutoff``,
     ``rollout_epsilon``, ``chance_key`` (``"infostate"`` or ``"action"``),
-    ``search_backend``, ``max_nodes``, ``max_memory_mb``, ``threads`` (as for ``mcts``), and:
+    ``opponent_key`` (``"auto"``, ``"infostate"`` or ``"action"``: after another seat's move
+    the tree goes on from what the seat observed of it, or from the move's own child; auto:
+    the former where the game has hidden moves, Ratapolis' plans; see
+    :mod:`ratai.search.ismcts`), ``search_backend``, ``max_nodes``, ``max_memory_mb``,
+    ``threads`` (as for ``mcts``), and:
 
     * ``reuse_tree`` (False; ``threads=1``): keep the tree between calls and continue, on the
       next call, from the node matching the seat's new information state. The node is
       reached only through keys the seat observes (:func:`ratai.search.reuse.observed_path`:
-      its own actions, other seats' actions it can tell apart, chance perceptions keyed by
-      its information state); when a step is hidden from the seat, or the node was never
+      its own actions, other seats' actions it can tell apart (with merged moves: its
+      information state after them), chance perceptions keyed by its information state);
+      when a step is hidden from the seat, or the node was never
       expanded, the search starts afresh. The kept visits add to the new ones. Answers then
       depend on the bot's earlier calls in this game (for a seeded bot: on the seed and the
       seat's observed history only — no peeking). Compiled and Python search.
@@ -585,7 +591,8 @@ class ISMCTSBot(SearchBot):
     """
 
     kind = "ismcts"
-    OPTIONS = _UCT_OPTIONS + _TREE_OPTIONS + _REUSE_OPTIONS + ("chance_key", "search_backend")
+    OPTIONS = _UCT_OPTIONS + _TREE_OPTIONS + _REUSE_OPTIONS + ("chance_key", "opponent_key",
+                                                               "search_backend")
     ROOT_MOVES = True
 
     def _setup(self, search_backend: str = "auto", max_nodes: int | None = None,
@@ -607,7 +614,8 @@ class ISMCTSBot(SearchBot):
             return self._analyze_reusing(cy, state, budget, srng, on_progress)
         if cy is not None:
             return cy.CyISMCTS(self.player, self.search.c, self.search.chance_key,
-                               self.max_nodes, self.max_memory_mb, self.threads).analyze(
+                               self.max_nodes, self.max_memory_mb, self.threads,
+                               self.search.merge).analyze(
                 state, budget, srng, on_progress, self.progress_every, self.seed, self.kind,
                 allowed)
         cap = self._python_cap()
@@ -622,7 +630,7 @@ class ISMCTSBot(SearchBot):
         if cy is not None:
             def fresh():
                 w = cy.CyISMCTS(me, self.search.c, self.search.chance_key, self.max_nodes,
-                                self.max_memory_mb, 1)
+                                self.max_memory_mb, 1, self.search.merge)
                 return w, w.analyze(state, budget, srng, on_progress, every, self.seed,
                                     self.kind, None, True)
 

@@ -81,7 +81,7 @@ from .common import (
     sample_outcome,
     sort_moves,
 )
-from .ismcts import _pv
+from .ismcts import OPPONENT_KEYS, _pv, merges_moves, observed_child
 from .uct import MULTI_PV_LIMIT, with_pvs
 
 __all__ = ["AZ", "AZNode", "Evaluator", "PLAY_OPTION_RANGES", "UniformEvaluator",
@@ -199,18 +199,22 @@ class AZ:
         policy_temperature: the softmax temperature ``T`` of the network's priors
             (:func:`tempered`; in [0.05, 100], default 1: as the network gives them).
         chance_key: ``"infostate"`` or ``"action"``, as :class:`ratai.search.ISMCTS`.
+        opponent_key: ``"auto"``, ``"infostate"`` or ``"action"``, as
+            :class:`ratai.search.ISMCTS` (another seat's move: its statistics in the move's
+            child, the seat going on from the child keyed by its information state after it).
 
     Raises:
         ValueError: a bad option (named, with its range).
     """
 
     CHANCE_KEYS = ("infostate", "action")
+    OPPONENT_KEYS = OPPONENT_KEYS
 
     def __init__(self, game: Game, player: int, evaluator: Evaluator, *, c_puct: float = 1.5,
                  dirichlet_alpha: float = 0.3, noise_fraction: float = 0.0,
                  rollout_mix: float = 0.0, fpu_reduction: float = 0.1,
                  chance_key: str = "infostate", policy_playout: int = 0,
-                 policy_temperature: float = 1.0):
+                 policy_temperature: float = 1.0, opponent_key: str = "auto"):
         self.c_puct = _play_option("c_puct", c_puct)
         self.alpha = check_number("dirichlet_alpha", dirichlet_alpha, 0.0, 100.0, lo_open=True)
         self.eps = check_number("noise_fraction", noise_fraction, 0.0, 1.0)
@@ -228,6 +232,8 @@ class AZ:
         self.n = game.num_players()
         self.evaluator = evaluator
         self.chance_key = chance_key
+        self.opponent_key = opponent_key
+        self.merge = merges_moves(game, opponent_key)
         self.rollout = Rollout(game, "random")
         self._allowed: set[int] | None = None
         self._max_nodes = 2**62
@@ -325,7 +331,8 @@ class AZ:
                 moves.append(MoveStat(int(a), labels[a], int(v), vals[player], prior_of[a],
                                       vals))
             moves = with_pvs(sort_moves(moves, tie), player,
-                             lambda a, lim: _pv(root, label_state, a, lim), budget.end)
+                             lambda a, lim: _pv(root, label_state, a, lim, self.merge),
+                             budget.end)
             return Analysis(moves[0].action, moves, moves[0].pv, stats[0], stats[1],
                             stats[2], budget.elapsed(), seed, player, kind)
 
@@ -410,8 +417,16 @@ class AZ:
                     break
                 child = node.children[a] = AZNode(self.n, -99)
                 stats[1] += 1
+            path.append(child)
+            if self.merge and p != me:
+                # the move's child holds the mover's statistics; the seat goes on from what
+                # it observed of the move (a new node there is a leaf, valued below)
+                child, _ = observed_child(node, s, me, lambda: AZNode(self.n, -99), stats,
+                                          cap)
+                if child is None:
+                    break
+                path.append(child)
             node = child
-            path.append(node)
         if values is None:  # stopped at the cap: value the position the descent reached
             q = s.current_player()
             if q == TERMINAL:

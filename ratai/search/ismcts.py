@@ -6,11 +6,21 @@ Transactions on Computational Intelligence and AI in Games 4(2), Algorithm 2 (SO
 * every iteration draws a fresh determinization ``state.resample_from_infostate(player, rng)``
   — a full state consistent with what the searching seat knows — and descends one shared
   tree with it;
-* tree nodes are information sets *of the searching seat*: its own moves and every other
-  seat's moves are keyed by action id (the single-observer simplification of the paper);
-  chance outcomes are keyed by what the searching seat perceives of them — by default its
+* tree nodes are information sets *of the searching seat*: its own moves are keyed by action
+  id; chance outcomes by what the searching seat perceives of them — by default its
   ``information_state_string`` after the outcome, so a hidden draw merges into one child and a
   public die roll splits into one child per face;
+* another seat's move is chosen by that seat's UCB1 over per-move statistics kept at the node
+  (the move's child, keyed by action id); with ``opponent_key="infostate"`` the descent then
+  continues in the node's child keyed by the searching seat's information state after the
+  move, as for chance, so moves the seat cannot tell apart (Ratapolis' secret plans) lead to
+  one node and the seat's later decisions are not split by, nor chosen with, what it cannot
+  see: the paper's *partially observable moves* (SO-ISMCTS + POM, section V-B), except that
+  the mover picks its concrete move by its own statistics rather than uniformly. With
+  ``"action"`` the move's child is itself the continuation (plain SO-ISMCTS: the seat's later
+  nodes are split by the other seat's hidden choice). ``"auto"`` (default) is
+  ``"infostate"`` in a game with hidden moves (``Game.hidden_moves``) and ``"action"``
+  elsewhere, where every move is observable and both give the same tree;
 * selection is UCB1 with **availability counts**: an action legal in only some
   determinizations has its exploration term computed from the number of times it was
   available, not the parent's visit count (``Q + c * sqrt(ln avail / n)``);
@@ -18,9 +28,10 @@ Transactions on Computational Intelligence and AI in Games 4(2), Algorithm 2 (SO
 
 Because the search reads the root only through ``resample_from_infostate``, two states with
 the same ``information_state_string(player)`` give identical searches for the same seed.
-Hidden simultaneous commitments in the sequential view (Ratapolis planning) are just hidden
-opponent moves here. In a joint-move view a ``SIMULTANEOUS`` node inside the tree is a leaf
-(scored by the playout), and one at the root is refused: use ``smmcts`` there.
+Hidden simultaneous commitments in the sequential view (Ratapolis planning) are hidden
+opponent moves here (see ``opponent_key`` above). In a joint-move view a ``SIMULTANEOUS``
+node inside the tree is a leaf (scored by the playout), and one at the root is refused: use
+``smmcts`` there.
 """
 
 from __future__ import annotations
@@ -46,7 +57,40 @@ from .common import (
 )
 from .uct import MULTI_PV_LIMIT, root_moves
 
-__all__ = ["ISMCTS", "ISNode"]
+__all__ = ["ISMCTS", "ISNode", "OPPONENT_KEYS", "merges_moves"]
+
+#: Values of ``opponent_key`` (the module docstring).
+OPPONENT_KEYS = ("auto", "infostate", "action")
+
+
+def merges_moves(game: Game, opponent_key: str) -> bool:
+    """Whether a search with ``opponent_key`` continues after another seat's move in the child
+    keyed by the searching seat's information state (``"infostate"``, or ``"auto"`` in a game
+    whose ``hidden_moves`` is true) rather than in the move's own child (``"action"``).
+
+    Raises:
+        ValueError: an ``opponent_key`` not in :data:`OPPONENT_KEYS`.
+    """
+    if opponent_key not in OPPONENT_KEYS:
+        raise ValueError(f"bad opponent_key {opponent_key!r}: allowed one of {OPPONENT_KEYS}")
+    if opponent_key == "auto":
+        return bool(game.hidden_moves)
+    return opponent_key == "infostate"
+
+
+def observed_child(node, s: State, me: int, make, stats: list[int], cap: int):
+    """After another seat's move applied to ``s``: ``node``'s child keyed by seat ``me``'s
+    information state (made by ``make()`` and counted in ``stats[1]`` when new), or ``None``
+    at the node cap. Returns ``(child, new)``."""
+    key = s.information_state_string(me)
+    child = node.children.get(key)
+    if child is not None:
+        return child, False
+    if stats[1] >= cap:
+        return None, False
+    child = node.children[key] = make()
+    stats[1] += 1
+    return child, True
 
 
 class ISNode:
@@ -78,16 +122,20 @@ class ISMCTS:
         chance_key: ``"infostate"`` (children of chance nodes keyed by the seat's information
             state after the outcome; exact) or ``"action"`` (keyed by outcome id: faster,
             but splits the tree on outcomes the seat cannot see).
+        opponent_key: ``"auto"``, ``"infostate"`` or ``"action"``: how the tree continues
+            after another seat's move (module docstring; :func:`merges_moves`).
 
     Raises:
         ValueError: a bad parameter (named).
     """
 
     CHANCE_KEYS = ("infostate", "action")
+    OPPONENT_KEYS = OPPONENT_KEYS
 
     def __init__(self, game: Game, player: int, *, exploration: float = 0.7,
                  rollout: str = "random", rollout_cutoff: int | None = None,
-                 rollout_epsilon: float = 0.1, chance_key: str = "infostate"):
+                 rollout_epsilon: float = 0.1, chance_key: str = "infostate",
+                 opponent_key: str = "auto"):
         if chance_key not in self.CHANCE_KEYS:
             raise ValueError(f"bad chance_key {chance_key!r}: allowed one of {self.CHANCE_KEYS}")
         self.game = game
@@ -96,6 +144,9 @@ class ISMCTS:
         self.c = check_number("exploration", exploration, 0.0, MAX_EXPLORATION)
         self.rollout = Rollout(game, rollout, rollout_cutoff, rollout_epsilon)
         self.chance_key = chance_key
+        self.opponent_key = opponent_key
+        #: other seats' moves continue in the child keyed by the seat's information state
+        self.merge = merges_moves(game, opponent_key)
         self._allowed: set[int] | None = None
         self._max_nodes = 2**62
         self.last_root: ISNode | None = None
@@ -129,7 +180,8 @@ class ISMCTS:
 
         def report() -> Analysis:
             moves = root_moves([root], player, legal, labels.__getitem__, n, tie,
-                               lambda a, lim: _pv(root, label_state, a, lim), budget.end)
+                               lambda a, lim: _pv(root, label_state, a, lim, self.merge),
+                               budget.end)
             best = moves[0].action
             return Analysis(best, moves, moves[0].pv, stats[0], stats[1],
                             stats[2], budget.elapsed(), seed, player, kind)
@@ -154,7 +206,7 @@ class ISMCTS:
             kind = key[0]
             if kind == "a":
                 k = key[1]
-            elif kind == "i" and by_info:
+            elif kind == "i" and (by_info or self.merge):
                 k = key[1]
             elif kind == "c" and not by_info:
                 k = ("c", key[1])
@@ -216,7 +268,19 @@ class ISMCTS:
                 child = children[a] = ISNode(n, p)
                 stats[1] += 1
                 path.append(child)
-                break
+                if not (self.merge and p != me):
+                    break
+                # the new move's statistics; the descent goes on from what the seat saw,
+                # ending at the first node it adds there (the node a move the seat cannot
+                # tell from others leads to is usually there already)
+                child, new = observed_child(node, s, me, lambda: ISNode(n), stats, cap)
+                if child is None:
+                    break
+                path.append(child)
+                if new:
+                    break
+                node = child
+                continue
             best_a, best, best_u, ties = -1, None, -math.inf, 1
             for a in legal:
                 ch = children[a]
@@ -231,8 +295,17 @@ class ISMCTS:
                     if rnd.random() * ties < 1.0:
                         best_a, best = a, ch
             apply_unchecked(s, best_a)
+            path.append(best)
+            if self.merge and p != me:
+                # the move's child holds the mover's statistics; the seat goes on from
+                # what it observed of the move
+                best, new = observed_child(node, s, me, lambda: ISNode(n), stats, cap)
+                if best is None:
+                    break
+                path.append(best)
+                if new:
+                    break
             node = best
-            path.append(node)
         if depth > stats[2]:
             stats[2] = depth
         if s.current_player() == TERMINAL:
@@ -246,11 +319,15 @@ class ISMCTS:
                 vals[i] += values[i]
 
 
-def _pv(root: ISNode, label_state: State, first: int, limit: int = 64) -> tuple[PVStep, ...]:
+def _pv(root: ISNode, label_state: State, first: int, limit: int = 64,
+        merge: bool = False) -> tuple[PVStep, ...]:
     """Most-visited line through decision nodes, labelled on one determinization; it stops at
-    the first chance node or at a move the labelling determinization does not allow."""
+    the first chance node or at a move the labelling determinization does not allow. With
+    ``merge`` (``opponent_key``) another seat's move goes on from the child keyed by the
+    root seat's information state after it."""
     s = label_state.clone()
     node = root
+    me = s.current_player()
     pv: list[PVStep] = []
     while len(pv) < limit:
         p = s.current_player()
@@ -266,5 +343,10 @@ def _pv(root: ISNode, label_state: State, first: int, limit: int = 64) -> tuple[
             a = max(cands, key=lambda kv: (kv[1].visits, -kv[0]))[0]
         pv.append(PVStep(int(p), int(a), s.action_to_string(p, a)))
         apply_for_labels(s, a)
-        node = node.children[a]
+        if merge and p != me:
+            node = node.children.get(s.information_state_string(me))
+            if node is None:
+                break
+        else:
+            node = node.children[a]
     return tuple(pv)

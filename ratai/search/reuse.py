@@ -14,6 +14,9 @@ root's state and, for every step, derives the key from the seat's information st
 * the seat's own decision: its action id (the seat knows what it played);
 * a chance outcome with ``chance_key="infostate"``: the seat's information state after it
   (:data:`INFO`, exactly the key the IS-MCTS tree uses);
+* another seat's decision in a search that goes on from what the seat observes of it
+  (``opponent_key``, ``merge=True``): the seat's information state after it (:data:`INFO`),
+  the key of the node the tree continues in, whether the move was hidden or not;
 * any other step (another seat's decision; a chance outcome keyed by outcome id): the seat's
   information states before (``I``) and after (``I'``) the step are all it has, so the key is
   recovered from them: on a determinization ``r`` drawn from ``I`` only (seeded by the bot's
@@ -60,7 +63,8 @@ def _step_rng(seed: Any, info: str, player: int) -> np.random.Generator:
 
 
 def observed_path(kept: State, steps, player: int, *, by_info: bool = True,
-                  seed: Any = None, info_hash=None) -> list[tuple] | None:
+                  merge: bool = False, seed: Any = None,
+                  info_hash=None) -> list[tuple] | None:
     """The observable keys of ``steps`` played from ``kept``, or ``None`` if one is hidden.
 
     Args:
@@ -69,6 +73,9 @@ def observed_path(kept: State, steps, player: int, *, by_info: bool = True,
         player: the searching seat.
         by_info: chance outcomes keyed by the seat's information state (IS-MCTS
             ``chance_key="infostate"``); else by outcome id, which must then be observable.
+        merge: other seats' decisions keyed by the seat's information state after them
+            (``ratai.search.ismcts.merges_moves``); else by action id, which must then be
+            observable.
         seed: the bot's seed (the observability test's determinizations depend on it and on
             the seat's information state only).
         info_hash: ``info_hash(state, player) -> int`` (the compiled search's 64-bit chance
@@ -90,10 +97,10 @@ def observed_path(kept: State, steps, player: int, *, by_info: bool = True,
             keys.append((ACTION, int(a)))
             continue
         before = s.information_state_string(player)
-        obs = s.observation(player) if (p != CHANCE or not by_info) else None
+        obs = None if (by_info if p == CHANCE else merge) else s.observation(player)
         s.apply_action(a)
         after = s.information_state_string(player)
-        if p == CHANCE and by_info:
+        if by_info if p == CHANCE else merge:
             keys.append((INFO, after, info_hash(s, player) if info_hash else None))
             continue
         b = _recover(s.get_game(), obs, before, s.observation_string(player), player, seed, p)

@@ -154,6 +154,7 @@ BOT_OPTION_RANGES: dict[str, tuple] = {
     "rollout_cutoff": (int, 1, 10_000, None),
     "rollout_epsilon": (float, 0.0, 1.0),
     "chance_key": ("infostate", "action"),
+    "opponent_key": ("auto", "infostate", "action"),
     "search_backend": ("auto", "python", "cython"),
     "determinize": (bool,),
     "determinizations": (int, 1, 256),

@@ -357,11 +357,13 @@ def test_nogil_info_hash_equals_the_chance_key():
 
 
 @pytest.mark.parametrize("kind", ["ismcts", "az"])
-def test_ponder_search_never_peeks(kind):
+@pytest.mark.parametrize("name", ["rat_trap", "ratapolis"])
+def test_ponder_search_never_peeks(kind, name):
     """The ponder search reads the state only through the seat's determinizations: on two
-    games the seat cannot tell apart at any step (different hidden cards), iteration-bounded
-    ponder searches (the bots bound them by time) and the reuse that follows give
-    identical answers move after move."""
+    games the seat cannot tell apart at any step (different hidden cards; in Ratapolis
+    different hidden plans of the rivals, which the tree goes on through with
+    ``opponent_key``), iteration-bounded ponder searches (the bots bound them by time) and
+    the reuse that follows give identical answers move after move."""
     from ratai._speedups import search as cy
     from ratai.bots.az import load_model
     from ratai.search.common import Budget, SearchRng
@@ -369,11 +371,11 @@ def test_ponder_search_never_peeks(kind):
 
     def worker(game):
         if kind == "az":
-            return cy.CyAZ(me, load_model(None, game), rollout_mix=1.0)
-        return cy.CyISMCTS(me, 0.7, "infostate")
+            return cy.CyAZ(me, load_model(None, game), rollout_mix=1.0, merge=game.hidden_moves)
+        return cy.CyISMCTS(me, 0.7, "infostate", merge=game.hidden_moves)
 
     for seed in range(3):
-        game, a, b, rng = _twin_games("rat_trap", me, seed, "cython")
+        game, a, b, rng = _twin_games(name, me, seed, "cython")
         kept = [None, None]      # (worker, state at its root) per twin
         ok, moves = True, 0
         while ok and not a.is_terminal() and moves < 5:
@@ -387,7 +389,8 @@ def test_ponder_search_never_peeks(kind):
                 if kept[i] is not None:
                     w, root = kept[i]
                     keys = observed_path(root, s.history()[len(root.history()):], me,
-                                         seed=7, info_hash=cy.info_hash)
+                                         seed=7, info_hash=cy.info_hash,
+                                         merge=game.hidden_moves)
                     if keys is not None:
                         an = w.reanalyze(s, keys, Budget(iterations=300), SearchRng(7, s, me))
                 if an is None:
