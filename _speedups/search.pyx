@@ -45,7 +45,11 @@ Semantics are those of the Python search (same rules, same statistics, same budg
   ``game.state_from_observation(player, obs, rng)`` with the root's
   ``obs = observation(player)`` built once (the definition of ``resample_from_infostate`` in
   ``engines/api.py``). The root is never read otherwise.
-  Decision children are keyed by action id. Chance children are keyed, as in the Python
+  Decision children are keyed by action id. With ``merge`` (the bots' ``opponent_key``,
+  ``ratai.search.ismcts``) another seat's move child only holds the mover's statistics and
+  the descent goes on from the node's child keyed by the searcher's information-state
+  digest after the move (tagged as below), so moves it cannot tell apart lead to one node.
+  Chance children are keyed, as in the Python
   ``chance_key="infostate"``, by the searcher's information state after the outcome: here by
   its 64-bit digest ``CyState.c_info_hash(player)`` (the base class hashes
   ``information_state_string``; equal information states give equal keys, and distinct ones
@@ -75,8 +79,9 @@ Semantics are those of the Python search (same rules, same statistics, same budg
 * Tree reuse (``analyze(..., keep=True)`` then ``reanalyze(state, keys, ...)``; the bots'
   ``reuse_tree=True``): ``CyUCT`` (perfect information) walks the public actions played
   since; ``CyISMCTS`` and ``CyAZ`` walk the keys the seat observes
-  (``ratai.search.reuse.observed_path``: own actions, other seats' observable actions,
-  chance perceptions by information-state digest), never a hidden key (``CyAZ`` gives the
+  (``ratai.search.reuse.observed_path``: own actions, other seats' observable actions or,
+  with ``merge``, the seat's information-state digest after them, chance perceptions by
+  information-state digest), never a hidden key (``CyAZ`` gives the
   new root the network's priors at the seat's view). The kept statistics carry over; a
   missing node returns ``None`` (the bot searches afresh). ``ponder(state, keys, budget,
   srng)`` moves the root the same way and searches on until the budget (time and/or stop
@@ -1315,8 +1320,9 @@ cdef class CyISMCTS(_Search):
                   seed=None, str kind="ismcts"):
         """Tree reuse: search the seat's information state in ``state`` from the kept node
         the observed ``keys`` lead to (``ratai.search.reuse.observed_path``: own actions,
-        other seats' observable actions, chance perceptions keyed by the seat's information
-        state; never a hidden key) and report as :meth:`analyze`. Returns ``None`` (nothing
+        other seats' observable actions, or with ``merge`` the seat's information state
+        after them, chance perceptions keyed by the seat's information state; never a hidden
+        key) and report as :meth:`analyze`. Returns ``None`` (nothing
         searched) when the tree was released or the node is missing.
 
         The kept statistics carry over (``visits`` include the earlier searches'); ``nodes``

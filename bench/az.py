@@ -46,6 +46,7 @@ from ratai.engines import load_game
 from ratai.engines.api import CHANCE, sample_chance_outcome
 from ratai.nn import Model
 from ratai.search import Budget, SearchRng
+from ratai.search.ismcts import merges_moves
 
 GAMES = (("rat_trap", 3), ("ratapolis", 3), ("first_rat", 2), ("rats_to_riches", 3))
 
@@ -99,11 +100,13 @@ def measure(name: str, n: int, hidden: tuple[int, int], seconds: float,
     for _ in range(200):
         s.observation_tensor(p, out=out)
     tensor_us = (time.perf_counter() - t0) / 200 * 1e6
-    search = CyAZ(p, model, **model.play_options)
+    merge = merges_moves(s.get_game(), "auto")       # the bots' default opponent_key
+    search = CyAZ(p, model, merge=merge, **model.play_options)
     t0 = time.perf_counter()
     an = search.analyze(s, Budget(time_limit=seconds).check(), SearchRng(1, s, p))
     wall = time.perf_counter() - t0
-    ism = CyISMCTS(p).analyze(s, Budget(time_limit=seconds).check(), SearchRng(1, s, p))
+    ism = CyISMCTS(p, merge=merge).analyze(s, Budget(time_limit=seconds).check(),
+                                           SearchRng(1, s, p))
     return {
         "game": f"{name} {n}p", "D": net.d, "params": model.num_parameters(n),
         "nnz": float(np.count_nonzero(x)) / x.size, "net": net_rate, "tensor_us": tensor_us,

@@ -49,6 +49,7 @@ def child(game_name: str, kind: str, iterations: int, cap, python: bool) -> dict
 
     from ratai.engines import load_game
     from ratai.search.common import Budget, SearchRng, node_cap
+    from ratai.search.ismcts import merges_moves
 
     sys.path.insert(0, "bench")
     from budgets import positions
@@ -80,8 +81,8 @@ def child(game_name: str, kind: str, iterations: int, cap, python: bool) -> dict
     else:
         from ratai._speedups import search as cy
         base = rss_mb()
-        cls = cy.CyUCT(p, 1.0, None, cap) if kind == "mcts" else cy.CyISMCTS(p, 0.7, "infostate",
-                                                                            None, cap)
+        cls = cy.CyUCT(p, 1.0, None, cap) if kind == "mcts" else cy.CyISMCTS(
+            p, 0.7, "infostate", None, cap, merge=merges_moves(s.get_game(), "auto"))
         # keep the tree: run the loop without the final release
         if kind == "mcts":
             cls._prepare(s, 1, None)

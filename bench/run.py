@@ -43,6 +43,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from ratai.engines import _CYTHON_REGISTRY, CHANCE, TERMINAL, game_class, load_game  # noqa: E402
+from ratai.search.ismcts import merges_moves  # noqa: E402
 
 
 def python_playouts(game, games: int, seed: int) -> int:
@@ -211,7 +212,7 @@ def bench_search(name: str, params: dict, repeats: int, scale: float) -> dict:
     depth_t = 1.0 if scale >= 0.5 else 0.2
     means, maxes, its = [], [], []
     for r in range(max(1, repeats // 2)):
-        search = CyISMCTS(p, 0.7)
+        search = CyISMCTS(p, 0.7, merge=merges_moves(cy_state.get_game(), "auto"))
         an = search.analyze(cy_state, Budget(time_limit=depth_t).check(),
                             SearchRng(r, cy_state, p))
         means.append(search.depth_sum / max(1, search.iterations))

@@ -26,6 +26,7 @@ from run import (  # noqa: E402
 from ratai.bots import make_bot  # noqa: E402
 from ratai.engines import _CYTHON_REGISTRY, load_game  # noqa: E402
 from ratai.search.common import Budget, SearchRng  # noqa: E402
+from ratai.search.ismcts import merges_moves  # noqa: E402
 
 core = pytest.importorskip("ratai._speedups.core")
 GAMES = sorted(_CYTHON_REGISTRY)
@@ -122,7 +123,7 @@ def test_ismcts_depth_in_one_second(benchmark, name):
 
     state = search_position(load_game(name, backend="cython"))
     p = state.current_player()
-    search = CyISMCTS(p, 0.7)
+    search = CyISMCTS(p, 0.7, merge=merges_moves(state.get_game(), "auto"))
     an = benchmark.pedantic(
         lambda: search.analyze(state, Budget(time_limit=1.0).check(), SearchRng(0, state, p)),
         rounds=1, iterations=1)

@@ -20,7 +20,13 @@ Transactions on Computational Intelligence and AI in Games 4(2), Algorithm 2 (SO
   ``"action"`` the move's child is itself the continuation (plain SO-ISMCTS: the seat's later
   nodes are split by the other seat's hidden choice). ``"auto"`` (default) is
   ``"infostate"`` in a game with hidden moves (``Game.hidden_moves``) and ``"action"``
-  elsewhere, where every move is observable and both give the same tree;
+  elsewhere, where every move is observable and both give the same tree. The price: a seat
+  that makes several hidden moves in a row (a Ratapolis plan's left and right cells) picks
+  the later ones by statistics pooled over its earlier ones (they lead to one node of the
+  searching seat), so the search models it choosing them apart. Every descent through such
+  a node passes one move's child and one observed child, so their visits add up to the
+  same total, except at the node cap (a move's child counted, the node after it not made:
+  the descent plays out from there);
 * selection is UCB1 with **availability counts**: an action legal in only some
   determinizations has its exploration term computed from the number of times it was
   available, not the parent's visit count (``Q + c * sqrt(ln avail / n)``);
@@ -324,10 +330,12 @@ def _pv(root: ISNode, label_state: State, first: int, limit: int = 64,
     """Most-visited line through decision nodes, labelled on one determinization; it stops at
     the first chance node or at a move the labelling determinization does not allow. With
     ``merge`` (``opponent_key``) another seat's move goes on from the child keyed by the
-    root seat's information state after it."""
+    root seat's information state after it, so the line is applied with its history and
+    logs (``apply_unchecked``; a twin's bare apply keeps no information state)."""
     s = label_state.clone()
     node = root
     me = s.current_player()
+    step = apply_unchecked if merge else apply_for_labels
     pv: list[PVStep] = []
     while len(pv) < limit:
         p = s.current_player()
@@ -342,7 +350,7 @@ def _pv(root: ISNode, label_state: State, first: int, limit: int = 64,
         else:
             a = max(cands, key=lambda kv: (kv[1].visits, -kv[0]))[0]
         pv.append(PVStep(int(p), int(a), s.action_to_string(p, a)))
-        apply_for_labels(s, a)
+        step(s, a)
         if merge and p != me:
             node = node.children.get(s.information_state_string(me))
             if node is None:

@@ -17,7 +17,8 @@ root's state and, for every step, derives the key from the seat's information st
 * another seat's decision in a search that goes on from what the seat observes of it
   (``opponent_key``, ``merge=True``): the seat's information state after it (:data:`INFO`),
   the key of the node the tree continues in, whether the move was hidden or not;
-* any other step (another seat's decision; a chance outcome keyed by outcome id): the seat's
+* any other step (another seat's decision in an action-keyed tree; a chance outcome keyed by
+  outcome id): the seat's
   information states before (``I``) and after (``I'``) the step are all it has, so the key is
   recovered from them: on a determinization ``r`` drawn from ``I`` only (seeded by the bot's
   seed and ``I``), the actions ``b`` legal in ``r`` with

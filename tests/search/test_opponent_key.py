@@ -117,7 +117,7 @@ def _nodes(node):
 def test_the_tree_joins_a_rivals_hidden_plans(opponent_key):
     game, s, me = _ratapolis_first_planner()
     search = ISMCTS(game, me, opponent_key=opponent_key)
-    search.analyze(s, Budget(iterations=600).check(), SearchRng(3, s, me), keep=True)
+    search.analyze(s, Budget(iterations=400).check(), SearchRng(3, s, me), keep=True)
     root = search.last_root
     joined = 0
     for node in _nodes(root):
@@ -138,17 +138,32 @@ def test_the_tree_joins_a_rivals_hidden_plans(opponent_key):
 
 def test_compiled_and_python_search_agree_on_the_merged_tree():
     """The compiled search runs the same algorithm (its random streams differ): at the same
-    iterations, the root's most visited plans of the two backends overlap, and both searches
-    report trees of the same size."""
+    iterations both searches report trees of the same size (the merged tree grows more than
+    one node per iteration; the action-keyed one exactly one) and their most visited root
+    plans overlap."""
     game, s, me = _ratapolis_first_planner(n=2, seed=4)
     cy_game = load_game("ratapolis", num_players=2, backend="cython")
     cs = cy_game.from_reference(s)
-    py = make_bot("ismcts", game, me, seed=2, iterations=3000, search_backend="python").analyze(s)
-    cy = make_bot("ismcts", cy_game, me, seed=2, iterations=3000).analyze(cs)
-    assert py.nodes == py.iterations + 1 or py.nodes > py.iterations
+    py = make_bot("ismcts", game, me, seed=2, iterations=1500, search_backend="python").analyze(s)
+    cy = make_bot("ismcts", cy_game, me, seed=2, iterations=1500).analyze(cs)
+    # the same expansions: a rival's new plan adds its statistics node and the descent goes
+    # on (here both searches add the same number of nodes: ~2.8 per iteration at 2 players)
+    assert py.nodes > 2 * py.iterations
     assert abs(cy.nodes - py.nodes) <= 0.1 * py.nodes, (cy.nodes, py.nodes)
     top = lambda an: {m.action for m in an.moves[:10]}  # noqa: E731
     assert top(py) & top(cy)
+
+
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_the_pv_goes_on_through_a_rivals_hidden_plans(backend):
+    """A root move's principal variation follows the merged tree through the rivals' hidden
+    plan steps (the Python search on a twin state too: its line keeps the information
+    states the tree is keyed by)."""
+    game, s, me = _ratapolis_first_planner(n=3, seed=1, backend=backend)
+    bot = make_bot("ismcts", game, me, seed=3, iterations=400, search_backend="python")
+    an = bot.analyze(s, root_moves=s.legal_actions()[:1])
+    rivals = [step for step in an.pv[1:] if step.player != me]
+    assert len(rivals) >= 3, an.pv       # two plan steps of one rival, then the next's
 
 
 def test_observed_path_keys_other_seats_moves_by_what_the_seat_sees():
