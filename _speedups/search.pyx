@@ -46,9 +46,9 @@ Semantics are those of the Python search (same rules, same statistics, same budg
   ``obs = observation(player)`` built once (the definition of ``resample_from_infostate`` in
   ``engines/api.py``). The root is never read otherwise.
   Decision children are keyed by action id. With ``merge`` (the bots' ``opponent_key``,
-  ``ratai.search.ismcts``) another seat's move child only holds the mover's statistics and
-  the descent goes on from the node's child keyed by the searcher's information-state
-  digest after the move (tagged as below), so moves it cannot tell apart lead to one node.
+  ``ratai.search.ismcts``) another seat's run of moves ends in the child of the node it
+  began at keyed by the searcher's information-state digest after it (tagged as below),
+  so runs it cannot tell apart lead to one node.
   Chance children are keyed, as in the Python
   ``chance_key="infostate"``, by the searcher's information state after the outcome: here by
   its 64-bit digest ``CyState.c_info_hash(player)`` (the base class hashes
@@ -1424,20 +1424,44 @@ cdef class CyISMCTS(_Search):
             return -1
         return ch
 
-    cdef int observed_child(self, int node, int a, int* plen) noexcept nogil:
-        """After another seat's move ``a`` at ``node`` (applied to ``self.work``): push the
-        move's child (the mover's statistics) and ``node``'s child keyed by the searcher's
-        information state (``merge``; created if new) and return the latter, the node the
-        descent goes on from; -2 when the tree is full (the move's child pushed), -1 on an
-        error. The key is taken first: adding a child may move ``node``'s child block, so
-        the move's child is found after it."""
-        cdef unsigned long long key = self.info_key()
-        cdef int ch, m
+    cdef int merged_next(self, int node, int a, int p, int* plen, int* run) noexcept nogil:
+        """After another seat ``p``'s move ``a`` at ``node`` (applied to ``self.work``;
+        ``merge``, see ``ratai.search.ismcts.merged_next``): the node the descent goes on
+        from, pushed on the path with the move's own child (the mover's statistics), or -2
+        when the tree is full (the move's child pushed), -1 on an error. While ``p`` moves
+        again its run goes on in the move's child (returned), and ``run`` remembers the path
+        position of the run's first move child (``run[0]``, -1: no run), the node the run
+        began at (``run[1]``; nothing is added to its parent meanwhile, so its index holds)
+        and the first move (``run[2]``); when the run ends, the child of the node the run
+        began at keyed by the searcher's
+        information state (created if new). Adding that child may move the block holding
+        the run's first move child, so that one is found again (on the path, and as
+        ``node`` when the run had two moves), and the move's child is found after it."""
+        cdef unsigned long long key
+        cdef int ch, m, base, first = -1
+        if self.work.c_current_player() == p:
+            m = tree_find(self.tr, node, <unsigned long long>a)
+            plen[0] = self.push(plen[0], m)
+            if plen[0] < 0:
+                return -1
+            if run[0] < 0:
+                run[0] = plen[0] - 1
+                run[1] = node
+                run[2] = a
+            return m
+        key = self.info_key()
         if key == 0:
             return -1
-        ch = self.keyed_child(node, key, a, UNSEEN, plen)
+        base = node if run[0] < 0 else run[1]
+        ch = self.keyed_child(base, key, a, UNSEEN, plen)
         if ch == -1:
             return -1
+        if run[0] >= 0:
+            first = tree_find(self.tr, base, <unsigned long long>run[2])
+            if node == self.path[run[0]]:
+                node = first
+            self.path[run[0]] = first
+            run[0] = -1
         m = tree_find(self.tr, node, <unsigned long long>a)
         plen[0] = self.push(plen[0], m)
         if plen[0] < 0:
@@ -1466,8 +1490,10 @@ cdef class CyISMCTS(_Search):
     cdef int iterate(self) noexcept nogil:
         cdef int node = self.root, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a = -1
         cdef int n = self.n, ties
+        cdef int run[3]                 # another seat's run of moves (see merged_next)
         cdef unsigned long long key
         cdef double u, best_u, cv
+        run[0] = -1
         if self.determinize() < 0:
             return -1
         plen = self.push(plen, node)
@@ -1515,10 +1541,11 @@ cdef class CyISMCTS(_Search):
                     self.work.c_apply(a)
                     self.nodes += 1
                     if self.merge and p != self.me:
-                        # the new move's statistics; the descent goes on from what the
-                        # seat saw, ending at the first node it adds there (the node a
-                        # move the seat cannot tell from others leads to is usually there)
-                        ch = self.observed_child(node, a, &plen)
+                        # the new move's statistics; once the mover's run ends the descent
+                        # goes on from what the seat saw, ending at the first node it adds
+                        # there (the node moves the seat cannot tell apart lead to is
+                        # usually there already)
+                        ch = self.merged_next(node, a, p, &plen, run)
                         if ch == -1:
                             return -1
                         if ch == -2 or self.tr.nodes[ch].visits == 0:
@@ -1554,7 +1581,7 @@ cdef class CyISMCTS(_Search):
             a = self.tr.nodes[best].action
             self.work.c_apply(a)
             if self.merge and p != self.me:
-                ch = self.observed_child(node, a, &plen)
+                ch = self.merged_next(node, a, p, &plen, run)
                 if ch == -1:
                     return -1
                 if ch == -2 or self.tr.nodes[ch].visits == 0:
@@ -1576,7 +1603,7 @@ cdef class CyISMCTS(_Search):
         seat's information), so only the moves below it are checked against the
         labelling determinization."""
         cdef Tree* t = self.tr
-        cdef int node = self.root, i, best, p
+        cdef int node = self.root, i, best, p, run = -1
         s = self.label_state.clone()
         pv = []
         while len(pv) < limit:
@@ -1607,11 +1634,16 @@ cdef class CyISMCTS(_Search):
             pv.append(PVStep(int(p), int(a), first_label if node == self.root
                              and first_label is not None else s.action_to_string(p, a)))
             apply_for_labels(s, a)
-            if self.merge and p != self.me:     # on from what the seat observed of it
-                best = tree_find(t, node, TAG_INFO | (<unsigned long long>info_hash(
-                    s, self.me) >> 1))
-                if best < 0:
-                    break
+            if self.merge and p != self.me:
+                if s.current_player() == p:     # the mover's run goes on
+                    if run < 0:
+                        run = node
+                else:                           # on from what the seat observed of it
+                    best = tree_find(t, node if run < 0 else run, TAG_INFO | (
+                        <unsigned long long>info_hash(s, self.me) >> 1))
+                    run = -1
+                    if best < 0:
+                        break
             node = best
         return tuple(pv)
 
@@ -2030,10 +2062,12 @@ cdef class CyAZ(CyISMCTS):
     cdef int iterate(self) noexcept nogil:
         cdef int node = self.root, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a, ties
         cdef int n = self.n, total
+        cdef int run[3]                 # another seat's run of moves (see merged_next)
         cdef unsigned long long key
         cdef double u, best_u, cv, sq, fpu_q
         cdef Node* nd
         cdef bint have_value = False
+        run[0] = -1
         if self.determinize() < 0:
             return -1
         plen = self.push(plen, node)
@@ -2128,7 +2162,7 @@ cdef class CyAZ(CyISMCTS):
             self.work.c_apply(a)
             depth += 1
             if self.merge and p != self.me:
-                ch = self.observed_child(node, a, &plen)
+                ch = self.merged_next(node, a, p, &plen, run)
                 if ch == -1:
                     return -1
                 if ch == -2:

@@ -81,7 +81,7 @@ from .common import (
     sample_outcome,
     sort_moves,
 )
-from .ismcts import OPPONENT_KEYS, _pv, merges_moves, observed_child
+from .ismcts import OPPONENT_KEYS, _pv, merged_next, merges_moves
 from .uct import MULTI_PV_LIMIT, with_pvs
 
 __all__ = ["AZ", "AZNode", "Evaluator", "PLAY_OPTION_RANGES", "UniformEvaluator",
@@ -367,6 +367,7 @@ class AZ:
         me, cap, allowed = self.player, self._max_nodes, self._allowed
         by_info = self.chance_key == "infostate"
         node, path, depth = root, [root], 0
+        run = [None]        # the node another seat's run of moves began at (merged trees)
         values = None
         while True:
             p = s.current_player()
@@ -419,13 +420,15 @@ class AZ:
                 stats[1] += 1
             path.append(child)
             if self.merge and p != me:
-                # the move's child holds the mover's statistics; the seat goes on from what
-                # it observed of the move (a new node there is a leaf, valued below)
-                child, _ = observed_child(node, s, me, lambda: AZNode(self.n, -99), stats,
-                                          cap)
-                if child is None:
+                # the move's child holds the mover's statistics; once its run ends the seat
+                # goes on from what it observed of it (a new node there is a leaf)
+                nxt, _ = merged_next(node, child, p, s, me, run,
+                                     lambda: AZNode(self.n, -99), stats, cap)
+                if nxt is None:
                     break
-                path.append(child)
+                if nxt is not child:
+                    path.append(nxt)
+                child = nxt
             node = child
         if values is None:  # stopped at the cap: value the position the descent reached
             q = s.current_player()

@@ -11,22 +11,23 @@ Transactions on Computational Intelligence and AI in Games 4(2), Algorithm 2 (SO
   ``information_state_string`` after the outcome, so a hidden draw merges into one child and a
   public die roll splits into one child per face;
 * another seat's move is chosen by that seat's UCB1 over per-move statistics kept at the node
-  (the move's child, keyed by action id); with ``opponent_key="infostate"`` the descent then
-  continues in the node's child keyed by the searching seat's information state after the
-  move, as for chance, so moves the seat cannot tell apart (Ratapolis' secret plans) lead to
-  one node and the seat's later decisions are not split by, nor chosen with, what it cannot
-  see: the paper's *partially observable moves* (SO-ISMCTS + POM, section V-B), except that
-  the mover picks its concrete move by its own statistics rather than uniformly. With
+  (the move's child, keyed by action id). With ``opponent_key="infostate"``, when that seat's
+  run of moves ends (the next mover is someone else: a Ratapolis plan is two moves, its left
+  and right cells) the descent goes on from the child of the node the run began at keyed by
+  the searching seat's information state after it, as for chance: runs the seat cannot tell
+  apart (rivals' secret plans) lead to one node, and the seat's later decisions are not
+  split by, nor chosen with, what it cannot see (:func:`merged_next`). Inside a run the
+  mover's later moves hang below its earlier ones, so it chooses them knowing its own plan.
+  This is the paper's *partially observable moves* (SO-ISMCTS + POM, section V-B), except
+  that the mover picks its concrete moves by its own statistics rather than uniformly. With
   ``"action"`` the move's child is itself the continuation (plain SO-ISMCTS: the seat's later
-  nodes are split by the other seat's hidden choice). ``"auto"`` (default) is
-  ``"infostate"`` in a game with hidden moves (``Game.hidden_moves``) and ``"action"``
-  elsewhere, where every move is observable and both give the same tree. The price: a seat
-  that makes several hidden moves in a row (a Ratapolis plan's left and right cells) picks
-  the later ones by statistics pooled over its earlier ones (they lead to one node of the
-  searching seat), so the search models it choosing them apart. Every descent through such
-  a node passes one move's child and one observed child, so their visits add up to the
-  same total, except at the node cap (a move's child counted, the node after it not made:
-  the descent plays out from there);
+  nodes are split by other seats' hidden choices). ``"auto"`` (default) is ``"infostate"``
+  in a game with hidden moves (``Game.hidden_moves``) and ``"action"`` elsewhere, where
+  every move is observable and both give the same tree. A descent still ends at the first
+  node it adds, so a rival's run joins the shared node only once its moves are in the tree:
+  with hundreds of plans per rival that takes many visits of the node it starts at. A
+  descent through such a node passes one move's child and, when the run completes in the
+  tree, one observed child, so the observed children's visits never exceed the moves';
 * selection is UCB1 with **availability counts**: an action legal in only some
   determinizations has its exploration term computed from the number of times it was
   available, not the parent's visit count (``Q + c * sqrt(ln avail / n)``);
@@ -82,6 +83,24 @@ def merges_moves(game: Game, opponent_key: str) -> bool:
     if opponent_key == "auto":
         return bool(game.hidden_moves)
     return opponent_key == "infostate"
+
+
+def merged_next(node, child, p: int, s: State, me: int, run: list, make, stats: list[int],
+                cap: int):
+    """Where the descent goes after another seat ``p``'s move, applied to ``s``, at ``node``
+    (``child``: the move's own child) in a merged tree. While ``p`` moves again (a run of its
+    moves: a Ratapolis plan's cells) the run goes on in ``child``, so its later moves are
+    chosen knowing its earlier ones, and ``run[0]`` remembers the node the run began at;
+    when the run ends the descent goes on from that node's child keyed by seat ``me``'s
+    information state (:func:`observed_child`), shared by every run the seat cannot tell
+    apart. Returns ``(next node or None at the node cap, whether it was made now)``."""
+    if s.current_player() == p:
+        if run[0] is None:
+            run[0] = node
+        return child, False
+    base = node if run[0] is None else run[0]
+    run[0] = None
+    return observed_child(base, s, me, make, stats, cap)
 
 
 def observed_child(node, s: State, me: int, make, stats: list[int], cap: int):
@@ -230,6 +249,7 @@ class ISMCTS:
         node = root
         path = [root]
         depth = 0
+        run = [None]        # the node another seat's run of moves began at (merged trees)
         while True:
             p = s.current_player()
             if p == TERMINAL:
@@ -276,16 +296,17 @@ class ISMCTS:
                 path.append(child)
                 if not (self.merge and p != me):
                     break
-                # the new move's statistics; the descent goes on from what the seat saw,
-                # ending at the first node it adds there (the node a move the seat cannot
-                # tell from others leads to is usually there already)
-                child, new = observed_child(node, s, me, lambda: ISNode(n), stats, cap)
-                if child is None:
+                # the new move's statistics; once the mover's run ends the descent goes on
+                # from what the seat saw, ending at the first node it adds there (the node
+                # moves the seat cannot tell apart lead to is usually there already)
+                nxt, new = merged_next(node, child, p, s, me, run, lambda: ISNode(n), stats,
+                                       cap)
+                if nxt is None or nxt is child:
                     break
-                path.append(child)
+                path.append(nxt)
                 if new:
                     break
-                node = child
+                node = nxt
                 continue
             best_a, best, best_u, ties = -1, None, -math.inf, 1
             for a in legal:
@@ -303,14 +324,17 @@ class ISMCTS:
             apply_unchecked(s, best_a)
             path.append(best)
             if self.merge and p != me:
-                # the move's child holds the mover's statistics; the seat goes on from
-                # what it observed of the move
-                best, new = observed_child(node, s, me, lambda: ISNode(n), stats, cap)
-                if best is None:
+                # the move's child holds the mover's statistics; once its run ends the
+                # seat goes on from what it observed of it
+                nxt, new = merged_next(node, best, p, s, me, run, lambda: ISNode(n), stats,
+                                       cap)
+                if nxt is None:
                     break
-                path.append(best)
-                if new:
-                    break
+                if nxt is not best:
+                    path.append(nxt)
+                    if new:
+                        break
+                best = nxt
             node = best
         if depth > stats[2]:
             stats[2] = depth
@@ -336,6 +360,7 @@ def _pv(root: ISNode, label_state: State, first: int, limit: int = 64,
     node = root
     me = s.current_player()
     step = apply_unchecked if merge else apply_for_labels
+    run = None          # where another seat's run of moves began (:func:`merged_next`)
     pv: list[PVStep] = []
     while len(pv) < limit:
         p = s.current_player()
@@ -351,10 +376,14 @@ def _pv(root: ISNode, label_state: State, first: int, limit: int = 64,
             a = max(cands, key=lambda kv: (kv[1].visits, -kv[0]))[0]
         pv.append(PVStep(int(p), int(a), s.action_to_string(p, a)))
         step(s, a)
-        if merge and p != me:
-            node = node.children.get(s.information_state_string(me))
+        if merge and p != me and s.current_player() != p:
+            base = node if run is None else run
+            run = None
+            node = base.children.get(s.information_state_string(me))
             if node is None:
                 break
         else:
+            if merge and p != me and run is None:
+                run = node
             node = node.children[a]
     return tuple(pv)

@@ -15,8 +15,9 @@ root's state and, for every step, derives the key from the seat's information st
 * a chance outcome with ``chance_key="infostate"``: the seat's information state after it
   (:data:`INFO`, exactly the key the IS-MCTS tree uses);
 * another seat's decision in a search that goes on from what the seat observes of it
-  (``opponent_key``, ``merge=True``): the seat's information state after it (:data:`INFO`),
-  the key of the node the tree continues in, whether the move was hidden or not;
+  (``opponent_key``, ``merge=True``): none while the same seat moves next (its run of moves
+  goes on), then the seat's information state after the run (:data:`INFO`), the key of the
+  node the tree continues in, whether the moves were hidden or not;
 * any other step (another seat's decision in an action-keyed tree; a chance outcome keyed by
   outcome id): the seat's
   information states before (``I``) and after (``I'``) the step are all it has, so the key is
@@ -101,6 +102,8 @@ def observed_path(kept: State, steps, player: int, *, by_info: bool = True,
         obs = None if (by_info if p == CHANCE else merge) else s.observation(player)
         s.apply_action(a)
         after = s.information_state_string(player)
+        if p != CHANCE and merge and s.current_player() == p:
+            continue        # the mover's run goes on: keyed once it ends
         if by_info if p == CHANCE else merge:
             keys.append((INFO, after, info_hash(s, player) if info_hash else None))
             continue
