@@ -155,11 +155,14 @@ def test_compiled_reanalyze_missing_or_hidden_key_is_fresh():
     assert w.reanalyze(s, [], Budget(iterations=10), SearchRng(1, s, 0)) is None
 
 
-def test_observed_path_stops_at_a_hidden_plan():
+@pytest.mark.parametrize("merge", [False, True])
+def test_observed_path_at_a_hidden_plan(merge):
     """Ratapolis planning: another seat's plan is hidden from seat 0 until the reveal (two
-    legal plans look the same to it), so the walk must not key a node by it (``None``:
-    start afresh); seat 0's own moves, and others' moves it can tell apart, key as
-    themselves."""
+    legal plans look the same to it). Seat 0's own moves key as themselves. In an
+    action-keyed tree the walk must not key a node by a hidden plan (``None``: start
+    afresh) and keys others' moves it can tell apart as themselves; in a merged tree
+    (``opponent_key``, ``merge=True``) another seat's run of moves keys once, as the seat's
+    information state after it, the same whichever hidden plan was played."""
     game = load_game("ratapolis", backend="cython")
     rng = np.random.default_rng(0)
     hidden = public = 0
@@ -170,19 +173,29 @@ def test_observed_path_stops_at_a_hidden_plan():
                 break
             p = s.current_player()
             a = _sample(s, rng)
-            keys = observed_path(s, [a], 0, seed=1)
+            keys = observed_path(s, [a], 0, merge=merge, seed=1)
             if p == 0:
                 assert keys == [(ACTION, a)]
             elif p != CHANCE:
                 after = s.clone()
                 after.apply_action(a)
                 look = after.information_state_string(0)
-                alike = 0
+                alike = []
                 for b in s.legal_actions():
                     t = s.clone()
                     t.apply_action(b)
-                    alike += t.information_state_string(0) == look
-                if alike >= 2:
+                    if t.information_state_string(0) == look:
+                        alike.append(b)
+                if merge:
+                    runs_on = after.current_player() == p
+                    assert keys == ([] if runs_on else [(INFO, look, None)])
+                    if len(alike) >= 2:
+                        hidden += 1
+                        other = next(b for b in alike if b != a)
+                        assert observed_path(s, [other], 0, merge=True, seed=1) == keys
+                    else:
+                        public += 1
+                elif len(alike) >= 2:
                     hidden += 1
                     assert keys is None
                 elif keys is not None:
