@@ -288,53 +288,41 @@ class ISMCTS:
                     break  # a frontier node under the cap: play out from here
                 legal = [a for a in legal if a in children]
                 untried = []
-            if untried:
-                a = untried[int(rnd.random() * len(untried))]
-                apply_unchecked(s, a)
-                child = children[a] = ISNode(n, p)
+            if untried:       # expand one: the descent ends at the node it adds
+                best_a = untried[int(rnd.random() * len(untried))]
+                best = children[best_a] = ISNode(n, p)
                 stats[1] += 1
-                path.append(child)
-                if not (self.merge and p != me):
-                    break
-                # the new move's statistics; once the mover's run ends the descent goes on
-                # from what the seat saw, ending at the first node it adds there (the node
-                # moves the seat cannot tell apart lead to is usually there already)
-                nxt, new = merged_next(node, child, p, s, me, run, lambda: ISNode(n), stats,
-                                       cap)
-                if nxt is None or nxt is child:
-                    break
-                path.append(nxt)
-                if new:
-                    break
-                node = nxt
-                continue
-            best_a, best, best_u, ties = -1, None, -math.inf, 1
-            for a in legal:
-                ch = children[a]
-                cv = ch.visits
-                u = ch.value[p] / cv + c * math.sqrt(math.log(ch.avail) / cv)
-                if u > best_u:
-                    best_a, best, best_u, ties = a, ch, u, 1
-                elif u == best_u:
-                    # an exact tie: a uniform choice among the tied (reservoir sampling),
-                    # not the lowest id
-                    ties += 1
-                    if rnd.random() * ties < 1.0:
-                        best_a, best = a, ch
+                added = True
+            else:
+                best_a, best, best_u, ties, added = -1, None, -math.inf, 1, False
+                for a in legal:
+                    ch = children[a]
+                    cv = ch.visits
+                    u = ch.value[p] / cv + c * math.sqrt(math.log(ch.avail) / cv)
+                    if u > best_u:
+                        best_a, best, best_u, ties = a, ch, u, 1
+                    elif u == best_u:
+                        # an exact tie: a uniform choice among the tied (reservoir
+                        # sampling), not the lowest id
+                        ties += 1
+                        if rnd.random() * ties < 1.0:
+                            best_a, best = a, ch
             apply_unchecked(s, best_a)
             path.append(best)
             if self.merge and p != me:
                 # the move's child holds the mover's statistics; once its run ends the
-                # seat goes on from what it observed of it
+                # seat goes on from what it observed of it (the node moves it cannot tell
+                # apart lead to is usually there already)
                 nxt, new = merged_next(node, best, p, s, me, run, lambda: ISNode(n), stats,
                                        cap)
                 if nxt is None:
                     break
                 if nxt is not best:
                     path.append(nxt)
-                    if new:
-                        break
+                    added = new
                 best = nxt
+            if added:
+                break
             node = best
         if depth > stats[2]:
             stats[2] = depth
