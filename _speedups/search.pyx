@@ -1491,6 +1491,7 @@ cdef class CyISMCTS(_Search):
         cdef int node = self.root, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a = -1
         cdef int n = self.n, ties
         cdef int run[3]                 # another seat's run of moves (see merged_next)
+        cdef bint added
         cdef unsigned long long key
         cdef double u, best_u, cv
         run[0] = -1
@@ -1528,6 +1529,7 @@ cdef class CyISMCTS(_Search):
                 else:
                     self.tr.nodes[ch].avail += 1
             depth += 1
+            added = False
             if nu and self.can_grow():
                 i = self.below(nu)
                 for j in range(k):
@@ -1538,60 +1540,52 @@ cdef class CyISMCTS(_Search):
                         i -= 1
                 ch = tree_add_child(self.tr, node, <unsigned long long>a, a, p)
                 if ch >= 0:
-                    self.work.c_apply(a)
+                    added = True
                     self.nodes += 1
-                    if self.merge and p != self.me:
-                        # the new move's statistics; once the mover's run ends the descent
-                        # goes on from what the seat saw, ending at the first node it adds
-                        # there (the node moves the seat cannot tell apart lead to is
-                        # usually there already)
-                        ch = self.merged_next(node, a, p, &plen, run)
-                        if ch == -1:
-                            return -1
-                        if ch == -2 or self.tr.nodes[ch].visits == 0:
-                            break
-                        node = ch
-                        continue
-                    plen = self.push(plen, ch)
-                    if plen < 0:
-                        return -1
-                    break
-                self.capped = True
-            # UCB1 with availability over the tried children; exact ties broken uniformly.
-            best = -1
-            best_u = -1e300
-            ties = 1
-            for j in range(k):
-                ch = self.idx[j]
-                if ch < 0:
-                    continue    # untried under the cap
-                cv = self.tr.nodes[ch].visits
-                u = self.tr.vals[ch * n + p] / cv + self.c * sqrt(log(<double>self.tr.nodes[ch].avail) / cv)
-                if u > best_u:
-                    best = ch
-                    best_u = u
-                    ties = 1
-                elif u == best_u:
-                    ties += 1
-                    if ratai_uniform(&self.rng) * ties < 1.0:
+                else:
+                    self.capped = True
+            if not added:
+                # UCB1 with availability over the tried children; exact ties broken
+                # uniformly.
+                best = -1
+                best_u = -1e300
+                ties = 1
+                for j in range(k):
+                    ch = self.idx[j]
+                    if ch < 0:
+                        continue    # untried under the cap
+                    cv = self.tr.nodes[ch].visits
+                    u = self.tr.vals[ch * n + p] / cv + self.c * sqrt(log(<double>self.tr.nodes[ch].avail) / cv)
+                    if u > best_u:
                         best = ch
-            if best < 0:
-                depth -= 1
-                break           # a frontier node at the cap: play out from here
-            a = self.tr.nodes[best].action
+                        best_u = u
+                        ties = 1
+                    elif u == best_u:
+                        ties += 1
+                        if ratai_uniform(&self.rng) * ties < 1.0:
+                            best = ch
+                if best < 0:
+                    depth -= 1
+                    break           # a frontier node at the cap: play out from here
+                ch = best
+                a = self.tr.nodes[ch].action
             self.work.c_apply(a)
             if self.merge and p != self.me:
+                # another seat's move: its statistics are kept; once its run ends the
+                # descent goes on from what the seat saw, ending at a new node (or the cap)
                 ch = self.merged_next(node, a, p, &plen, run)
                 if ch == -1:
                     return -1
                 if ch == -2 or self.tr.nodes[ch].visits == 0:
-                    break       # the cap, or a new node: play out from here
+                    break
                 node = ch
                 continue
-            node = best
-            plen = self.push(plen, node)
+            plen = self.push(plen, ch)
             if plen < 0:
                 return -1
+            if added:
+                break           # play out from the new node
+            node = ch
         self.finish(plen, depth)
         return 0
 
