@@ -1248,36 +1248,57 @@ cdef class CyISMCTS(_Search):
         extra determinization. ``allowed``: the root moves to search (``None``: all).
         ``keep``: keep the tree for :meth:`reanalyze` / :meth:`ponder` (one thread only)
         instead of releasing it.
+
+        Raises:
+            ValueError: a root this kind does not search (:meth:`_rootable`: az at a
+                SIMULTANEOUS node).
         """
         budget.begin()
         player = self.me
+        if not self._rootable(state):
+            raise ValueError(f"{kind} does not search a SIMULTANEOUS root; use the "
+                             "sequential view of the game")
         legal = state.legal_actions(player) if allowed is None else list(allowed)
         tie = srng.tiebreak(legal)
         label_state = state.resample_from_infostate(player, srng.child_seed())
         start_reaper()
         labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
+        root, priors = self._root_setup(state, legal, srng)
         k = self.threads
         shares = self._share_nodes(), self._share_mb()   # before ``self`` takes its share
-        workers = [self] + [CyISMCTS(self.me, self.c,
-                                     "infostate" if self.by_info else "action", *shares, 1,
-                                     self.merge)
-                            for _ in range(k - 1)]
+        workers = [self] + [self._twin(shares) for _ in range(k - 1)]
         seeds = _seeds(srng, k)
         for i, w in enumerate(workers):
             if k > 1:
                 w._set_limits(*shares)
             np_rng = srng.np if i == 0 else np.random.default_rng(seeds[i])
-            w._prepare(state, seeds[i], allowed, label_state, np_rng)
+            w._prepare_worker(state, seeds[i], allowed, label_state, np_rng, root)
 
         def report():
             return _report(workers, legal, labels.__getitem__, tie, player, self.n, budget,
-                           seed, kind)
+                           seed, kind, priors)
 
         _run(workers, budget, on_progress, every, report)
         out = report()
         if not (keep and k == 1):
             _release(workers)
         return out
+
+    def _root_setup(self, state, legal, srng):
+        """What every worker's root needs, computed once per :meth:`analyze`, and the
+        reported priors (``{action: prior}``; ``None``: uniform)."""
+        return None, None
+
+    def _twin(self, shares):
+        """Another worker with this search's settings (``threads > 1``); ``shares``: its
+        node and memory limits."""
+        return CyISMCTS(self.me, self.c, "infostate" if self.by_info else "action", *shares,
+                        1, self.merge)
+
+    def _prepare_worker(self, state, unsigned long long seed, allowed, label_state, np_rng,
+                        root):
+        """Set up one worker's tree; ``root``: :meth:`_root_setup`'s first value."""
+        self._prepare(state, seed, allowed, label_state, np_rng)
 
     def _walk(self, keys) -> int:
         """The node the observed ``keys`` (``ratai.search.reuse.observed_path``) lead to
@@ -1819,44 +1840,31 @@ cdef class CyAZ(CyISMCTS):
 
     def analyze(self, state, budget, srng, on_progress=None, int every=100, seed=None,
                 str kind="az", allowed=None, bint keep=False):
-        """Search from the seat's information state in ``state``; as ``AZ.analyze``.
+        """Search from the seat's information state in ``state``; as ``AZ.analyze``
+        (:meth:`CyISMCTS.analyze` with the network's priors and values at the root).
         ``keep``: keep the tree for :meth:`reanalyze` / :meth:`ponder` (one thread only)
-        instead of releasing it."""
-        budget.begin()
-        player = self.me
-        if state.current_player() == SIMULTANEOUS_NODE:
-            raise ValueError("az does not search a SIMULTANEOUS root; use the sequential "
-                             "view of the game")
-        legal = state.legal_actions(player) if allowed is None else list(allowed)
-        tie = srng.tiebreak(legal)
-        label_state = state.resample_from_infostate(player, srng.child_seed())
-        start_reaper()
-        labels = root_labels(label_state, player, legal, budget, MULTI_PV_LIMIT)
+        instead of releasing it.
+
+        Raises:
+            ValueError: ``state`` is a SIMULTANEOUS node.
+        """
+        return CyISMCTS.analyze(self, state, budget, srng, on_progress, every, seed, kind,
+                                allowed, keep)
+
+    def _root_setup(self, state, legal, srng):
         net, values, prior_of, used_of = self._root_net(state, legal, srng)
-        k = self.threads
-        shares = self._share_nodes(), self._share_mb()   # before ``self`` takes its share
-        workers = [self] + [CyAZ(self.me, self.model, self.c_puct, self.alpha, self.eps,
-                                 self.mix, self.fpu,
-                                 "infostate" if self.by_info else "action", *shares, 1,
-                                 self.policy_playout, self.ptemp, self.merge)
-                            for _ in range(k - 1)]
-        seeds = _seeds(srng, k)
-        for i, w in enumerate(workers):
-            if k > 1:
-                w._set_limits(*shares)
-            w.lazy = self.lazy
-            np_rng = srng.np if i == 0 else np.random.default_rng(seeds[i])
-            w._prepare_az(state, seeds[i], allowed, label_state, np_rng, net, used_of, values)
+        return (net, used_of, values), prior_of
 
-        def report():
-            return _report(workers, legal, labels.__getitem__, tie, player, self.n,
-                           budget, seed, kind, prior_of)
+    def _twin(self, shares):
+        w = CyAZ(self.me, self.model, self.c_puct, self.alpha, self.eps, self.mix, self.fpu,
+                 "infostate" if self.by_info else "action", *shares, 1, self.policy_playout,
+                 self.ptemp, self.merge)
+        w.lazy = self.lazy
+        return w
 
-        _run(workers, budget, on_progress, every, report)
-        out = report()
-        if not (keep and k == 1):
-            _release(workers)
-        return out
+    def _prepare_worker(self, state, unsigned long long seed, allowed, label_state, np_rng,
+                        root):
+        self._prepare_az(state, seed, allowed, label_state, np_rng, *root)
 
     def reanalyze(self, state, keys, budget, srng, on_progress=None, int every=100,
                   seed=None, str kind="az"):
