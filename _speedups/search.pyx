@@ -418,6 +418,33 @@ cdef inline bint tree_better(Tree* t, int i, int j, int p) noexcept nogil:
     return t.nodes[i].action < t.nodes[j].action
 
 
+cdef struct Argmax:
+    int best        # the kept candidate (-1: none offered)
+    double u        # its score
+    int ties        # candidates offered with exactly that score
+
+
+cdef inline void argmax_init(Argmax* m) noexcept nogil:
+    m.best = -1
+    m.u = -1e300
+    m.ties = 1
+
+
+cdef inline void argmax_offer(Argmax* m, int i, double u,
+                              unsigned long long* rng) noexcept nogil:
+    """Keep candidate ``i`` if its score ``u`` is the highest offered so far; exact ties
+    are broken uniformly at random (reservoir sampling: the k-th tied candidate replaces
+    the kept one with probability 1/k, one draw from ``rng`` per tie)."""
+    if u > m.u:
+        m.best = i
+        m.u = u
+        m.ties = 1
+    elif u == m.u:
+        m.ties += 1
+        if ratai_uniform(rng) * m.ties < 1.0:
+            m.best = i
+
+
 cdef class _TreeMem:
     """Owner of one ``Tree``'s memory; freed without the GIL when the last reference goes
     (``free_later`` drops it on a background thread)."""
@@ -1037,8 +1064,9 @@ cdef class CyUCT(_Search):
 
     cdef int iterate(self) noexcept nogil:
         cdef int node = self.root, plen = 0, depth = 0, p, k, i, j, ch = -1, untried, best, a
-        cdef int n = self.n, ties
-        cdef double logn, u, best_u, cv
+        cdef int n = self.n
+        cdef double logn, cv
+        cdef Argmax am
         cdef Node* nd
         self.work.c_copy_from(self.root_state)
         plen = self.push(plen, node)
@@ -1114,22 +1142,14 @@ cdef class CyUCT(_Search):
             # UCB1 over the (tried) children, maximising the mover's own component; exact
             # ties broken uniformly (reservoir sampling).
             logn = log(<double>nd.visits) if nd.visits > 1 else 0.0
-            best = -1
-            best_u = -1e300
-            ties = 1
+            argmax_init(&am)
             for i in range(nd.first, nd.first + nd.nch):
                 cv = self.tr.nodes[i].visits
                 if cv == 0:
                     continue    # untried under the cap
-                u = self.tr.vals[i * n + p] / cv + self.c * sqrt(logn / cv)
-                if u > best_u:
-                    best = i
-                    best_u = u
-                    ties = 1
-                elif u == best_u:
-                    ties += 1
-                    if ratai_uniform(&self.rng) * ties < 1.0:
-                        best = i
+                argmax_offer(&am, i, self.tr.vals[i * n + p] / cv + self.c * sqrt(logn / cv),
+                             &self.rng)
+            best = am.best
             if best < 0:
                 break
             self.work.c_apply(self.tr.nodes[best].action)
@@ -1510,11 +1530,12 @@ cdef class CyISMCTS(_Search):
 
     cdef int iterate(self) noexcept nogil:
         cdef int node = self.root, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a = -1
-        cdef int n = self.n, ties
+        cdef int n = self.n
         cdef int run[3]                 # another seat's run of moves (see merged_next)
         cdef bint added
         cdef unsigned long long key
-        cdef double u, best_u, cv
+        cdef double cv
+        cdef Argmax am
         run[0] = -1
         if self.determinize() < 0:
             return -1
@@ -1568,23 +1589,16 @@ cdef class CyISMCTS(_Search):
             if not added:
                 # UCB1 with availability over the tried children; exact ties broken
                 # uniformly.
-                best = -1
-                best_u = -1e300
-                ties = 1
+                argmax_init(&am)
                 for j in range(k):
                     ch = self.idx[j]
                     if ch < 0:
                         continue    # untried under the cap
                     cv = self.tr.nodes[ch].visits
-                    u = self.tr.vals[ch * n + p] / cv + self.c * sqrt(log(<double>self.tr.nodes[ch].avail) / cv)
-                    if u > best_u:
-                        best = ch
-                        best_u = u
-                        ties = 1
-                    elif u == best_u:
-                        ties += 1
-                        if ratai_uniform(&self.rng) * ties < 1.0:
-                            best = ch
+                    argmax_offer(&am, ch, self.tr.vals[ch * n + p] / cv
+                                 + self.c * sqrt(log(<double>self.tr.nodes[ch].avail) / cv),
+                                 &self.rng)
+                best = am.best
                 if best < 0:
                     depth -= 1
                     break           # a frontier node at the cap: play out from here
@@ -1946,21 +1960,15 @@ cdef class CyAZ(CyISMCTS):
         network's most probable move (exact ties uniformly at random; chance sampled),
         mixed with a random playout when ``rollout_mix > 0``. Mutates ``self.work``, ``act``
         and ``pbuf``. 0 or -1."""
-        cdef int step, j, best, ties, q
+        cdef int step, j, q
+        cdef Argmax am
         for step in range(self.policy_playout):
             if k <= 0:
                 break
-            best = 0
-            ties = 1
-            for j in range(1, k):
-                if self.pbuf[j] > self.pbuf[best]:
-                    best = j
-                    ties = 1
-                elif self.pbuf[j] == self.pbuf[best]:
-                    ties += 1
-                    if ratai_uniform(&self.rng) * ties < 1.0:
-                        best = j
-            self.work.c_apply(self.act[best])
+            argmax_init(&am)
+            for j in range(k):
+                argmax_offer(&am, j, self.pbuf[j], &self.rng)
+            self.work.c_apply(self.act[am.best])
             q = self.work.c_current_player()
             while q == CHANCE:
                 self.work.c_apply(self.act[self.pick_outcome(
@@ -2062,11 +2070,12 @@ cdef class CyAZ(CyISMCTS):
         edge_head(self.tr, b)[0] = cnt
 
     cdef int iterate(self) noexcept nogil:
-        cdef int node = self.root, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a, ties
+        cdef int node = self.root, plen = 0, depth = 0, p, k, i, j, ch, nu, best, a
         cdef int n = self.n, total
         cdef int run[3]                 # another seat's run of moves (see merged_next)
         cdef unsigned long long key
-        cdef double u, best_u, cv, sq, fpu_q
+        cdef double u, cv, sq, fpu_q
+        cdef Argmax am
         cdef Node* nd
         cdef bint have_value = False
         run[0] = -1
@@ -2126,9 +2135,7 @@ cdef class CyAZ(CyISMCTS):
                     total += self.tr.nodes[self.idx[j]].visits
             sq = sqrt(<double>total)
             fpu_q = (self.tr.vals[node * n + p] / nd.visits - self.fpu) if nd.visits else 0.0
-            best = -1
-            best_u = -1e300
-            ties = 1
+            argmax_init(&am)
             for j in range(k):
                 ch = self.idx[j]
                 if ch == -2:
@@ -2139,14 +2146,8 @@ cdef class CyAZ(CyISMCTS):
                 else:
                     u = self.tr.vals[ch * n + p] / cv \
                         + self.c_puct * self.epr[j] * sq / (1.0 + cv)
-                if u > best_u:
-                    best = j
-                    best_u = u
-                    ties = 1
-                elif u == best_u:
-                    ties += 1
-                    if ratai_uniform(&self.rng) * ties < 1.0:
-                        best = j
+                argmax_offer(&am, j, u, &self.rng)
+            best = am.best
             if best < 0:
                 break                                # the cap: value the position here
             ch = self.idx[best]
