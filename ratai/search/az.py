@@ -73,6 +73,7 @@ from .common import (
     MoveStat,
     Rollout,
     apply_unchecked,
+    argmax_ties,
     begin_determinized_root,
     check_int,
     check_number,
@@ -129,20 +130,6 @@ def dirichlet_noise(priors: np.ndarray, alpha: float, fraction: float,
     if fraction <= 0.0 or priors.size < 2:
         return priors
     return (1.0 - fraction) * priors + fraction * rng.dirichlet([alpha] * priors.size)
-
-
-def _argmax(scored, rnd) -> int:
-    """The move of the highest score in ``scored`` (``(move, score)`` pairs), exact ties
-    broken uniformly at random (one draw per tie, seeded by ``rnd``); -1 if empty."""
-    best_a, best_u, ties = -1, -math.inf, 1
-    for a, u in scored:
-        if u > best_u:
-            best_a, best_u, ties = a, u, 1
-        elif u == best_u:
-            ties += 1
-            if rnd.random() * ties < 1.0:
-                best_a = a
-    return int(best_a)
 
 
 class AZNode:
@@ -267,7 +254,7 @@ class AZ:
                 break
             if w is s:
                 w = s.clone()
-            apply_unchecked(w, _argmax(zip(legal, priors, strict=True), rnd))
+            apply_unchecked(w, argmax_ties(zip(legal, priors, strict=True), rnd))
             q = w.current_player()
             while q == CHANCE:
                 apply_unchecked(w, sample_outcome(w._chance_outcomes(), rnd.random()))
@@ -361,7 +348,7 @@ class AZ:
                 return fpu + c * priors[a] * sq
             return ch.value[p] / ch.visits + c * priors[a] * sq / (1 + ch.visits)
 
-        return _argmax(((a, u(a)) for a in legal), rnd)
+        return argmax_ties(((a, u(a)) for a in legal), rnd)
 
     def _iterate(self, root: AZNode, s: State, rnd, stats: list[int]) -> None:
         me, cap, allowed = self.player, self._max_nodes, self._allowed

@@ -45,6 +45,7 @@ __all__ = [
     "apply_joint",
     "joint_legal",
     "sample_outcome",
+    "argmax_ties",
     "heuristic_vector",
     "has_heuristic",
     "Rollout",
@@ -590,6 +591,22 @@ def apply_joint(state: State, joint: Sequence[int]) -> None:
                 state._history.append(a)
     else:
         state.apply_actions(list(joint))
+
+
+def argmax_ties(scored, rnd) -> int:
+    """The move of the highest score in ``scored`` (``(move, score)`` pairs, read once in
+    order), exact ties broken uniformly at random (reservoir sampling: one ``rnd.random()``
+    draw per tie, the k-th tied move kept with probability 1/k), never by the lowest id;
+    -1 if empty. The compiled search's ``argmax_offer`` draws the same way."""
+    best_a, best_u, ties = -1, -math.inf, 1
+    for a, u in scored:
+        if u > best_u:
+            best_a, best_u, ties = a, u, 1
+        elif u == best_u:
+            ties += 1
+            if rnd.random() * ties < 1.0:
+                best_a = a
+    return int(best_a)
 
 
 def sample_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:

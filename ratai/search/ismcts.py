@@ -55,6 +55,7 @@ from .common import (
     Rollout,
     apply_for_labels,
     apply_unchecked,
+    argmax_ties,
     begin_determinized_root,
     check_number,
     determinized_loop,
@@ -133,6 +134,12 @@ class ISNode:
         self.avail = 1
         self.value = [0.0] * n
         self.player = player
+
+
+def _ucb(ch: ISNode, p: int, c: float) -> float:
+    """UCB1 with availability (Cowling, Powley & Whitehouse 2012) of child ``ch`` for its
+    mover ``p``: the mean return plus ``c * sqrt(ln(avail) / visits)``."""
+    return ch.value[p] / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
 
 
 class ISMCTS:
@@ -294,19 +301,9 @@ class ISMCTS:
                 stats[1] += 1
                 added = True
             else:
-                best_a, best, best_u, ties, added = -1, None, -math.inf, 1, False
-                for a in legal:
-                    ch = children[a]
-                    cv = ch.visits
-                    u = ch.value[p] / cv + c * math.sqrt(math.log(ch.avail) / cv)
-                    if u > best_u:
-                        best_a, best, best_u, ties = a, ch, u, 1
-                    elif u == best_u:
-                        # an exact tie: a uniform choice among the tied (reservoir
-                        # sampling), not the lowest id
-                        ties += 1
-                        if rnd.random() * ties < 1.0:
-                            best_a, best = a, ch
+                # UCB1 with availability; exact ties uniformly at random
+                best_a = argmax_ties(((a, _ucb(children[a], p, c)) for a in legal), rnd)
+                best, added = children[best_a], False
             apply_unchecked(s, best_a)
             path.append(best)
             if self.merge and p != me:
