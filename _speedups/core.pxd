@@ -63,6 +63,12 @@ cdef class CyState:
     # search then calls ``c_resample`` with the GIL). Lets a nogil / threaded search
     # determinize without Python objects.
     cdef int c_resample_into(self, int player, CyState out, unsigned long long* rng) noexcept nogil
+    # ``State.rewind_hidden_moves`` on the struct (engines/api.py): rewind to just before the
+    # first move hidden from ``player`` now and write the moves to replay into ``script``
+    # (``player``'s own by id, -1 for another seat's hidden move; at most 2 * CY_MAXP);
+    # returns their count, 0 (nothing changed) where none is hidden (the base). Neither the
+    # history nor the views logs are touched (the Python-level method does that).
+    cdef int c_rewind_hidden_moves(self, int player, int* script) noexcept nogil
     # A new state of this game with its constants attached and nothing else set (the output
     # of a determinization); the base raises NotImplementedError (twins without a compiled
     # sampler).

@@ -16,7 +16,7 @@ from libc.stdlib cimport malloc, free
 import numpy as np
 
 from ratai.engines.api import (IllegalActionError, State, canonical_json, check_actor,
-                               check_player, keep_views, make_rng)
+                               check_player, keep_views, make_rng, rewound_views)
 
 
 def check_bounds(str game, int max_players, int max_count) -> None:
@@ -91,6 +91,24 @@ cdef class CyState:
 
     cdef CyState c_blank(self):
         raise NotImplementedError
+
+    cdef int c_rewind_hidden_moves(self, int player, int* script) noexcept nogil:
+        return 0
+
+    def rewind_hidden_moves(self, player):
+        """``State.rewind_hidden_moves`` (engines/api.py): the struct by
+        ``c_rewind_hidden_moves``, then the history and the views logs."""
+        cdef int script[2 * CY_MAXP]
+        cdef int i, count
+        check_player(player, self.c_num_players())
+        count = self.c_rewind_hidden_moves(player, script)
+        if count:
+            hist = self._history            # (a shared history is copied first)
+            del hist[max(0, len(hist) - count):]
+            if self._views is not None:
+                self._set_views(rewound_views(self._views, count))
+        return [None if script[i] < 0 else script[i] for i in range(count)]
+
 
     cdef CyState _determinized(self, int player, object rng, CyState out,
                                unsigned long long* stream):

@@ -1617,6 +1617,27 @@ cdef class RatapolisState(CyState):
         # rp_determinize declines (-1) only for a view no game reaches (the reference raises).
         return rp_determinize(&(<RatapolisState>out).s, &self.s, self.k, player, rng)
 
+    cdef int c_rewind_hidden_moves(self, int player, int* script) noexcept nogil:
+        # RP-2, the reference's ``rewind_hidden_moves``: from the first rival with a committed
+        # cell, every seat's cells of this round in seat order (a rival's as -1) are undone
+        cdef int q, q0 = NO, i, count = 0
+        if self.s.phase != P_PLAN:
+            return 0
+        for q in range(self.k.n):
+            if q != player and self.s.nplans[q]:
+                q0 = q
+                break
+        if q0 == NO:
+            return 0
+        for q in range(q0, self.k.n):
+            for i in range(self.s.nplans[q]):
+                script[count] = self.s.plans[q][i] if q == player else -1
+                count += 1
+            self.s.nplans[q] = 0
+            self.s.plans[q][0] = 0
+            self.s.plans[q][1] = 0
+        return count
+
     cdef unsigned long long c_info_hash(self, int player) except? 0:
         # equal for equal observation(player) (tests/speedups/test_cy_ratapolis.py checks it)
         return info_digest(&self.s, self.k, player)

@@ -148,7 +148,8 @@ cdef extern from *:
     void* ratai_pool_resize(void* p, size_t old, size_t nbytes) nogil
     void ratai_pool_free(void* p, size_t nbytes) nogil
 
-from .core cimport CyState, c_random_playout, ratai_splitmix64, ratai_uniform
+from .core cimport (CY_MAXP, CyState, c_random_playout, cy_mix, cy_mix_arr, ratai_splitmix64,
+                    ratai_uniform)
 from .nn cimport CyNet
 
 from ratai.search.common import (
@@ -156,6 +157,7 @@ from ratai.search.common import (
     Analysis,
     MoveStat,
     PVStep,
+    SearchRng,
     apply_for_labels,
     free_later,
     root_labels,
@@ -1304,6 +1306,32 @@ cdef class CyISMCTS(_Search):
             _release(workers)
         return out
 
+    def determinizations(self, state, int count, seed=0):
+        """The worlds a search from ``state`` iterates on, for tests and inspection: a list
+        of ``count`` new states of the game (empty histories), each drawn as one
+        :meth:`analyze` iteration draws its determinization (``determinize``: the seat's
+        compiled sampler and, in ``az`` with ``hidden_moves="policy"``, the other seats'
+        hidden moves redrawn). ``seed``: as :meth:`analyze`'s (an int or None)."""
+        cdef CyState w
+        srng = SearchRng(seed, state, self.me)
+        legal = state.legal_actions(self.me)
+        label_state = state.resample_from_infostate(self.me, srng.child_seed())
+        root, _ = self._root_setup(state, legal, srng)
+        self._prepare_worker(state, _seeds(srng, 1)[0], None, label_state, srng.np, root)
+        out = []
+        try:
+            for _ in range(count):
+                if self.determinize() < 0:
+                    raise self.error
+                w = self.work.c_clone()
+                w._hist = []
+                w._hist_shared = False
+                w._views = None
+                out.append(w)
+        finally:
+            _release([self])
+        return out
+
     def _root_setup(self, state, legal, srng):
         """What every worker's root needs, computed once per :meth:`analyze`, and the
         reported priors (``{action: prior}``; ``None``: uniform)."""
@@ -1680,6 +1708,10 @@ cdef class CyISMCTS(_Search):
 # -- AlphaZero-style PUCT over IS-MCTS (the az bot) ------------------------------------------
 cdef enum:
     SIMULTANEOUS_NODE = -2
+    # ``hidden_moves="policy"``'s cache per search and thread (CyAZ.hidden_policy): views
+    # (a power of two; filled to 3/4) and priors, ~1.1 MB in all
+    HIDDEN_SLOTS = 4096
+    HIDDEN_POOL = 131072
 
 
 cdef class CyAZ(CyISMCTS):
@@ -1709,6 +1741,11 @@ cdef class CyAZ(CyISMCTS):
         / the bot).
         max_nodes, max_memory_mb, threads: as :class:`CyUCT`.
         merge: as :class:`CyISMCTS` (a new node the descent goes on from is a leaf).
+        hidden_moves: ``"uniform"`` or ``"policy"``, as :class:`ratai.search.az.AZ`: with
+            ``"policy"`` each determinization is rewound (``c_rewind_hidden_moves``) and
+            the other seats' hidden moves redrawn from the network's priors at their views
+            (``determinize``), through a per-thread cache of those priors (``hidden_policy``,
+            ~1.1 MB, not counted in ``max_memory_mb``).
     """
 
     cdef object model
@@ -1729,8 +1766,20 @@ cdef class CyAZ(CyISMCTS):
     cdef unsigned int stamp
     cdef public long evaluations
     cdef public long py_tensors
+    cdef public bint model_hidden       # hidden_moves="policy": rivals' hidden moves redrawn
+    cdef public long hidden_draws       # hidden moves redrawn from the policy
+    cdef public long hidden_evaluations  # evaluations for them (the rest from the cache)
+    cdef unsigned long long* hkey       # the cache: tensor-and-moves digest per slot (0 free)
+    cdef int* hoff                      # its priors' offset in hpool
+    cdef int* hlen                      # and their count
+    cdef double* hpool
+    cdef int hslots, hpool_used
 
     def __cinit__(self, *args, **kwargs):
+        self.hkey = NULL
+        self.hoff = NULL
+        self.hlen = NULL
+        self.hpool = NULL
         self.scratch = NULL
         self.pbuf = NULL
         self.vbuf = NULL
@@ -1747,15 +1796,32 @@ cdef class CyAZ(CyISMCTS):
         free(self.mark)
         free(self.epr)
         free(self.apr)
+        self._free_hidden()
+
+    cdef void _free_hidden(self):
+        free(self.hkey)
+        free(self.hoff)
+        free(self.hlen)
+        free(self.hpool)
+        self.hkey = NULL
+        self.hoff = NULL
+        self.hlen = NULL
+        self.hpool = NULL
 
     def __init__(self, int player, model, double c_puct=1.5, double dirichlet_alpha=0.3,
                  double noise_fraction=0.0, double rollout_mix=0.0, double fpu_reduction=0.1,
                  str chance_key="infostate", max_nodes=None,
                  max_memory_mb=DEFAULT_MAX_MEMORY_MB, int threads=1, int policy_playout=0,
-                 double policy_temperature=1.0, bint merge=False):
+                 double policy_temperature=1.0, bint merge=False,
+                 str hidden_moves="uniform"):
         if chance_key not in ("infostate", "action"):
             raise ValueError(f"bad chance_key {chance_key!r}: allowed one of "
                              f"('infostate', 'action')")
+        from ratai.search.az import HIDDEN_MOVES
+        if hidden_moves not in HIDDEN_MOVES:
+            raise ValueError(f"bad hidden_moves {hidden_moves!r}: allowed one of "
+                             f"{HIDDEN_MOVES}")
+        self.model_hidden = hidden_moves == "policy"
         self.me = player
         self.c = 0.0
         self.by_info = chance_key == "infostate"
@@ -1804,6 +1870,7 @@ cdef class CyAZ(CyISMCTS):
         self.stamp = 0
         self.evaluations = 0
         self.py_tensors = 0
+        self._prepare_hidden()
         r = self.root                   # the root made by ``_prepare``: expanded here
         self.tr.nodes[r].visits = 1
         for j in range(self.n):
@@ -1872,7 +1939,7 @@ cdef class CyAZ(CyISMCTS):
     def _twin(self, shares):
         w = CyAZ(self.me, self.model, self.c_puct, self.alpha, self.eps, self.mix, self.fpu,
                  "infostate" if self.by_info else "action", *shares, 1, self.policy_playout,
-                 self.ptemp, self.merge)
+                 self.ptemp, self.merge, "policy" if self.model_hidden else "uniform")
         w.lazy = self.lazy
         return w
 
@@ -1919,10 +1986,15 @@ cdef class CyAZ(CyISMCTS):
         """Network at seat ``p``'s view of ``self.work``: the value per seat into ``vbuf``,
         the priors of ``act[:k]`` into ``pbuf`` (at ``policy_temperature``: ``tempered``).
         0 or -1."""
-        cdef int i
-        cdef double e, tot = 0.0
         if self.tensor(p) < 0:
             return -1
+        self.eval_tensor(p, k)
+        return 0
+
+    cdef void eval_tensor(self, int p, int k) noexcept nogil:
+        """``evaluate`` given seat ``p``'s tensor in ``xbuf``."""
+        cdef int i
+        cdef double e, tot = 0.0
         self.net.c_eval(self.xbuf, p, self.act, k, self.vbuf, self.pbuf, self.scratch, True)
         self.evaluations += 1
         if self.ptemp != 1.0 and k:
@@ -1932,6 +2004,86 @@ cdef class CyAZ(CyISMCTS):
                 tot += self.pbuf[i]
             for i in range(k):
                 self.pbuf[i] /= tot
+
+    def _prepare_hidden(self):
+        """An empty cache for ``hidden_policy`` (with ``hidden_moves="policy"``)."""
+        self.hidden_draws = 0
+        self.hidden_evaluations = 0
+        self.hpool_used = 0
+        self.hslots = 0
+        if not self.model_hidden:
+            return
+        if self.hkey == NULL:
+            self.hkey = <unsigned long long*>malloc(sizeof(unsigned long long) * HIDDEN_SLOTS)
+            self.hoff = <int*>malloc(sizeof(int) * HIDDEN_SLOTS)
+            self.hlen = <int*>malloc(sizeof(int) * HIDDEN_SLOTS)
+            self.hpool = <double*>malloc(sizeof(double) * HIDDEN_POOL)
+            if self.hkey == NULL or self.hoff == NULL or self.hlen == NULL \
+                    or self.hpool == NULL:
+                self._free_hidden()
+                raise MemoryError()
+        memset(self.hkey, 0, sizeof(unsigned long long) * HIDDEN_SLOTS)
+
+    cdef int hidden_policy(self, int q, int k) noexcept nogil:
+        """The priors of seat ``q``'s moves ``act[:k]`` in ``self.work`` into ``pbuf``, as
+        ``evaluate(q, k)`` gives them, through a cache keyed by a digest of ``q``, its
+        information state (``c_info_hash_into``; else its tensor) and its moves (the
+        priors depend on the observation and the moves only); an evaluation on a miss.
+        At most ``HIDDEN_SLOTS * 3 / 4`` views or ``HIDDEN_POOL`` priors are kept per
+        search; past that every miss is evaluated. 0 or -1."""
+        cdef unsigned long long h = 0
+        cdef bint have_tensor = False
+        cdef int i
+        if self.work.c_info_hash_into(q, &h) < 0:
+            if self.tensor(q) < 0:
+                return -1
+            have_tensor = True
+            h = cy_mix_arr(<unsigned long long>0, <const int*>self.xbuf, self.dsize)
+        h = cy_mix(cy_mix_arr(cy_mix(h, q), self.act, k), have_tensor)
+        if h == 0:
+            h = 1
+        i = <int>(h & (HIDDEN_SLOTS - 1))
+        while self.hkey[i] != 0:
+            if self.hkey[i] == h and self.hlen[i] == k:
+                memcpy(self.pbuf, &self.hpool[self.hoff[i]], sizeof(double) * k)
+                return 0
+            i = (i + 1) & (HIDDEN_SLOTS - 1)
+        if not have_tensor and self.tensor(q) < 0:
+            return -1
+        self.eval_tensor(q, k)
+        self.hidden_evaluations += 1
+        if 4 * (self.hslots + 1) <= 3 * HIDDEN_SLOTS and self.hpool_used + k <= HIDDEN_POOL:
+            self.hkey[i] = h
+            self.hoff[i] = self.hpool_used
+            self.hlen[i] = k
+            memcpy(&self.hpool[self.hpool_used], self.pbuf, sizeof(double) * k)
+            self.hpool_used += k
+            self.hslots += 1
+        return 0
+
+    cdef int determinize(self) noexcept nogil:
+        """:meth:`CyISMCTS.determinize`, then with ``hidden_moves="policy"`` the other
+        seats' hidden moves redrawn (``CyState.c_rewind_hidden_moves``, replayed with each
+        such move drawn from the network's priors at its seat's view, ``hidden_policy``;
+        the seat's own moves as they were). 0 or -1."""
+        cdef int script[2 * CY_MAXP]
+        cdef int count, i, j, k
+        if CyISMCTS.determinize(self) < 0:
+            return -1
+        if not self.model_hidden:
+            return 0
+        count = self.work.c_rewind_hidden_moves(self.me, script)
+        for i in range(count):
+            if script[i] >= 0:
+                self.work.c_apply(script[i])
+                continue
+            k = self.work.c_legal_actions(self.act)
+            if self.hidden_policy(self.work.c_current_player(), k) < 0:
+                return -1
+            for j in range(k):
+                self.prob[j] = self.pbuf[j]
+            self.work.c_apply(self.act[self.pick_outcome(k)])
+            self.hidden_draws += 1
         return 0
 
     cdef inline void playout(self) noexcept nogil:

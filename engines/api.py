@@ -90,6 +90,7 @@ __all__ = [
     "MAX_DATA_BYTES",
     "sample_chance_outcome",
     "keep_views",
+    "rewound_views",
     "unknown_views",
 ]
 
@@ -932,6 +933,35 @@ class State(ABC):
         a game documents another (Rat Trap: the Manipulator's order is a uniform shuffle)."""
         return 1.0
 
+    def rewind_hidden_moves(self, player: int) -> list[int | None]:
+        """Rewind this state to just before the first move of another seat that is hidden
+        from ``player`` now (Ratapolis: a rival's committed plan cells of this round, RP-2),
+        and return the moves to replay from there, in order: ``player``'s own as action
+        ids, ``None`` for a hidden move of another seat (any legal move of the seat to act
+        then). Replaying the original moves gives this state back (fields, history and
+        ``views`` logs; a log whose known part is shorter than the rewind restarts as
+        unknown, ``[None]``). The default, and any state where no move is hidden from
+        ``player`` (games whose ``hidden_moves`` is false), returns ``[]`` unchanged.
+
+        A search that models how other seats play redraws those moves in a determinization
+        from its model (``az`` with ``hidden_moves="policy"``, ``ratai.search.az``); the
+        rules' sampler (``resample_from_infostate``) draws them with ``_hidden_weight``.
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+        """
+        check_player(player, self._game.num_players())
+        return []
+
+    def _rewind_logs(self, count: int) -> None:
+        """Drop the last ``count`` actions from the history and the ``views`` logs
+        (:meth:`rewind_hidden_moves`; each of those actions logged one entry per seat)."""
+        if count and self._history:
+            del self._history[max(0, len(self._history) - count):]
+        views = self.__dict__.get("views")
+        if count and views is not None:
+            self.views = rewound_views(views, count)
+
     def resample_from_infostate(self, player: int, rng: Any = None) -> State:
         """A full state the seat cannot tell from this one, hidden parts sampled (determinization).
 
@@ -1011,6 +1041,18 @@ def unknown_views(num_players: int) -> list[list]:
     """The ``views`` log of a state rebuilt from an observation: every seat's past unknown
     (one ``None`` entry, then the views of actions applied afterwards)."""
     return [[None] for _ in range(num_players)]
+
+
+def rewound_views(views: list, count: int) -> list:
+    """``views`` logs without their last ``count`` entries (``State.rewind_hidden_moves``);
+    a log whose known part (after its unknown ``None`` start) is shorter than ``count``
+    restarts unknown (``[None]``). A new list; ``views`` is not changed."""
+    out = []
+    for log in views:
+        log = list(log)
+        start = 1 if log and log[0] is None else 0
+        out.append(log[:len(log) - count] if len(log) - start >= count else [None])
+    return out
 
 
 def keep_views(state: Any, sample: Any, player: int) -> Any:

@@ -494,6 +494,26 @@ class RatapolisState(State):
                 return s
         return NO
 
+    def rewind_hidden_moves(self, player: int) -> list[int | None]:
+        """RP-2: back to the first planning decision of this round that ``player`` did not
+        see (a rival's committed cell); the cells committed since then, in seat order, are
+        the moves to replay (``player``'s own by id, a rival's as ``None``). See
+        ``State.rewind_hidden_moves`` (engines/api.py); ``[]`` outside the sequential
+        planning phase or when no rival has committed a cell."""
+        g = self._game
+        player = check_player(player, g.n)
+        if self.phase != PLAN or g.params["simultaneous"]:
+            return []
+        hidden = [s for s in range(g.n) if s != player and self.plans[s]]
+        if not hidden:
+            return []
+        script: list[int | None] = []
+        for s in range(hidden[0], g.n):
+            script += [a if s == player else None for a in self.plans[s]]
+            self.plans[s] = []
+        self._rewind_logs(len(script))
+        return script
+
     def legal_actions(self, player: int | None = None) -> list[int]:
         """Sorted legal actions; in the joint view's planning node, per seat.
 

@@ -86,9 +86,13 @@ class AZBot(SearchBot):
     ``< 1`` sharper, ``> 1`` flatter; Leela Chess Zero's policy softmax temperature),
     ``temperature`` (0: play the most visited move; > 0: sample a move with probability
     proportional to ``visits ** (1 / temperature)``, seeded; in [0, 100]), ``chance_key``
-    (``"infostate"`` or ``"action"``), ``opponent_key`` (``"auto"``, ``"infostate"`` or
-    ``"action"``: as for ``ismcts``), ``search_backend`` (``"auto"``: the compiled
-    ``CyAZ`` on a Cython state, ``"python"``, ``"cython"``), ``max_nodes``,
+    (``"infostate"`` or ``"action"``), ``hidden_moves`` (``"uniform"``: another seat's
+    hidden moves, Ratapolis' committed plan cells, drawn as the rules' sampler draws them;
+    ``"policy"``: redrawn in each determinization from the network's priors at that seat's
+    view, the network as the opponent model; see :mod:`ratai.search.az`), ``opponent_key``
+    (``"auto"``, ``"infostate"`` or ``"action"``: as for ``ismcts``), ``search_backend``
+    (``"auto"``: the compiled ``CyAZ`` on a Cython state, ``"python"``, ``"cython"``),
+    ``max_nodes``,
     ``max_memory_mb`` (512), ``threads`` (1; > 1 needs the compiled search),
     ``reuse_tree`` / ``ponder`` / ``ponder_seconds`` (off, off, 10 s; the compiled search
     and ``threads=1``: keep the tree between calls and continue from the node matching the
@@ -113,8 +117,8 @@ class AZBot(SearchBot):
     kind = "az"
     OPTIONS = ("model", "c_puct", "dirichlet_alpha", "noise_fraction", "rollout_mix",
                "fpu_reduction", "policy_playout", "policy_temperature", "temperature",
-               "chance_key", "opponent_key", "search_backend", "max_nodes", "max_memory_mb",
-               "threads") + _REUSE_OPTIONS
+               "chance_key", "hidden_moves", "opponent_key", "search_backend", "max_nodes",
+               "max_memory_mb", "threads") + _REUSE_OPTIONS
     ROOT_MOVES = True
 
     def _setup(self, model: Any = None, temperature: float = 0.0,
@@ -167,7 +171,7 @@ class AZBot(SearchBot):
         s = self.search
         return cy.CyAZ(self.player, self.model, s.c_puct, s.alpha, s.eps, s.mix, s.fpu,
                        s.chance_key, self.max_nodes, self.max_memory_mb, threads,
-                       s.policy_playout, s.policy_temperature, s.merge)
+                       s.policy_playout, s.policy_temperature, s.merge, s.hidden_moves)
 
     def _analyze_reusing(self, cy, state, budget, srng, on_progress):
         """Tree reuse keyed by the seat's information state, as ``ismcts`` (see

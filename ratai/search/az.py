@@ -47,6 +47,20 @@ the information-set tree of Cowling, Powley & Whitehouse 2012 (SO-ISMCTS, as
   not require). Terminal leaves back up ``returns()``. A ``SIMULTANEOUS`` node inside the
   tree is a leaf valued by the network from the searching seat's observation; one at the
   root is refused (use the sequential view);
+* **hidden moves** (``hidden_moves``): a determinization draws another seat's moves the
+  seat did not see (Ratapolis' committed plan cells, RP-2) as the rules' sampler does,
+  uniformly among the legal moves: the exact posterior when nothing is assumed of how the
+  others play (``"uniform"``, the default). With ``"policy"`` the network is the opponent
+  model: each iteration's determinization is rewound to the first such move
+  (``State.rewind_hidden_moves``) and replayed, each hidden move drawn from the network's
+  priors at its seat's observation of the determinized state (its cards as this world has
+  them; at ``policy_temperature``), the seat's own moves as they were. Its view's priors
+  are kept for the search (keyed by the seat, its observation tensor and legal moves), so
+  the cost is one evaluation per distinct view. The sampled law is then not the rules'
+  posterior but that of a world where the others play by the network (opponent
+  modelling in determinized search, as the policy-based inference of Rebstock et al.
+  2019, "Policy-based inference in trick-taking card games", here by drawing the moves
+  rather than weighting the worlds);
 * **root**: evaluated once from the seat's own ``observation_tensor`` (its information;
   nothing hidden), counted as the root's first visit; with ``noise_fraction > 0`` the root
   priors are ``(1 - eps) * P + eps * Dirichlet(dirichlet_alpha)`` (self-play exploration;
@@ -72,6 +86,7 @@ from .common import (
     Analysis,
     MoveStat,
     Rollout,
+    SearchRng,
     apply_unchecked,
     argmax_ties,
     begin_determinized_root,
@@ -85,8 +100,16 @@ from .common import (
 from .ismcts import OPPONENT_KEYS, _pv, merged_next, merges_moves
 from .uct import MULTI_PV_LIMIT, with_pvs
 
-__all__ = ["AZ", "AZNode", "Evaluator", "PLAY_OPTION_RANGES", "UniformEvaluator",
-           "dirichlet_noise", "tempered"]
+__all__ = ["AZ", "AZNode", "Evaluator", "HIDDEN_MOVES", "PLAY_OPTION_RANGES",
+           "UniformEvaluator", "dirichlet_noise", "tempered"]
+
+#: How :class:`AZ` draws another seat's hidden moves in a determinization (module
+#: docstring): as the rules' sampler does, or from the network's policy at that seat's view.
+HIDDEN_MOVES = ("uniform", "policy")
+
+#: ``hidden_moves="policy"``: views whose priors one search keeps (as ``CyAZ``'s cache,
+#: 4,096 slots filled to 3/4); past that every one is evaluated again.
+HIDDEN_CACHE = 3072
 
 
 class Evaluator(Protocol):
@@ -186,6 +209,9 @@ class AZ:
         policy_temperature: the softmax temperature ``T`` of the network's priors
             (:func:`tempered`; in [0.05, 100], default 1: as the network gives them).
         chance_key: ``"infostate"`` or ``"action"``, as :class:`ratai.search.ISMCTS`.
+        hidden_moves: ``"uniform"`` (default: another seat's hidden moves as the rules'
+            sampler draws them) or ``"policy"`` (redrawn from the network's priors at that
+            seat's view; module docstring).
         opponent_key: ``"auto"``, ``"infostate"`` or ``"action"``, as
             :class:`ratai.search.ISMCTS` (another seat's move: its statistics in the move's
             child, the seat going on from the child keyed by its information state after it).
@@ -201,7 +227,8 @@ class AZ:
                  dirichlet_alpha: float = 0.3, noise_fraction: float = 0.0,
                  rollout_mix: float = 0.0, fpu_reduction: float = 0.1,
                  chance_key: str = "infostate", policy_playout: int = 0,
-                 policy_temperature: float = 1.0, opponent_key: str = "auto"):
+                 policy_temperature: float = 1.0, opponent_key: str = "auto",
+                 hidden_moves: str = "uniform"):
         self.c_puct = _play_option("c_puct", c_puct)
         self.alpha = check_number("dirichlet_alpha", dirichlet_alpha, 0.0, 100.0, lo_open=True)
         self.eps = check_number("noise_fraction", noise_fraction, 0.0, 1.0)
@@ -214,6 +241,12 @@ class AZ:
         self.lazy = self.mix == 1.0 and self.policy_playout == 0
         if chance_key not in self.CHANCE_KEYS:
             raise ValueError(f"bad chance_key {chance_key!r}: allowed one of {self.CHANCE_KEYS}")
+        if hidden_moves not in HIDDEN_MOVES:
+            raise ValueError(f"bad hidden_moves {hidden_moves!r}: allowed one of {HIDDEN_MOVES}")
+        self.hidden_moves = hidden_moves
+        self._hidden_cache: dict = {}
+        self.hidden_draws = 0
+        self.hidden_evaluations = 0
         self.game = game
         self.player = player
         self.n = game.num_players()
@@ -278,6 +311,46 @@ class AZ:
         ret, _ = self.rollout(s.clone(), rnd)
         return [float(r) for r in ret]
 
+    def _hidden_priors(self, s: State, q: int, legal: list[int]) -> np.ndarray:
+        """The priors of seat ``q``'s moves ``legal`` in ``s`` (as :meth:`_evaluate` gives
+        them), kept per search by ``q``, its observation tensor and ``legal`` (what they
+        depend on; at most :data:`HIDDEN_CACHE` views)."""
+        key = (q, s.observation_tensor(q).tobytes(), tuple(legal))
+        priors = self._hidden_cache.get(key)
+        if priors is None:
+            _, priors = self._evaluate(s, q, legal)
+            self.hidden_evaluations += 1
+            if len(self._hidden_cache) < HIDDEN_CACHE:
+                self._hidden_cache[key] = priors
+        return priors
+
+    def _redraw_hidden(self, s: State, rnd) -> None:
+        """``hidden_moves="policy"``: the other seats' hidden moves of the determinization
+        ``s`` redrawn (``State.rewind_hidden_moves``, then the script replayed: the seat's
+        own moves as they were, each hidden one drawn from :meth:`_hidden_priors`)."""
+        for a in s.rewind_hidden_moves(self.player):
+            if a is None:
+                legal = s._legal_actions()
+                priors = self._hidden_priors(s, s.current_player(), legal)
+                a = sample_outcome(list(zip(legal, priors, strict=True)), rnd.random())
+                self.hidden_draws += 1
+            apply_unchecked(s, a)
+
+    def determinizations(self, state: State, count: int, seed: Any = 0) -> list[State]:
+        """The worlds a search from ``state`` iterates on, for tests and inspection:
+        ``count`` determinizations drawn as :meth:`analyze`'s iterations draw them
+        (``resample_from_infostate``, then with ``hidden_moves="policy"`` the hidden moves
+        redrawn). ``seed``: as :meth:`analyze`'s."""
+        srng = SearchRng(seed, state, self.player)
+        self._hidden_cache = {}
+        out = []
+        for _ in range(count):
+            w = state.resample_from_infostate(self.player, srng.np)
+            if self.hidden_moves == "policy":
+                self._redraw_hidden(w, srng.py)
+            out.append(w)
+        return out
+
     def root_priors(self, state: State, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """The network's ``(values, priors)`` at the root from the seat's own observation."""
         values, priors = self._evaluate(state, self.player, legal)
@@ -306,6 +379,8 @@ class AZ:
         root.value = [float(v) for v in root_values]
         prior_of = {int(a): float(q) for a, q in zip(legal, net_priors, strict=True)}
         stats = [0, 1, 0]  # iterations, nodes, max depth
+        self._hidden_cache = {}
+        self.hidden_draws = self.hidden_evaluations = 0
         self._allowed = None if allowed is None else set(allowed)
         self._max_nodes = max_nodes
 
@@ -351,6 +426,8 @@ class AZ:
         return argmax_ties(((a, u(a)) for a in legal), rnd)
 
     def _iterate(self, root: AZNode, s: State, rnd, stats: list[int]) -> None:
+        if self.hidden_moves == "policy":
+            self._redraw_hidden(s, rnd)
         me, cap, allowed = self.player, self._max_nodes, self._allowed
         by_info = self.chance_key == "infostate"
         node, path, depth = root, [root], 0

@@ -15,7 +15,7 @@ from typing import Any
 
 from ratai.engines import Game, UnknownGameError, game_class, load_game, registered_games
 from ratai.engines.api import canonical_json
-from ratai.search.az import PLAY_OPTION_RANGES
+from ratai.search.az import HIDDEN_MOVES, PLAY_OPTION_RANGES
 
 from .config import Limits
 from .errors import InvalidArgument, NotFound, ResourceExhausted
@@ -167,6 +167,7 @@ BOT_OPTION_RANGES: dict[str, tuple] = {
     # az (the packaged model only: a client cannot name a model file on the server): the
     # options a model may recommend, in their ranges, and the self-play ones
     **PLAY_OPTION_RANGES,
+    "hidden_moves": HIDDEN_MOVES,
     "dirichlet_alpha": (float, 0.001, 100.0),
     "noise_fraction": (float, 0.0, 1.0),
     "temperature": (float, 0.0, 100.0),
