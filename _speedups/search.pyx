@@ -1767,7 +1767,7 @@ cdef class CyAZ(CyISMCTS):
     cdef public long evaluations
     cdef public long py_tensors
     cdef public bint model_hidden       # hidden_moves="policy": rivals' hidden moves redrawn
-    cdef public long hidden_draws       # hidden moves redrawn from the policy
+    cdef public long hidden_draws       # hidden moves redrawn from the policy (this tree's)
     cdef public long hidden_evaluations  # evaluations for them (the rest from the cache)
     cdef unsigned long long* hkey       # the cache: tensor-and-moves digest per slot (0 free)
     cdef int* hoff                      # its priors' offset in hpool

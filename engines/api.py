@@ -938,10 +938,14 @@ class State(ABC):
         from ``player`` now (Ratapolis: a rival's committed plan cells of this round, RP-2),
         and return the moves to replay from there, in order: ``player``'s own as action
         ids, ``None`` for a hidden move of another seat (any legal move of the seat to act
-        then). Replaying the original moves gives this state back (fields, history and
-        ``views`` logs; a log whose known part is shorter than the rewind restarts as
-        unknown, ``[None]``). The default, and any state where no move is hidden from
-        ``player`` (games whose ``hidden_moves`` is false), returns ``[]`` unchanged.
+        then). Replaying the original moves gives this state back: its fields always; its
+        history and ``views`` logs where they hold the rewound moves (a log whose known
+        part is shorter, as in a state rebuilt from an observation, whose past is unknown,
+        restarts as ``[None]`` and then logs the replayed moves; the history keeps what it
+        had). ``[]``, state unchanged, where nothing is hidden from ``player`` or the
+        engine does not rewind: the default, every game but Ratapolis (Rat Trap's hidden
+        decision, the Manipulator's order, stays with its rules' uniform shuffle,
+        ``_hidden_weight``).
 
         A search that models how other seats play redraws those moves in a determinization
         from its model (``az`` with ``hidden_moves="policy"``, ``ratai.search.az``); the

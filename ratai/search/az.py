@@ -243,7 +243,7 @@ class AZ:
             raise ValueError(f"bad chance_key {chance_key!r}: allowed one of {self.CHANCE_KEYS}")
         if hidden_moves not in HIDDEN_MOVES:
             raise ValueError(f"bad hidden_moves {hidden_moves!r}: allowed one of {HIDDEN_MOVES}")
-        self.hidden_moves = hidden_moves
+        self.hidden_moves = str(hidden_moves)   # (a str subclass goes to the compiled search)
         self._hidden_cache: dict = {}
         self.hidden_draws = 0
         self.hidden_evaluations = 0
@@ -251,7 +251,7 @@ class AZ:
         self.player = player
         self.n = game.num_players()
         self.evaluator = evaluator
-        self.chance_key = chance_key
+        self.chance_key = str(chance_key)
         self.opponent_key = opponent_key
         self.merge = merges_moves(game, opponent_key)
         self.rollout = Rollout(game, "random")
@@ -343,6 +343,7 @@ class AZ:
         redrawn). ``seed``: as :meth:`analyze`'s."""
         srng = SearchRng(seed, state, self.player)
         self._hidden_cache = {}
+        self.hidden_draws = self.hidden_evaluations = 0
         out = []
         for _ in range(count):
             w = state.resample_from_infostate(self.player, srng.np)

@@ -175,7 +175,7 @@ class ISMCTS:
         self.n = game.num_players()
         self.c = check_number("exploration", exploration, 0.0, MAX_EXPLORATION)
         self.rollout = Rollout(game, rollout, rollout_cutoff, rollout_epsilon)
-        self.chance_key = chance_key
+        self.chance_key = str(chance_key)   # (a str subclass goes to the compiled search)
         self.opponent_key = opponent_key
         #: other seats' moves continue in the child keyed by the seat's information state
         self.merge = merges_moves(game, opponent_key)

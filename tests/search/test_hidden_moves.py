@@ -104,6 +104,25 @@ def test_rewind_then_replay_gives_the_state_back(n):
     assert checked > 20
 
 
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_rewind_of_a_state_without_its_past(backend):
+    """A state rebuilt from the seat's observation has no history and unknown ``views``
+    logs: the replay restores its fields; the logs restart unknown, then hold the replay."""
+    game = load_game("ratapolis", backend=backend, num_players=3)
+    s = _plan_position(game, 6, 2)
+    t = game.state_from_observation(2, s.observation(2), rng=np.random.default_rng(0))
+    cells = [a for q in range(3) for a in reference_of(t).plans[q]]
+    u = t.clone()
+    script = u.rewind_hidden_moves(2)
+    assert script == [None] * len(cells) and len(cells) == 4
+    for a in cells:
+        u.apply_action(a)
+    assert reference_of(u)._fields() | {"views": None} == \
+        reference_of(t)._fields() | {"views": None}
+    log = (u.to_reference() if backend == "cython" else u).views[2]
+    assert log[0] is None and len(log) == 1 + len(cells)
+
+
 @pytest.mark.parametrize("name", sorted(registered_games()))
 @pytest.mark.parametrize("backend", ["python", "cython"])
 def test_no_hidden_moves_nothing_rewound(name, backend):
@@ -210,6 +229,10 @@ def test_option_is_checked():
             make_bot("az", game, 0, iterations=10, hidden_moves=bad)
     with pytest.raises(ValueError, match="hidden_moves"):
         cy.CyAZ(0, load_model(None, game), hidden_moves="nope")
+    state = _plan_position(load_game("ratapolis", backend="cython", num_players=3), 4, 1)
+    bot = make_bot("az", state.get_game(), 1, iterations=20, hidden_moves=np.str_("policy"),
+                   chance_key=np.str_("infostate"))   # str subclasses reach the compiled search
+    assert bot.analyze(state).iterations == 20
     for mode in HIDDEN_MOVES:
         assert check_option("az", "hidden_moves", mode) == mode
     with pytest.raises(InvalidArgument, match="bot.options.hidden_moves"):
