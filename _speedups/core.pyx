@@ -109,7 +109,6 @@ cdef class CyState:
                 self._set_views(rewound_views(self._views, count))
         return [None if script[i] < 0 else script[i] for i in range(count)]
 
-
     cdef CyState _determinized(self, int player, object rng, CyState out,
                                unsigned long long* stream):
         cdef unsigned long long x

@@ -1769,7 +1769,7 @@ cdef class CyAZ(CyISMCTS):
     cdef public bint model_hidden       # hidden_moves="policy": rivals' hidden moves redrawn
     cdef public long hidden_draws       # hidden moves redrawn from the policy (this tree's)
     cdef public long hidden_evaluations  # evaluations for them (the rest from the cache)
-    cdef unsigned long long* hkey       # the cache: tensor-and-moves digest per slot (0 free)
+    cdef unsigned long long* hkey       # the cache: a view's digest per slot (0: free)
     cdef int* hoff                      # its priors' offset in hpool
     cdef int* hlen                      # and their count
     cdef double* hpool

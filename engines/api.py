@@ -353,7 +353,8 @@ class Game(ABC):
     perfect_information: ClassVar[bool] = False
     #: True when a seat's decision can be hidden from another seat: two of its legal moves
     #: leave that seat the same information state but different states (Ratapolis' secret
-    #: plans). Tree searches then continue after such a move by what the searching seat
+    #: plans; Rat Trap's Manipulator's order with roles, a property of the game's params
+    #: there). Tree searches then continue after such a move by what the searching seat
     #: observes of it (``ratai.search.ismcts``, ``opponent_key="auto"``).
     hidden_moves: ClassVar[bool] = False
     #: Named parameter sets covering the rulebook's variants and player counts

@@ -174,6 +174,13 @@ class RatTrapGame(Game):
               allowed=f"an int in 1..{SAFETY_VALVE_MAX}"),
     )
 
+    @property
+    def hidden_moves(self) -> bool:  # type: ignore[override]
+        """With roles: the Manipulator reorders the piles it looked at and puts them back
+        face down (rulebook, "Everyone Has a Role to Play", THE MANIPULATOR); the other seats
+        see which pile it orders, not the order (``Game.hidden_moves``)."""
+        return bool(self.params["roles"])
+
     def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
         n = params["num_players"]
         if params["big_gang"] and n < 4:

@@ -29,6 +29,9 @@ from ratai.search import ISMCTS
 from ratai.search.common import Budget, SearchRng
 from ratai.search.ismcts import OPPONENT_KEYS, merges_moves
 from ratai.search.reuse import ACTION, INFO, observed_path
+from tests.conftest import game_variants
+
+VARIANT_IDS_PY = [f"{g}-{v}" for g, v, _ in game_variants()]
 
 
 def _sample(state, rng):
@@ -58,15 +61,16 @@ def _has_hidden_move(s) -> bool:
     return False
 
 
-@pytest.mark.parametrize("name", sorted(registered_games()))
-def test_hidden_moves_flag_matches_the_rules(name):
-    """``Game.hidden_moves`` (engines/api.py) is what random playouts find: Ratapolis' plans
-    are hidden until the reveal (rulebook, phase 2 "Planning actions"); every other title's
-    moves are public to the other seats."""
-    game = load_game(name, num_players=3)
+@pytest.mark.parametrize("name,variant,params", game_variants(), ids=VARIANT_IDS_PY)
+def test_hidden_moves_flag_matches_the_rules(name, variant, params):
+    """``Game.hidden_moves`` (engines/api.py) is what random playouts find, in every named
+    variant: Ratapolis' plans are hidden until the reveal (rulebook, phase 2 "Planning
+    actions"); in Rat Trap with roles the Manipulator's order of a pile (rulebook, THE
+    MANIPULATOR); every other move is public to the other seats."""
+    game = load_game(name, **params)
     rng = np.random.default_rng(5)
     found = 0
-    for _ in range(2):
+    for _ in range(4 if game.hidden_moves else 2):
         s = game.new_initial_state()
         for _ in range(160):
             if s.current_player() == TERMINAL:
