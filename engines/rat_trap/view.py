@@ -690,14 +690,16 @@ def exact_belief(g: RatTrapGame, p: int, obs: Mapping[str, Any], log: list | Non
         return None
     if digest is not None:
         return belief.showing(("digest", digest), lambda w: w._obs_digest(p) == digest)
-    if twin is not None:  # the digest of obs, from a closed-form rebuild (same observation)
+    if twin is not None:  # the digest of obs: the first world showing obs gives it
         found: list = []
 
         def same(w) -> bool:
-            if not found:
-                ref = _rebuild(g, p, obs, np.random.default_rng(0))
-                found.append(twin._from_reference(ref)._obs_digest(p))
-            return w._obs_digest(p) == found[0]
+            if found:
+                return w._obs_digest(p) == found[0]
+            if w.observation(p) == obs:
+                found.append(w._obs_digest(p))
+                return True
+            return False
 
         return belief.showing(canonical_json(obs), same)
     return belief.showing(canonical_json(obs), lambda w: w.observation(p) == obs)

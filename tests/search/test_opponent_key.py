@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from ratai.bots import make_bot
-from ratai.engines import TERMINAL, load_game, registered_games
+from ratai.engines import TERMINAL, load_game
 from ratai.search import ISMCTS
 from ratai.search.common import Budget, SearchRng
 from ratai.search.ismcts import OPPONENT_KEYS, merges_moves
