@@ -1638,10 +1638,10 @@ cdef int rt_sample(RTState* d, const RTState* src, const RTConst* k, int p,
             if not ok:
                 continue
             hidden_fool = f >= 0 and f != p and not d.role_gone[f]
-            x = 0
+            x = 0                   # the Fool's quiet cards, from every pile (view.py)
             for i in range(npl):
                 fq[i] = d.quiet[f][i] if hidden_fool and is_open[i] else 0
-                x += fq[i]
+                x += d.quiet[f][i] if hidden_fool else 0
             cap_f = (x if x < held[f] else held[f]) if hidden_fool else 0
             # the set-aside places: a mixed-radix count over each pile's options r/f/u
             for i in range(npl):
@@ -1713,7 +1713,7 @@ cdef int rt_sample(RTState* d, const RTState* src, const RTConst* k, int p,
     nrest = 0
     if hidden_fool:                 # the piles of the Fool's other quiet cards it holds
         for i in range(npl):
-            for j in range(fq[i] - (pick[i] == 1)):
+            for j in range(d.quiet[fool][i] - (pick[i] == 1)):
                 rest[nrest] = i
                 nrest += 1
         keep = cap_f

@@ -369,7 +369,9 @@ def _posterior_table(n: int, p: int, roles: tuple[int, ...], dealt: int,
         f = full.index(FOOL) if FOOL in full else -1
         hidden_fool = f >= 0 and f != p and not role_gone[f]
         fq = [quiet[f][i] if hidden_fool and i in open_piles else 0 for i in range(piles)]
-        cap_f = min(sum(fq), held[f]) if hidden_fool else 0
+        # any quiet card may hide a dealt Trap, also one from a pile the seat ordered: the
+        # Manipulator saw it drawn, but the observation does not keep which card it was
+        cap_f = min(sum(quiet[f]), held[f]) if hidden_fool else 0
         choices = []
         for i in range(piles):
             if i not in open_piles:
@@ -517,7 +519,7 @@ def _rebuild(g: RatTrapGame, p: int, obs: Mapping[str, Any], rng: np.random.Gene
         if q == f and hidden_fool:
             # the Fool's quiet cards it still holds: its set-aside Traps first, then the
             # others' piles (more quiet cards than held ones: the stolen ones were no Traps)
-            rest = [i for i in open_piles for _ in range(quiet[f][i] - (i in setaside_f))]
+            rest = [i for i in range(piles) for _ in range(quiet[f][i] - (i in setaside_f))]
             keep = cap_f - len(setaside_f)
             if keep < len(rest):
                 rest = [rest[j] for j in sorted(rng.choice(len(rest), keep,

@@ -4,13 +4,15 @@ Found at stop 58 by an arena match (``ratai arena rat_trap --variant 3p-roles``,
 seed 5): seat 1, the Manipulator (rulebook, THE MANIPULATOR: it ordered piles 0 and 2), must
 decide in round 2 after seat 2, the hidden Fool (rulebook, THE FOOL: it stores the Traps it
 draws without revealing them), drew quietly from pile 0 and was eliminated. The exact
-filter (``engines/belief.py``) has the
-seat's belief, but the compiled path read the observation's digest from the closed-form
-rebuild, which declares this observation impossible: it lets the Fool hold a dealt Trap only
-among its quiet draws from piles the seat did not order, and the observation no longer says
-which of the Fool's lost cards the Manipulator saw drawn from its own piles. The digest now
-comes from a world of the belief (``view.exact_belief``); the closed form's limit stays
-(``RatTrapGame._state_from_observation`` documents its others) and is marked below.
+filter (``engines/belief.py``) had the seat's belief, but the compiled path read the
+observation's digest from the closed-form rebuild, which declared this observation
+impossible: it let the Fool hold a dealt Trap only among its quiet draws from piles the
+seat did not order, and the observation no longer says which of the Fool's lost cards the
+Manipulator saw drawn from its own piles. Two fixes: the digest comes from a world of the
+belief (``view.exact_belief``), and the closed form (``view._posterior_table`` and
+``_rebuild``, and the twin's compiled copy) lets any quiet card of the Fool hide a dealt
+Trap (a limit of reading the current observation only, as its others,
+``RatTrapGame._state_from_observation``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 import pytest
 
 from ratai.engines import load_game
+from ratai.engines.rat_trap.data import FOOL
 
 #: the game's actions up to seat 1's decision
 HISTORY = [
@@ -52,9 +55,31 @@ def test_the_manipulator_determinizes_after_a_quiet_fool(backend):
     assert an.best_action in s.legal_actions()
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="closed form: a dealt Trap among the Fool's quiet draws from a pile "
-                          "the Manipulator ordered is not modelled (stop 58)")
-def test_closed_form_rebuild_of_this_observation():
-    game, s = _position("python")
-    game.state_from_observation(1, s.observation(1), rng=np.random.default_rng(0))
+@pytest.mark.parametrize("backend", ["python", "cython"])
+def test_closed_form_rebuild_of_this_observation(backend):
+    """The closed form now has a place for the Fool's Trap: its rebuilds show the seat its
+    observation, and seat 2 is the Fool in every one (no other deal of the free roles leaves
+    room for the two Traps the seat cannot place)."""
+    game, s = _position(backend)
+    obs = s.observation(1)
+    for seed in range(20):
+        w = game.state_from_observation(1, obs, rng=np.random.default_rng(seed))
+        assert w.observation(1) == obs
+        assert (w.to_reference() if backend == "cython" else w).roles[2] == FOOL
+
+
+def test_compiled_closed_form_of_this_observation():
+    """The twin's compiled closed form (``rt_determinize``, used where no views log is kept)
+    answers here by itself, with the same law's support: the seat's observation, the Fool in
+    seat 2."""
+    from ratai._speedups import search as cy
+
+    game, s = _position("cython")
+    s._set_views(None)   # no perfect recall: the closed form, not the filter
+    search = cy.CyISMCTS(1, 0.7, "infostate")
+    worlds = search.determinizations(s, 200, seed=3)
+    assert search.gil_resamples == 0
+    obs = s.observation(1)
+    for w in worlds[:: 10]:
+        assert w.observation(1) == obs
+    assert all(w.to_reference().roles[2] == FOOL for w in worlds)
