@@ -10,11 +10,12 @@ the network's priors at that rival's view of the world (``ratai.search.az``). Ch
 
 * the rewind, on both backends and every player count: replaying the moves it undid gives
   the state back (fields, history, the seat's perfect recall); the script names the seat's
-  own cells and only the rivals' hidden ones as draws; the twin rewinds as the reference;
-  games without hidden moves return ``[]`` and change nothing;
+  own cells and only the rivals' hidden ones as draws; the twin rewinds as the reference; a
+  state rebuilt from an observation gets its fields back (its unknown logs restart);
+  outside planning and in the other games ``[]``, nothing changed;
 * the law of the redrawn cells, compiled and Python: a G-test of the rival's (left, right)
   cells against the network's priors at the rewound view of each sampled world, which the
-  rules' uniform draws fail (the test has power); every world keeps the seat's information;
+  rules' uniform draws fail (the test has power); every world keeps the seat's observation;
 * the option: validated, deterministic for a seed, inert where nothing is hidden.
 """
 
