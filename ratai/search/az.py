@@ -244,9 +244,7 @@ class AZ:
         if hidden_moves not in HIDDEN_MOVES:
             raise ValueError(f"bad hidden_moves {hidden_moves!r}: allowed one of {HIDDEN_MOVES}")
         self.hidden_moves = str(hidden_moves)   # (a str subclass goes to the compiled search)
-        self._hidden_cache: dict = {}
-        self.hidden_draws = 0
-        self.hidden_evaluations = 0
+        self._new_hidden_cache()
         self.game = game
         self.player = player
         self.n = game.num_players()
@@ -311,6 +309,12 @@ class AZ:
         ret, _ = self.rollout(s.clone(), rnd)
         return [float(r) for r in ret]
 
+    def _new_hidden_cache(self) -> None:
+        """An empty :meth:`_hidden_priors` cache and zero counters (one per search)."""
+        self._hidden_cache: dict = {}
+        self.hidden_draws = 0
+        self.hidden_evaluations = 0
+
     def _hidden_priors(self, s: State, q: int, legal: list[int]) -> np.ndarray:
         """The priors of seat ``q``'s moves ``legal`` in ``s`` (as :meth:`_evaluate` gives
         them), kept per search by ``q``, its observation tensor and ``legal`` (what they
@@ -342,8 +346,7 @@ class AZ:
         (``resample_from_infostate``, then with ``hidden_moves="policy"`` the hidden moves
         redrawn). ``seed``: as :meth:`analyze`'s."""
         srng = SearchRng(seed, state, self.player)
-        self._hidden_cache = {}
-        self.hidden_draws = self.hidden_evaluations = 0
+        self._new_hidden_cache()
         out = []
         for _ in range(count):
             w = state.resample_from_infostate(self.player, srng.np)
@@ -380,8 +383,7 @@ class AZ:
         root.value = [float(v) for v in root_values]
         prior_of = {int(a): float(q) for a, q in zip(legal, net_priors, strict=True)}
         stats = [0, 1, 0]  # iterations, nodes, max depth
-        self._hidden_cache = {}
-        self.hidden_draws = self.hidden_evaluations = 0
+        self._new_hidden_cache()
         self._allowed = None if allowed is None else set(allowed)
         self._max_nodes = max_nodes
 
