@@ -574,15 +574,19 @@ cdef class _Search:
 
     cdef void setup(self, CyState state, unsigned long long seed, allowed) except *:
         cdef long slots = MAX_SLOTS
+        cdef double max_bytes = 1e300, floor
         self.n = state.c_num_players()
         self.na = state.c_num_actions()
         self.rng = seed
         if self.max_memory_mb is not None:
-            slots = <long>(float(self.max_memory_mb) * 1048576.0
-                           / (sizeof(Node) + sizeof(double) * self.n))
-        self.mem = _TreeMem(self.n, slots, 1024,
-                            1e300 if self.max_memory_mb is None
-                            else float(self.max_memory_mb) * 1048576.0)
+            # at least the root and one edge block for its moves (az's priors): the one-node
+            # floor of the Python search, so a tiny cap searches from the root alone rather
+            # than raising MemoryError
+            floor = <double>(sizeof(Node) + sizeof(double) * self.n) \
+                + <double>(self.na + 2) * sizeof(Edge)
+            max_bytes = max(float(self.max_memory_mb) * 1048576.0, floor)
+            slots = max(1, <long>(max_bytes / (sizeof(Node) + sizeof(double) * self.n)))
+        self.mem = _TreeMem(self.n, slots, 1024, max_bytes)
         self.tr = &self.mem.t
         self.root_state = state
         self.work = state.c_clone()

@@ -305,7 +305,8 @@ class Param:
             ok = isinstance(value, bool) or value in (0, 1)
             value = bool(value) if ok else value
         elif self.type is int:
-            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            digits = value.strip().lstrip("-") if isinstance(value, str) else ""
+            if digits.isascii() and digits.isdigit():   # "3" from a command line; not "٣"
                 value = int(value)
             ok = isinstance(value, int) and not isinstance(value, bool)
         elif self.type is str and value is None and self.default is None:

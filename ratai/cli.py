@@ -35,6 +35,7 @@ from ratai import __version__
 from ratai.engines import CHANCE, SIMULTANEOUS, game_class, load_game, registered_games
 from ratai.engines.api import sample_chance_outcome
 from ratai.search.common import MAX_TIME_LIMIT
+from ratai.service.config import MAX_WORKERS
 
 #: The terminal screen of ``ratai play``: every block printed between two prompts fits.
 SCREEN_COLUMNS = 100
@@ -262,7 +263,8 @@ def _out(ctx: click.Context) -> TextIO:
 @cli.command(help="Host one game of each title with AI seats over gRPC and play them out.",
              epilog="example: ratai demo --seed 7")
 @click.option("--seed", type=SEED, default=1, help="seed of every game and bot")
-@click.option("--workers", type=click.IntRange(min=1), default=2, help="search processes")
+@click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=2,
+              help="search processes of the demo's server")
 @click.option("--timeout", type=POSITIVE_SECONDS, default=900.0,
               help="give up after this many seconds, the server's start included (then "
                    "exit 2, naming the unfinished games)")

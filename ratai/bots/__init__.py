@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from ratai.engines.api import Game
-from ratai.search.common import Analysis, MoveStat, PVStep
+from ratai.search.common import Analysis, Budget, MoveStat, PVStep
 
 from .az import AZBot
 from .base import Bot, RandomBot
@@ -112,6 +112,8 @@ def make_bot(kind: str, game: Game, player: int, *, iterations: int | None = Non
     if cls is RandomBot:
         if kw:
             raise ValueError(f"unexpected argument(s) {sorted(kw)} for bot kind 'random'")
+        # it searches nothing, but a budget given must still be a valid one (as every kind's)
+        Budget(iterations, time_limit, max_depth).check(need="")
         return RandomBot(game, player, seed=seed)
     return cls(game, player, iterations=iterations, time_limit=time_limit,
                max_depth=max_depth, seed=seed, **kw)

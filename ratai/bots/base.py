@@ -20,6 +20,16 @@ from ratai.search.common import (
 __all__ = ["Bot", "RandomBot"]
 
 
+def _same_rules(a: Game, b: Game) -> bool:
+    """Are ``a`` and ``b`` one game with the same rules: the same name and the same values of
+    every parameter but the cosmetic ones (``Param.cosmetic``: names shown to people)?"""
+    if a.name != b.name:
+        return False
+    cosmetic = {p.name for p in type(a).param_specs if p.cosmetic}
+    return all(a.params.get(k) == b.params.get(k)
+               for k in set(a.params) | set(b.params) if k not in cosmetic)
+
+
 class Bot:
     """A bot for seat ``player`` of ``game``.
 
@@ -52,11 +62,20 @@ class Bot:
         self.rng: np.random.Generator = make_rng(seed)
 
     def _check_turn(self, state: State) -> list[int]:
-        """The seat's legal actions; raises ``ValueError`` when it has none to choose from.
+        """The seat's legal actions; raises ``ValueError`` when it has none to choose from, or
+        the state is of another game or rules (``TypeError``: not a state at all).
 
         A seat may act when it is the current player, or at a ``SIMULTANEOUS`` node of a
         joint-move view where it has legal actions.
         """
+        get_game = getattr(state, "get_game", None)
+        if not callable(get_game):
+            raise TypeError(f"bot kind {self.kind!r} takes a state of {self.game!r}; got "
+                            f"{type(state).__name__}")
+        game = get_game()
+        if game is not self.game and not _same_rules(game, self.game):
+            raise ValueError(f"the state is of {game!r}, but this {self.kind!r} bot plays "
+                             f"{self.game!r}: make the bot for the state's game")
         cp = state.current_player()
         if cp == self.player:
             return state.legal_actions(self.player)

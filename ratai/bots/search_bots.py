@@ -15,12 +15,15 @@ from ratai.engines.api import Game, State
 from ratai.engines.belief import belief_deadline
 from ratai.search.common import (
     DEFAULT_MAX_MEMORY_MB,
+    MAX_THREADS,
     MAX_TIME_LIMIT,
     Analysis,
     Budget,
     ProgressFn,
     SearchRng,
     bounded_playouts,
+    check_bool,
+    check_callable,
     check_int,
     check_number,
     check_root_moves,
@@ -147,11 +150,9 @@ class SearchBot(Bot):
             raise ValueError(f"unknown option(s) {unknown} for bot kind {self.kind!r}; "
                              f"allowed: {allowed}")
         self.progress_every = check_int("progress_every", progress_every, 1, 10**9)
-        if not isinstance(skip_forced, bool | int):
-            raise ValueError(f"bad skip_forced {skip_forced!r}: allowed True or False")
+        self.skip_forced = check_bool("skip_forced", skip_forced)
         self.budget = Budget(iterations, time_limit, max_depth).check(need=self.NEEDS)
-        self.on_progress = on_progress
-        self.skip_forced = bool(skip_forced)
+        self.on_progress = check_callable("on_progress", on_progress)
         self.stop = check_stop(stop)
         self._setup(**options)
 
@@ -174,6 +175,7 @@ class SearchBot(Bot):
                 that is not legal (named, with the legal set); ``root_moves`` for a kind
                 that does not support it.
         """
+        check_callable("on_progress", on_progress)
         b = self.budget
         budget = Budget(b.iterations, b.time_limit, b.max_depth,
                         check_stop(stop) if stop is not None else self.stop)
@@ -221,11 +223,10 @@ class SearchBot(Bot):
                     threads: int = 1) -> None:
         """Validate the tree options of mcts, ismcts and smmcts: ``max_nodes`` (nodes, ``None``: no
         node cap), ``max_memory_mb`` (MB, ``None``: no memory cap; default 512, which keeps
-        a 30 s search of any game under it) and ``threads`` (>= 1; > 1 needs the compiled
-        search: root-parallel trees, see ``_speedups/search.pyx``)."""
+        a 30 s search of any game under it) and ``threads`` (1..``MAX_THREADS``; > 1 needs
+        the compiled search: root-parallel trees, see ``_speedups/search.pyx``)."""
         node_cap(max_nodes, max_memory_mb, 1.0)   # validates both
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"bad threads {threads!r}: allowed an int >= 1")
+        threads = check_int("threads", threads, 1, MAX_THREADS)
         self.max_nodes = max_nodes
         self.max_memory_mb = max_memory_mb
         self.threads = threads
@@ -241,9 +242,8 @@ class SearchBot(Bot):
     # -- tree reuse and pondering (mcts / ismcts) ------------------------------------------
     def _setup_reuse(self, reuse_tree: bool, ponder: bool, ponder_seconds: float) -> None:
         """Validate ``reuse_tree`` / ``ponder`` / ``ponder_seconds`` (see the kinds' docs)."""
-        for name, v in (("reuse_tree", reuse_tree), ("ponder", ponder)):
-            if not isinstance(v, bool):
-                raise ValueError(f"bad {name} {v!r}: allowed True or False")
+        check_bool("reuse_tree", reuse_tree)
+        check_bool("ponder", ponder)
         self.ponder_seconds = check_number("ponder_seconds", ponder_seconds, 0.0,
                                            MAX_TIME_LIMIT, lo_open=True)
         if (reuse_tree or ponder) and self.threads != 1:

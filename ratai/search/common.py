@@ -163,6 +163,21 @@ def check_stop(stop: Any) -> Any:
     return stop
 
 
+def check_bool(name: str, value: Any) -> bool:
+    """``value`` if it is a ``bool``; ``ValueError`` naming ``name`` otherwise (``"no"``, 0 and
+    1 are refused: ``bool("no")`` is True)."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"bad {name} {_short(value)}: allowed True or False")
+    return bool(value)
+
+
+def check_callable(name: str, value: Any) -> Any:
+    """``value`` if it is ``None`` or callable; ``ValueError`` naming ``name`` otherwise."""
+    if value is not None and not callable(value):
+        raise ValueError(f"bad {name} {_short(value)}: allowed None or a callable")
+    return value
+
+
 def check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
     """``value`` as an ``int`` in ``[lo, hi]``; ``ValueError`` naming ``name`` otherwise
     (bools, floats such as ``1e300``, NaN and out-of-range ints are refused)."""
@@ -203,6 +218,9 @@ MAX_TIME_LIMIT = 86400.0
 #: The largest ``iterations`` a budget accepts (a trillion: days of search at any speed;
 #: the compiled loops count in 64-bit integers).
 MAX_ITERATIONS = 10**12
+#: The most search threads one bot runs (``threads``): root-parallel trees are built before
+#: the clock's first check, so thousands of them overran a 0.2 s limit by ~1 s.
+MAX_THREADS = 64
 
 
 @dataclass
@@ -678,8 +696,7 @@ class Rollout:
         if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int)
                                    or cutoff < 0):
             raise ValueError(f"bad rollout_cutoff {cutoff!r}: allowed an int >= 0 or None")
-        if not 0.0 <= float(epsilon) <= 1.0:
-            raise ValueError(f"bad rollout_epsilon {epsilon!r}: allowed 0..1")
+        epsilon = check_number("rollout_epsilon", epsilon, 0.0, 1.0)
         if (policy == "heuristic" or cutoff is not None) and not has_heuristic(game):
             raise ValueError(f"game {game.name!r} has no heuristic_value: use rollout='random' "
                              f"and rollout_cutoff=None")
@@ -852,11 +869,14 @@ def check_root_moves(root_moves, legal: Sequence[int]) -> list[int] | None:
     """Validate a root restriction (UCI ``searchmoves``, KataGo ``allowMoves``).
 
     Returns the allowed actions in legal order (``None``: no restriction). Raises
-    ``ValueError`` naming the action and the legal set for an action that is not legal, and
-    for an empty restriction.
+    ``ValueError`` naming the action and the legal set for an action that is not legal, for
+    an empty restriction, and for a ``root_moves`` that is not a collection of action ids.
     """
     if root_moves is None:
         return None
+    if isinstance(root_moves, str | bytes | dict) or not hasattr(root_moves, "__iter__"):
+        raise ValueError(f"root_moves: give a list of legal action ids; got "
+                         f"{type(root_moves).__name__}; legal: {list(legal)}")
     allowed = set()
     for a in root_moves:
         if isinstance(a, bool) or not isinstance(a, int | np.integer) or int(a) not in legal:
@@ -884,8 +904,9 @@ def node_cap(max_nodes: int | None, max_memory_mb: float | None, bytes_per_node:
         cap = int(max_nodes)
     if max_memory_mb is not None:
         if isinstance(max_memory_mb, bool) or not isinstance(max_memory_mb, int | float) \
-                or not max_memory_mb > 0:
-            raise ValueError(f"bad max_memory_mb {max_memory_mb!r}: allowed MB > 0 or None")
+                or not 0 < max_memory_mb < math.inf:
+            raise ValueError(f"bad max_memory_mb {max_memory_mb!r}: allowed finite MB > 0 "
+                             f"or None")
         cap = min(cap, max(1, int(max_memory_mb * 2**20 / bytes_per_node)))
     return 2**62 if cap == math.inf else int(cap)
 

@@ -55,6 +55,7 @@ from .common import (
     PVStep,
     Rollout,
     apply_unchecked,
+    check_bool,
     check_int,
     free_later,
     has_heuristic,
@@ -127,7 +128,7 @@ class Expectimax:
         self.k = 1 if game.perfect_information else determinizations
         self.max_chance = max_chance_outcomes
         self.has_h = has_heuristic(game)
-        self.use_tt = bool(transposition_table)
+        self.use_tt = check_bool("transposition_table", transposition_table)
 
     # -- driver ------------------------------------------------------------------------
     def analyze(self, state: State, budget: Budget, srng, on_progress=None, every: int = 1,
@@ -245,10 +246,12 @@ class Expectimax:
             self._stop is not None and self._stop.is_set())
 
     def _count(self) -> None:
-        self._nodes += 1
-        if self._nodes > self._node_limit or time.perf_counter() >= self._deadline \
+        """Count one more node visited, or abort the search before it: at the node budget
+        (so ``nodes`` never passes it; it reported one over), the deadline or a stop."""
+        if self._nodes >= self._node_limit or time.perf_counter() >= self._deadline \
                 or (self._stop is not None and self._stop.is_set()):
             raise _Abort
+        self._nodes += 1
 
     def _root(self, s: State, legal: list[int], depth: int, out: dict) -> dict:
         """Search every root move to ``depth``; fills ``out`` as moves complete (so a depth

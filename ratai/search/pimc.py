@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ratai.engines.api import SIMULTANEOUS, Game, State
+from ratai.engines.api import Game, State
 
 from .common import (
     DEFAULT_MAX_MEMORY_MB,
@@ -32,15 +32,22 @@ from .common import (
     node_cap,
     root_labels,
 )
-from .uct import MULTI_PV_LIMIT, PY_NODE_BYTES, UCT, RunResult, root_moves, tree_pv
+from .uct import (
+    MAX_REPORTED_MOVES,
+    MULTI_PV_LIMIT,
+    PY_NODE_BYTES,
+    UCT,
+    RunResult,
+    reported_moves,
+    root_moves,
+    root_visits,
+    tree_pv,
+)
 
 __all__ = ["PIMC", "MAX_DETERMINIZATIONS", "MAX_REPORTED_MOVES"]
 
 #: The largest ``determinizations`` accepted.
 MAX_DETERMINIZATIONS = 4096
-#: With more legal moves than this (a joint plan node), ``Analysis.moves`` lists only the
-#: this many most visited moves (labelling thousands of plans would outlast the budget).
-MAX_REPORTED_MOVES = 256
 
 
 class PIMC:
@@ -105,18 +112,13 @@ class PIMC:
             shown = legal
             # each world's root visits, once per report (a per-move rescan of every world's
             # root made the report quadratic in the moves: 1-2 ms CPU at 100+ moves)
-            per_world = []
-            for r in res:
-                d: dict = {}
-                _add_visits(r.root, player, d)
-                per_world.append(d)
+            per_world = [root_visits(r.root, player, {}) for r in res]
             if len(legal) > MAX_REPORTED_MOVES:
-                vis = {}
+                vis: dict = {}
                 for d in per_world:
                     for a, v in d.items():
                         vis[a] = vis.get(a, 0) + v
-                shown = sorted(sorted(vis, key=lambda a: -vis[a])[:MAX_REPORTED_MOVES]) \
-                    or legal[:1]
+                shown = reported_moves(legal, vis)
 
             def pv_of(a: int, limit: int):
                 # the move's line in the world whose tree visited it most (multi-PV)
@@ -158,12 +160,3 @@ class PIMC:
         done = res = None
         return out
 
-
-def _add_visits(root, player: int, out: dict) -> None:
-    if root.player == SIMULTANEOUS and root.legal is not None:
-        for a, v in zip(root.legal[player], root.svis[player], strict=True):
-            if v:
-                out[a] = out.get(a, 0) + v
-        return
-    for a, ch in root.children.items():
-        out[a] = out.get(a, 0) + ch.visits

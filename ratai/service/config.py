@@ -20,6 +20,10 @@ __all__ = ["Limits", "ServerConfig", "default_db_path", "build_parser", "parse_a
            "check_config", "ConfigError", "is_loopback"]
 
 
+#: The most search processes one server starts (``--workers``; also ``ratai demo``'s).
+MAX_WORKERS = 256
+
+
 @dataclass
 class Limits:
     """What one server accepts.
@@ -28,19 +32,19 @@ class Limits:
         max_iterations: largest search budget in iterations per request.
         max_seconds: largest search budget in wall-clock seconds; also the cap every search
             runs under (a search given only iterations still stops after this long).
-        workers: search processes (0: searches run on threads in the server process;
-            default: the number of cores).
+        workers: search processes, 0..``MAX_WORKERS`` (0: searches run on threads in the
+            server process; default: the number of cores).
         max_queue: searches that may wait for a worker; beyond that ``RESOURCE_EXHAUSTED``
             with a retry-after hint.
         max_queue_per_client: of those places, the most one client (seat token or peer
             address) may hold (0: ``max(1, max_queue // 4)``).
         max_queue_per_peer: of those places, the most one peer address may hold over all
             its seat tokens (0: ``max(max_queue_per_client, max_queue // 2)``).
-        max_running_per_peer: long searches (allowed over 1 s and over 20,000 iterations,
-            ``pool.LONG_SEARCH_S`` / ``LONG_ITERATIONS``) one peer address (its position
-            hints, its seat tokens' hints and the bot seats of the games it created) may run
-            at once (0: every worker but one, at least 1), so one peer's long searches cannot
-            hold every worker.
+        max_running_per_peer: long searches (allowed over 1 s, ``pool.LONG_SEARCH_S``,
+            whatever their iteration budget; kind ``random`` excepted) one peer address (its
+            position hints, its seat tokens' hints and the bot seats of the games it
+            created) may run at once (0: every worker but one, at least 1), so one peer's
+            long searches cannot hold every worker.
         max_games_per_peer: unfinished hosted games one peer address may have created
             (0: ``max(1, max_games // 4)``).
         max_games: hosted games kept at once (``CreateGame`` beyond: ``RESOURCE_EXHAUSTED``).
@@ -210,7 +214,7 @@ def build_parser(prog: str = "ratai serve") -> argparse.ArgumentParser:
     ap.add_argument("--db", default=None,
                     help=f"SQLite event log (default {default_db_path(50051)} for port 50051: "
                          f"one file per port; ':memory:' keeps nothing)")
-    ap.add_argument("--workers", type=_int_in(0, 256), default=d.workers,
+    ap.add_argument("--workers", type=_int_in(0, MAX_WORKERS), default=d.workers,
                     help="search processes (0: threads in the server process)")
     ap.add_argument("--max-queue", type=_int_in(0, 100_000), default=d.max_queue,
                     help="searches that may wait for a worker before RESOURCE_EXHAUSTED")
@@ -223,7 +227,7 @@ def build_parser(prog: str = "ratai serve") -> argparse.ArgumentParser:
                          "(0: max(max-queue-per-client, max-queue / 2))")
     ap.add_argument("--max-running-per-peer", type=_int_in(0, 256),
                     default=d.max_running_per_peer,
-                    help="long searches (over 1 s and 20,000 iterations) one peer address "
+                    help="long searches (time bound over 1 s) one peer address "
                          "may run at once (0: every worker but one, at least 1)")
     ap.add_argument("--max-iterations", type=_int_in(1, 10**9), default=d.max_iterations,
                     help="largest search budget in iterations")
@@ -270,15 +274,19 @@ def check_config(cfg: ServerConfig) -> ServerConfig:
     """Refuse unsafe or inconsistent settings.
 
     Raises:
-        ConfigError: a port outside 0..65535, only one of the TLS files, a
-            ``max_iterations``/``max_seconds`` below the defaults they cap, or a non-loopback
-            host without TLS or an API key (unless ``insecure``).
+        ConfigError: a port outside 0..65535, workers outside 0..``MAX_WORKERS``, only one
+            of the TLS files, a ``max_iterations``/``max_seconds`` below the defaults they
+            cap, or a non-loopback host without TLS or an API key (unless ``insecure``).
     """
     if isinstance(cfg.port, bool) or not isinstance(cfg.port, int) or not 0 <= cfg.port <= 65535:
         raise ConfigError(f"--port {cfg.port!r} is out of range (allowed 0..65535)")
     if bool(cfg.tls_cert) != bool(cfg.tls_key):
         raise ConfigError("give both --tls-cert and --tls-key, or neither")
     lim = cfg.limits
+    if isinstance(lim.workers, bool) or not isinstance(lim.workers, int) or \
+            not 0 <= lim.workers <= MAX_WORKERS:
+        raise ConfigError(f"--workers {lim.workers!r} is out of range (allowed "
+                          f"0..{MAX_WORKERS})")
     if lim.default_iterations > lim.max_iterations:
         raise ConfigError(f"--default-iterations {lim.default_iterations} is over "
                           f"--max-iterations {lim.max_iterations}")

@@ -17,9 +17,11 @@ called there). ``await pool.run(job, client)`` waits for a worker without holdin
   (default: all workers but one), so one peer's long searches (30 s each, its hosted bot
   seats included) always leave a worker to the others; its further long searches wait even
   with a worker free. A search is short, and not capped, when its time limit is at most
-  ``LONG_SEARCH_S`` (1 s), its iteration budget at most ``LONG_ITERATIONS`` (20,000: well
-  under a second for the compiled searches), or its kind plays one ply (``random``,
-  ``heuristic``): a worker it holds is soon free again.
+  ``LONG_SEARCH_S`` (1 s) or its kind is ``random``: a worker it holds is soon free again.
+  Neither an iteration budget nor a one-ply kind makes a search short: their speed depends
+  on the kind, its options and the game (a Ratapolis ``ismcts`` with heuristic rollouts runs
+  ~6 iterations a second; ``heuristic`` may make up to 1,000,000 evaluations), so only the
+  time bound says how long a search may hold a worker.
 - **Time**: a search starts with ``time_limit = min(bot.time_limit, max_seconds, client
   deadline - margin)`` (a search whose deadline passed while queued is answered
   ``DEADLINE_EXCEEDED`` without running). A worker still busy ``overrun_grace_s`` after that
@@ -27,7 +29,9 @@ called there). ``await pool.run(job, client)`` waits for a worker without holdin
 - **Cancel**: cancelling the awaiting task (the client cancelled or disconnected) tells the
   worker to stop; a worker that has not stopped ``cancel_grace_s`` (30 ms) later is killed and
   replaced by a spare process that is already running (then a new spare starts), so the
-  slot is usable again at once.
+  slot is usable again at once. While the spare is still starting nothing is killed (the
+  search, told to stop, is let finish; looked at again every ``cancel_grace_s``): a kill
+  would only hand the slot to a process that is not ready.
 - **Starting**: a worker process that has not reported ready ``start_timeout_s`` (60 s) after
   it was started is killed; one that dies or is killed while starting is replaced after a
   backoff (0.5 s, doubling to 30 s while starts keep failing; reset by the next start that
@@ -64,12 +68,10 @@ __all__ = ["SearchJob", "SearchResult", "SearchPool"]
 
 log = logging.getLogger("ratai.service")
 
-#: A search allowed longer than this (seconds), with more iterations than
-#: ``LONG_ITERATIONS`` (or none), of a kind not in ``SHORT_KINDS``, is long: it counts
-#: against ``max_running_per_peer``.
+#: A search allowed longer than this (seconds), of a kind not in ``SHORT_KINDS``, is long:
+#: it counts against ``max_running_per_peer`` (whatever its iteration budget).
 LONG_SEARCH_S = 1.0
-LONG_ITERATIONS = 20_000
-SHORT_KINDS = ("random", "heuristic")
+SHORT_KINDS = ("random",)
 #: seconds a new worker process may take to report ready before it is killed and replaced
 START_TIMEOUT_S = 60.0
 #: failed worker starts in a row (with no worker ready) that make the pool unhealthy
@@ -139,6 +141,8 @@ class _ProcWorker:
             except (EOFError, OSError):
                 break
             except Exception:  # noqa: BLE001 - an unpicklable answer: treat as a crash
+                if self.dead:   # killed (its connection closed under this recv): not news
+                    break
                 log.exception("bad message from search worker %s", self.pid)
                 break
             try:
@@ -474,8 +478,7 @@ class SearchPool:
     def _long(self, e: _Entry) -> bool:
         """Is ``e`` a long search (see the module docstring; its time limit once started)?"""
         bot = e.job.bot
-        if bot.kind in SHORT_KINDS or (bot.iterations is not None
-                                       and bot.iterations <= LONG_ITERATIONS):
+        if bot.kind in SHORT_KINDS:
             return False
         tl = e.job.time_limit if e.id in self._running else effective_time_limit(
             bot, e.max_seconds, e.deadline, e.margin)[0]
@@ -556,8 +559,19 @@ class SearchPool:
         e.timers.append(self.loop.call_later(self.cancel_grace_s, self._linger, e))
 
     def _linger(self, e: _Entry) -> None:
-        if self._running.get(e.id) is e:
-            self._kill(e, "cancel")
+        """A cancelled search still runs ``cancel_grace_s`` after the cancel: kill its worker
+        when a ready spare can take the slot at once. Without one (a spare still starting,
+        after an earlier kill) the kill would hand the slot to a process that needs seconds
+        to start, while the search, told to stop, returns within milliseconds: a tester's
+        cancels in a row killed three workers in 2 s and another client's 0.1 s hint waited
+        3 s. Then look again every ``cancel_grace_s`` (the overrun timer still bounds it)."""
+        if self._running.get(e.id) is not e:
+            return
+        spare = self._spare
+        if self.workers and (spare is None or spare.dead or not spare.ready):
+            e.timers.append(self.loop.call_later(self.cancel_grace_s, self._linger, e))
+            return
+        self._kill(e, "cancel")
 
     def _overrun(self, e: _Entry) -> None:
         if self._running.get(e.id) is e:

@@ -111,8 +111,10 @@ class Session:
         threading.RLock()))
     last_used: float = field(default_factory=time.monotonic)
     #: the queue key its bot seats' searches are charged to: the creating client's (so one
-    #: client's games take one turn of the search queue's round-robin, as its own hints do);
-    #: ``None`` (a game restored from the store): the game's own key
+    #: client's games take one turn of the search queue's round-robin, as its own hints do,
+    #: and count against its ``max_running_per_peer`` / ``max_games_per_peer``); kept in the
+    #: store, so a restored game keeps it. ``None`` (no owner named, or a game stored before
+    #: owners were): the game's own key
     owner: str | None = None
     driving: bool = False
     closed: bool = False
@@ -167,6 +169,7 @@ class SessionManager:
         self.store, self.pool, self.limits = store, pool, limits
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
+        self._create_lock = threading.Lock()   # held from the share checks to the insert
         #: threads for the short blocking calls (event-log writes, views) of the servicer
         self.io = ThreadPoolExecutor(8, thread_name_prefix="ratai-io")
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -205,7 +208,8 @@ class SessionManager:
                 raise ValueError(rec.error)
             game = _cached_game(rec.game, canonical_json(rec.params))
             seats = [Seat.from_json(i, d) for i, d in enumerate(rec.seats)]
-            s = Session(rec.id, game, rec.seed, seats, game.new_initial_state())
+            s = Session(rec.id, game, rec.seed, seats, game.new_initial_state(),
+                        owner=rec.owner)
             n = game.num_players()
             for action, actor in zip(rec.actions, rec.actors, strict=True):
                 labels, own = _labels(s.state, n, action)
@@ -259,7 +263,6 @@ class SessionManager:
             ResourceExhausted: the server hosts ``max_games`` unfinished games, or
                 ``owner`` already created ``max_games_per_peer`` unfinished ones.
         """
-        self._check_share(owner)
         game = make_game(game_name, params, self.limits)
         n = game.num_players()
         if len(seats) != n:
@@ -283,16 +286,21 @@ class SessionManager:
                 built.append(Seat(i, "human", spec.display_name[:100], _digest(token)))
             else:
                 raise InvalidArgument(f"seat {i}: give human or bot")
-        self._make_room()
         gid = secrets.token_hex(8)
         s = Session(gid, game, seed, built, game.new_initial_state(), owner=owner)
-        try:
-            self.store.create(gid, game.name, json.loads(json.dumps(game.params)), seed,
-                              [x.to_json() for x in built])
-        except StoreError as exc:
-            raise Unavailable(f"the game was not created: {exc}") from None
-        with self._lock:
-            self._sessions[gid] = s
+        # the shares are checked and the game added under one lock: concurrent creates from
+        # one address (a tester's burst of 300 made 255 games past a share of 250) cannot
+        # all pass the check before any is added
+        with self._create_lock:
+            self._check_share(owner)
+            self._make_room()
+            try:
+                self.store.create(gid, game.name, json.loads(json.dumps(game.params)), seed,
+                                  [x.to_json() for x in built], owner=owner)
+            except StoreError as exc:
+                raise Unavailable(f"the game was not created: {exc}") from None
+            with self._lock:
+                self._sessions[gid] = s
         self._advance(s)
         return s, tokens
 
@@ -332,7 +340,15 @@ class SessionManager:
 
     # ------------------------------------------------------------------ lookup
     def get(self, game_id: str) -> Session:
-        """The session ``game_id`` (``NotFound`` if unknown or expired)."""
+        """The session ``game_id``.
+
+        Raises:
+            InvalidArgument: ``game_id`` is empty (a request that named no game).
+            NotFound: unknown or expired.
+        """
+        if game_id == "":
+            raise InvalidArgument("game_id is empty: name the hosted game (CreateGame's "
+                                  "game_id)")
         with self._lock:
             s = self._sessions.get(game_id) if isinstance(game_id, str) else None
         if s is None and isinstance(game_id, str) and len(game_id) <= 64:
@@ -353,12 +369,13 @@ class SessionManager:
         s = self._replay(recs[0]) if recs else None
         if s is None or not s.state.is_terminal():
             return None
-        try:
-            self._make_room()
-        except ResourceExhausted:  # full of unfinished games: answer without keeping it
-            return s
-        with self._lock:
-            s = self._sessions.setdefault(game_id, s)
+        with self._create_lock:
+            try:
+                self._make_room()
+            except ResourceExhausted:  # full of unfinished games: answer without keeping it
+                return s
+            with self._lock:
+                s = self._sessions.setdefault(game_id, s)
         return s
 
     @staticmethod

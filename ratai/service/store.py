@@ -98,7 +98,8 @@ CREATE TABLE IF NOT EXISTS games (
     seats   TEXT NOT NULL,      -- JSON list of {"kind", "display_name", "token_sha256", "bot"}
     status  TEXT NOT NULL,      -- active | finished | expired
     created REAL NOT NULL,
-    updated REAL NOT NULL
+    updated REAL NOT NULL,
+    owner   TEXT                -- the creating client's queue key ("peer:<host>"), or NULL
 );
 CREATE TABLE IF NOT EXISTS events (
     game_id TEXT NOT NULL REFERENCES games(id),
@@ -125,6 +126,9 @@ class GameRecord:
     actors: list[int]
     #: why the row could not be read (a malformed header); None when it was
     error: str | None = None
+    #: the creating client's queue key (``"peer:<host>"``); None if not recorded (a game
+    #: created by a server before this column, or by a caller that named no owner)
+    owner: str | None = None
 
 
 class Store:
@@ -146,6 +150,9 @@ class Store:
                     self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._db.executescript(_SCHEMA)
+                cols = {r[1] for r in self._db.execute("PRAGMA table_info(games)")}
+                if "owner" not in cols:   # an event log written before the column
+                    self._db.execute("ALTER TABLE games ADD COLUMN owner TEXT")
                 self._db.execute("SELECT count(*) FROM games").fetchone()
         except sqlite3.Error as exc:
             if self._db is not None:
@@ -157,12 +164,16 @@ class Store:
             raise StoreError(f"cannot open the event log {path}: {exc} ({why}; give --db "
                              f"another file)") from None
 
-    def create(self, game_id: str, game: str, params: dict, seed: int, seats: list) -> None:
+    def create(self, game_id: str, game: str, params: dict, seed: int, seats: list,
+               owner: str | None = None) -> None:
+        """Record a new game (``owner``: the creating client's queue key, kept so a restart
+        charges its bot seats and counts it against the same client's shares)."""
         now = time.time()
         with self._lock, _writing("the new game"):
-            self._db.execute("INSERT INTO games VALUES (?,?,?,?,?,?,?,?)",
+            self._db.execute("INSERT INTO games (id, game, params, seed, seats, status, "
+                             "created, updated, owner) VALUES (?,?,?,?,?,?,?,?,?)",
                              (game_id, game, json.dumps(params), str(seed), json.dumps(seats),
-                              "active", now, now))
+                              "active", now, now, owner))
 
     def append(self, game_id: str, seq: int, actor: int, action: int,
                finished: bool = False) -> None:
@@ -191,20 +202,21 @@ class Store:
 
         A row whose header does not parse comes back with ``error`` set (and empty fields),
         so one damaged game does not hide the others."""
-        query = "SELECT id, game, params, seed, seats, status FROM games WHERE status=?"
+        query = "SELECT id, game, params, seed, seats, status, owner FROM games WHERE status=?"
         args: tuple = (status,)
         if game_id is not None:
             query, args = query + " AND id=?", (status, game_id)
         with self._lock:
             rows = self._db.execute(query + " ORDER BY created", args).fetchall()
             out = []
-            for gid, game, params, seed, seats, st in rows:
+            for gid, game, params, seed, seats, st, owner in rows:
                 ev = self._db.execute("SELECT seq, actor, action FROM events WHERE game_id=? "
                                       "ORDER BY seq", (gid,)).fetchall()
                 try:
                     rec = GameRecord(gid, str(game), json.loads(params), int(seed),
                                      json.loads(seats), st, [int(a) for _, _, a in ev],
-                                     [int(p) for _, p, _ in ev])
+                                     [int(p) for _, p, _ in ev],
+                                     owner=owner if isinstance(owner, str) else None)
                 except (TypeError, ValueError) as exc:
                     rec = GameRecord(gid, str(game), {}, 0, [], st, [], [],
                                      error=f"malformed row: {type(exc).__name__}: {exc}")

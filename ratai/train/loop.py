@@ -247,6 +247,10 @@ class Dispatcher:
     Ray; ``map(jobs, done)`` calls ``done(result)`` as each game ends (any order)."""
 
     def __init__(self, workers: int, backend: str):
+        if backend != "ray":   # a local pool: at most MAX_WORKERS_PER_CORE per core
+            from ratai.arena import local_workers
+
+            local_workers(workers, workers)
         self.workers, self.backend = workers, backend
         self._pool = None
         #: the peak resident memory (MB) each local worker process reported, by pid

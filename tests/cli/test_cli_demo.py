@@ -51,6 +51,20 @@ def test_demo_timeout_is_one_line_naming_it_and_the_games_exit_2(capsys, monkeyp
     assert elapsed < max(1.5, started[0]) + 2.0, (elapsed, started)
 
 
+def test_demo_workers_are_bounded_one_line_exit_2(capsys):
+    """A tester's ``ratai demo --workers 100000`` started 313 search processes (load 240 on
+    two cores) before it was stopped: the demo's server takes at most ``MAX_WORKERS``, as
+    ``python server.py --workers`` does, and a larger count is one line, exit 2, before any
+    process starts."""
+    from ratai.service.config import MAX_WORKERS
+
+    with pytest.raises(SystemExit) as info:
+        main(["demo", "--workers", str(MAX_WORKERS + 1)], io.StringIO())
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--workers" in err[0] and str(MAX_WORKERS) in err[0], err
+
+
 def test_demo_says_why_a_search_seat_lost():
     from ratai.demo import Hosted, _verdicts
 

@@ -234,6 +234,16 @@ def test_unknown_game_and_bad_params():
         load_game("rat_trap", colour="red")
 
 
+def test_an_integer_parameter_takes_ascii_digits_only():
+    """A command line gives ``num_players=3`` as text, so an int parameter takes a string of
+    ASCII digits; a tester's ``"٣"`` (an Arabic-Indic digit, which ``int()`` reads) was taken
+    as 3 too. Other digits, floats in text and bools are refused, naming the parameter."""
+    assert load_game("rat_trap", num_players=" 3").num_players() == 3
+    for bad in ("٣", "3.0", "three", True, 3.0):
+        with pytest.raises(ValueError, match="num_players"):
+            load_game("rat_trap", num_players=bad)
+
+
 @pytest.mark.parametrize("backend", ["python", "cython"])
 @pytest.mark.parametrize("name,param", [("rat_trap", "max_turns_per_round"),
                                         ("rats_to_riches", "max_turn_actions")])

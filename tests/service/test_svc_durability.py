@@ -384,3 +384,50 @@ def test_the_lock_file_is_never_followed_through_a_link(tmp_path):
     with pytest.raises(OSError, match="is a symbolic link"):
         Store(str(db))
     assert db.read_bytes() == before
+
+
+def test_a_restored_game_keeps_its_creator(tmp_path):
+    """A tester's restart dropped each hosted game's creator (its queue key): every restored
+    game became its own client, so one address's restored bot games escaped its
+    ``max_running_per_peer`` and ``max_games_per_peer`` (a 0.1 s hint from it waited ~3 s
+    behind them). The creator is kept in the event log and restored with the game."""
+    db = str(tmp_path / "owner.sqlite3")
+    with running_server(db=db, workers=0) as srv, Client(f"127.0.0.1:{srv.port}") as c:
+        gid = c.create_game("rat_trap", ["human"] * 3).game_id
+        assert srv.manager.get(gid).owner == "peer:127.0.0.1"
+    with running_server(db=db, workers=0, max_games=8, max_games_per_peer=1) as srv, \
+            Client(f"127.0.0.1:{srv.port}") as c:
+        assert srv.manager.get(gid).owner == "peer:127.0.0.1"
+        with pytest.raises(grpc.RpcError) as err:   # the restored game counts as its share
+            c.create_game("rat_trap", ["human"] * 3)
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_an_event_log_written_before_owners_opens_and_restores(tmp_path):
+    """A log whose ``games`` table has no ``owner`` column (written by an older server) gets
+    the column on open; its games restore with no owner (their own queue key)."""
+    db = tmp_path / "old.sqlite3"
+    con = sqlite3.connect(db)
+    con.executescript("""
+        CREATE TABLE games (id TEXT PRIMARY KEY, game TEXT NOT NULL, params TEXT NOT NULL,
+            seed TEXT NOT NULL, seats TEXT NOT NULL, status TEXT NOT NULL,
+            created REAL NOT NULL, updated REAL NOT NULL);
+        CREATE TABLE events (game_id TEXT NOT NULL REFERENCES games(id), seq INTEGER NOT NULL,
+            actor INTEGER NOT NULL, action INTEGER NOT NULL, ts REAL NOT NULL,
+            PRIMARY KEY (game_id, seq));""")
+    game = load_game("rat_trap")
+    seats = [{"kind": "human", "display_name": "", "token_sha256": "0" * 64, "bot": None}] * 3
+    con.execute("INSERT INTO games VALUES (?,?,?,?,?,?,?,?)",
+                ("abc", "rat_trap", json.dumps(game.params), "7", json.dumps(seats), "active",
+                 0.0, 0.0))
+    con.commit()
+    con.close()
+    store = Store(str(db))
+    try:
+        (rec,) = store.load("active")
+        assert rec.id == "abc" and rec.owner is None and rec.error is None
+        store.create("def", "rat_trap", game.params, 1, seats, owner="peer:10.0.0.1")
+        assert {r.id: r.owner for r in store.load("active")} == {"abc": None,
+                                                                 "def": "peer:10.0.0.1"}
+    finally:
+        store.close()

@@ -36,6 +36,15 @@ def test_not_found_unknown_game_and_id(client):
     assert code_of(client.suggest_move, position=pos)[0] == grpc.StatusCode.NOT_FOUND
 
 
+def test_an_empty_game_id_is_invalid_argument(client):
+    """A tester's ``GetState`` / ``WatchGame`` / ``ApplyAction`` naming no game got
+    ``NOT_FOUND: no hosted game ''``: a request that names no game is malformed."""
+    for call in (lambda: client.get_state(""), lambda: next(client.watch_game("")),
+                 lambda: client.apply_action("", "t", 0)):
+        code, msg = code_of(call)
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "game_id" in msg, (code, msg)
+
+
 def test_invalid_argument_params_and_seats(client):
     code, msg = code_of(client.create_game, "rat_trap", ["human"] * 9, params={"num_players": 9})
     assert code == grpc.StatusCode.INVALID_ARGUMENT and "num_players" in msg

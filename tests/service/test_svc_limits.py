@@ -4,6 +4,7 @@ cancel that frees a worker at once for every kind, input hygiene, safe defaults,
 from __future__ import annotations
 
 import json
+import logging
 import pathlib
 import sqlite3
 import subprocess
@@ -20,7 +21,14 @@ from svc_helpers import hosted_human_turn, random_position
 from ratai.client import Client
 from ratai.engines import load_game
 from ratai.service import ratai_pb2 as pb
-from ratai.service.config import ConfigError, ServerConfig, check_config, parse_args
+from ratai.service.config import (
+    MAX_WORKERS,
+    ConfigError,
+    Limits,
+    ServerConfig,
+    check_config,
+    parse_args,
+)
 from ratai.service.store import Store, StoreLocked
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -202,6 +210,12 @@ def test_safe_defaults_and_port_range(tmp_path):
     check_config(ServerConfig(host="0.0.0.0", api_key="k"))
     check_config(ServerConfig(host="0.0.0.0", insecure=True))
     check_config(ServerConfig(host="::1"))
+    # a tester's ``ratai demo --workers 100000`` started 313 processes before it was stopped:
+    # the worker count is checked where every front end builds its server
+    for bad in (-1, MAX_WORKERS + 1, 100_000, True, 2.0):
+        with pytest.raises(ConfigError, match="--workers"):
+            check_config(ServerConfig(limits=Limits(workers=bad)))
+    check_config(ServerConfig(limits=Limits(workers=MAX_WORKERS)))
     assert parse_args(["--port", "0", "--db", ":memory:"]).port == 0
     for argv, word in ((["--port", "99999"], "--port"), (["--host", "0.0.0.0"], "loopback"),
                        (["--max-seconds", "nan"], "--max-seconds"),
@@ -558,6 +572,45 @@ def test_one_peer_leaves_a_worker_and_queue_places_to_the_others():
     asyncio.run(main())
 
 
+def test_an_iteration_budget_does_not_make_a_search_short():
+    """A tester held both workers from one address with ``ismcts`` hints of 200 iterations
+    and heuristic rollouts on Ratapolis (~6 iterations a second: each ran the server's whole
+    30 s), which the pool counted as short by their iteration budget; another address's 0.1 s
+    hint waited 5 s. Only the time bound makes a search short now: such a search counts
+    against ``max_running_per_peer`` and the other peer's hint starts at once."""
+    import asyncio
+
+    from ratai.service.catalog import BotConfig
+    from ratai.service.pool import SearchPool
+    from ratai.service.worker import SearchJob
+
+    game = load_game("ratapolis")
+    state = random_position(game, seat_wanted=0, seed=3, plies=5)
+    heavy = SearchJob("ratapolis", json.loads(json.dumps(game.params)), state.serialize(), 0,
+                      BotConfig("ismcts", iterations=200, options={"rollout": "heuristic"}),
+                      time_limit=20.0)
+
+    async def main():
+        pool = SearchPool(2, max_queue=8)
+        pool.start(asyncio.get_running_loop())
+        await pool.warm()
+        try:
+            hog = [asyncio.ensure_future(pool.run(heavy, f"seat:{i}", group="peer:a"))
+                   for i in range(2)]
+            await asyncio.sleep(0.3)
+            assert len(pool._running) == 1 and pool.busy() == 2  # a worker stays free
+            t = time.monotonic()
+            res = await pool.run(_pool_job(0.1), "peer:b")
+            assert time.monotonic() - t < 1.5 and res.analysis is not None
+            for f in hog:
+                f.cancel()
+            await asyncio.gather(*hog, return_exceptions=True)
+        finally:
+            await pool.shutdown()
+
+    asyncio.run(main())
+
+
 def test_one_peer_holds_at_most_its_share_of_the_hosted_games():
     """A tester's loop of CreateGame filled the server's 1,000 games in 8 s, and nobody could
     create a game for the week the unplayed games take to expire: a peer may have at most
@@ -575,6 +628,26 @@ def test_one_peer_holds_at_most_its_share_of_the_hosted_games():
             c.create_game("rat_trap", ["human"] * 3)
 
 
+def test_a_burst_of_creates_stays_within_the_share():
+    """A tester's 300 concurrent ``CreateGame`` calls from one address made 251-255 games
+    against a share of 250: the share was checked before the insert, on several threads at
+    once. The check and the insert are one step now."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with running_server(workers=0, max_games=40, max_games_per_peer=5) as srv, \
+            Client(f"127.0.0.1:{srv.port}") as c:
+        def create(_):
+            try:
+                c.create_game("rat_trap", ["human"] * 3)
+                return "ok"
+            except grpc.RpcError as exc:
+                return exc.code().name
+        with ThreadPoolExecutor(16) as ex:
+            got = list(ex.map(create, range(40)))
+        assert got.count("ok") == 5 and got.count("RESOURCE_EXHAUSTED") == 35, got
+        assert len(srv.manager) == 5
+
+
 def test_serve_help_names_each_default_once():
     """A newcomer: ``ratai serve --help`` printed ``(default ...) (default: None)`` for --db
     and --api-key, whose help already says what their absence means."""
@@ -583,3 +656,68 @@ def test_serve_help_names_each_default_once():
     text = " ".join(build_parser().format_help().split())
     assert "(default: None)" not in text
     assert "(default: 50051)" in text and "(default: 127.0.0.1)" in text
+
+
+@pytest.mark.parametrize("killed", [True, False])
+def test_a_killed_workers_closed_pipe_is_not_logged_as_a_bad_message(killed, caplog):
+    """A tester's cancels killed workers, and each kill logged ``ERROR bad message from search
+    worker`` with a traceback: closing the pipe under the reader thread's ``recv`` raises a
+    ``TypeError`` there. A worker the pool killed is not reported; any other worker's
+    unreadable message still is."""
+    from ratai.service.pool import _ProcWorker
+
+    class Conn:
+        def recv(self):
+            raise TypeError("'NoneType' object cannot be interpreted as an integer")
+
+    died = []
+
+    class Loop:
+        def call_soon_threadsafe(self, fn, *args):
+            died.append(fn)
+
+    class Pool:
+        loop = Loop()
+
+        def _died(self, w):
+            pass
+
+    w = object.__new__(_ProcWorker)
+    w.pool, w.conn, w.pid, w.dead = Pool(), Conn(), 4242, killed
+    with caplog.at_level(logging.ERROR, logger="ratai.service"):
+        w._read()
+    assert len(died) == 1   # the pool hears of the worker's end either way
+    assert any("bad message" in r.getMessage() for r in caplog.records) is not killed
+
+
+def test_a_lingering_cancelled_search_is_killed_only_when_a_ready_spare_takes_its_slot():
+    """A tester's cancels in a row (Ratapolis ``pimc`` / ``smmcts`` stopping a few ms past
+    the 30 ms grace on a loaded machine) killed three workers in 2 s, each kill handing the
+    slot to a spare still starting, and another client's 0.1 s hint waited 3 s. A lingering
+    search's worker is killed only when a ready spare can take the slot at once; until then
+    it is looked at again every grace."""
+    from ratai.service.pool import SearchPool, _Entry
+
+    pool = SearchPool(1, max_queue=8)
+    later, killed = [], []
+
+    class Loop:
+        def call_later(self, delay, fn, *args):
+            later.append((delay, fn, args))
+            return type("T", (), {"cancel": lambda self: None})()
+
+    class Spare:
+        ready, dead = False, False
+
+    pool.loop, pool._spare = Loop(), Spare()
+    pool._kill = lambda e, why: killed.append(why)
+    e = _Entry(None, "c", None, 30.0, 0.1, None, None, False, id=7)
+    pool._running[7] = e
+    pool._linger(e)
+    assert killed == [] and later[-1][1] == pool._linger and later[-1][0] == pool.cancel_grace_s
+    pool._spare.ready = True
+    pool._linger(e)
+    assert killed == ["cancel"]
+    pool._running.clear()          # it stopped by itself: nothing to do
+    pool._linger(e)
+    assert killed == ["cancel"]
