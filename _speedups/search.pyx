@@ -585,7 +585,10 @@ cdef class _Search:
             floor = <double>(sizeof(Node) + sizeof(double) * self.n) \
                 + <double>(self.na + 2) * sizeof(Edge)
             max_bytes = max(float(self.max_memory_mb) * 1048576.0, floor)
-            slots = max(1, <long>(max_bytes / (sizeof(Node) + sizeof(double) * self.n)))
+            # clamped as a double: a huge cap (1e15 MB) cast to long overflowed, and the tree
+            # stopped at 7 nodes
+            slots = max(1, <long>min(max_bytes / (sizeof(Node) + sizeof(double) * self.n),
+                                     <double>MAX_SLOTS))
         self.mem = _TreeMem(self.n, slots, 1024, max_bytes)
         self.tr = &self.mem.t
         self.root_state = state

@@ -34,6 +34,9 @@ from ratai.engines.api import INVALID, SIMULTANEOUS, sample_chance_outcome
 
 #: Local worker processes allowed per core (:func:`local_workers`).
 MAX_WORKERS_PER_CORE = 8
+#: The most games one arena or ladder run plays (their schedule is built up front: a
+#: tester's ``--games 10**12`` took 548 MB before its first game).
+MAX_GAMES = 1_000_000
 
 #: ``make_bot`` arguments a spec's ``NAME=VALUE`` may not set: they are given apart from it.
 RESERVED_OPTIONS = frozenset({"kind", "game", "player", "seed", "level", "on_progress", "stop"})
@@ -78,6 +81,12 @@ class BotSpec:
                     raise ValueError(f"bad bot spec {text!r}: {name!r} is not a bot option "
                                      f"(the seat and seed are given apart from the spec; "
                                      f"a level is level:L)")
+                if any(name == n for n, _ in options):
+                    raise ValueError(f"bad bot spec {text!r}: option {name!r} given twice")
+                if (name, True) in (("iterations", iterations is not None),
+                                    ("time_limit", time_limit is not None)):
+                    raise ValueError(f"bad bot spec {text!r}: {name}= besides the budget "
+                                     f"{parts[0]!r}: give it once")
                 try:
                     value = json.loads(raw)
                 except ValueError:
@@ -295,8 +304,11 @@ def run_arena(game_name: str, params: dict, bots: Sequence[str], games: int, *, 
         on_record: called with each finished record (for progress display).
 
     Raises:
-        ValueError: a bad bot spec or kind, bad game parameters, or a bad backend.
+        ValueError: a bad bot spec or kind, bad game parameters, a bad backend, or ``games``
+            outside ``1..MAX_GAMES``.
     """
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"bad games {games!r}: allowed 1..{MAX_GAMES:,}")
     for spec in bots:
         BotSpec.parse(spec)
     n = load_game(game_name, backend=engine_backend, **params).num_players()

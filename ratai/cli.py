@@ -21,8 +21,10 @@ import importlib.util
 import json
 import math
 import os
+import signal
 import sys
 import textwrap
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -207,6 +209,8 @@ def _writable(path: str | None, option: str, directory: bool = False) -> None:
     """
     if path is None:
         return
+    if not str(path).strip():
+        raise UsageError(f"bad {option} {path!r}: give a file name")
     if not directory:
         parent = Path(path).expanduser().resolve().parent
         if not parent.is_dir():
@@ -754,8 +758,9 @@ class PlaySession:
 @click.option("--hint", "hint_spec", type=BotSpecType(), default="ismcts:1000",
               help="the bot that answers 'h'")
 @click.option("--save", type=click.Path(dir_okay=False), default=None,
-              help="keep the game record in this JSON file (updated every turn; "
-                   "`ratai suggest --history FILE` and `--load FILE` read it)")
+              help="keep the game record in this new JSON file (updated every turn; "
+                   "`ratai suggest --history FILE` and `--load FILE` read it; an existing "
+                   "file only when it is the --load one)")
 @click.option("--load", type=click.Path(dir_okay=False), default=None,
               help="continue the game recorded in this file with its params, seed, seat and "
                    "bots (a different --players, --seed, --seat or --bots is refused); the "
@@ -764,6 +769,11 @@ class PlaySession:
 def play(ctx, game, players, variant, param, seat, bots, seed, hint_spec, save, load):
     out, inp = _out(ctx), ctx.obj.get("inp", sys.stdin)
     _writable(save, "--save")
+    if save and Path(save).expanduser().exists() and not (
+            load and Path(load).expanduser().resolve() == Path(save).expanduser().resolve()):
+        # a tester's `--save games.jsonl` replaced a 10-game arena file with one record
+        raise UsageError(f"--save {save} exists: give a new file, or --load {save} --save "
+                         f"{save} to continue the game it records (nothing was written)")
     params = _game_params(game, variant, players, param)
     given = {name: ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
              for name in ("seat", "bots")}
@@ -938,6 +948,19 @@ def suggest(ctx, game, players, variant, param, history, state_path, seat, bot, 
     doc = read_record(history, "--history") if history is not None else None
     if doc is not None:
         params = record_params(doc, game, params, "--history", history)
+    else:
+        from ratai.engines.api import parse_json, read_user_file
+
+        try:
+            text = read_user_file(state_path, "--state", MAX_RECORD_BYTES)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        try:   # a serialized state names its game and params, as a record does
+            stored = parse_json(text)
+        except ValueError:
+            stored = None   # not JSON: deserialize_state says so below
+        if isinstance(stored, dict) and isinstance(stored.get("params"), dict):
+            params = record_params(stored, game, params, "--state", state_path)
     g = _load(game, params)
     if seat >= g.num_players():
         raise UsageError(f"bad --seat {seat}: allowed 0..{g.num_players() - 1}")
@@ -947,12 +970,6 @@ def suggest(ctx, game, players, variant, param, history, state_path, seat, bot, 
         except ValueError as exc:
             raise UsageError(f"bad --history {history}: {exc}") from None
     else:
-        from ratai.engines.api import read_user_file
-
-        try:
-            text = read_user_file(state_path, "--state", MAX_RECORD_BYTES)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
         try:
             state = g.deserialize_state(text)
         except (ValueError, KeyError, TypeError) as exc:
@@ -971,6 +988,14 @@ def suggest(ctx, game, players, variant, param, history, state_path, seat, bot, 
         analysis = BotSpec.parse(bot).make(g, seat, seed).analyze(state)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    except Exception as exc:
+        if state_path is None:   # a history replayed by the rules: an error is ratai's
+            raise
+        # the fields of a serialized state are checked as far as each seat can see them and
+        # by playability (Game.deserialize_state); a file crafted past that can still break
+        # the engine deeper down: one line naming the file, as the service answers
+        raise UsageError(f"bad --state {state_path}: the engine could not search this "
+                         f"position ({type(exc).__name__}: {exc}); check the file") from None
     if as_json:
         out.write(json.dumps(dataclasses.asdict(analysis), indent=1) + "\n")
         return
@@ -1024,6 +1049,13 @@ def bench(ctx, game, players, kind, seconds, budgets, n_games, workers, seed, pl
     _writable(plot, "--plot")
     if plot:
         _plotting("--plot")
+        from matplotlib.figure import Figure
+
+        kinds = Figure().canvas.get_supported_filetypes()
+        suffix = Path(plot).suffix.lstrip(".").lower()
+        if suffix not in kinds:   # found before the benchmark runs, not after it
+            raise UsageError(f"bad --plot {plot}: a plot file ends in one of "
+                             f"{', '.join('.' + k for k in sorted(kinds))}")
     _writable(markdown, "--markdown")
     if kind is not None and kind not in BOT_KINDS:
         raise UsageError(f"bad --kind {kind!r}; known kinds: {sorted(BOT_KINDS)}")
@@ -1195,6 +1227,14 @@ def ladder(ctx, game, players, variant, param, per_table, seed, workers, backend
                                     on_record=advance)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        except lad.LadderInterrupted as stop:   # keep the games already played
+            if stop.result.records:
+                lad.write_outputs(stop.result, out_dir, with_plot=False)
+                click.echo(f"ratai: {len(stop.result.records)} of {stop.total} games "
+                           f"finished; their records and standings written to {out_dir} "
+                           f"(`ratai ladder {game} --from-run {out_dir}` re-rates them)",
+                           err=True)
+            raise
     _finish_ladder(out, lad, result, out_dir, no_plot, levels_path)
 
 
@@ -1418,15 +1458,47 @@ def _one_line(exc: click.ClickException) -> str:
     return msg
 
 
+class _Terminate:
+    """``SIGTERM`` as Ctrl-C in this process (a command keeps what it finished: arena and
+    ladder records), exit code 143; a forked worker process inheriting the handler dies
+    as by default. Installed by :func:`main` in the main thread only, and restored."""
+
+    def __init__(self) -> None:
+        self.pid, self.seen, self.old = os.getpid(), False, None
+
+    def __call__(self, signum, frame) -> None:
+        if os.getpid() != self.pid:   # a forked worker: the default action
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> _Terminate:
+        if threading.current_thread() is threading.main_thread():
+            self.old = signal.signal(signal.SIGTERM, self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.old is not None:
+            signal.signal(signal.SIGTERM, self.old)
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout,
          inp: TextIO = sys.stdin) -> int:
     """Run the ``ratai`` command; returns the exit code.
 
     Raises:
         UsageError: a bad argument (``SystemExit`` with code 2; its one-line message is
-            also written to stderr as ``ratai: <message>``).
+            also written to stderr as ``ratai: <message>``). Ctrl-C and ``SIGTERM`` are
+            ``SystemExit`` 130 and 143 after what was finished is kept.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    with _Terminate() as term:
+        return _main(argv, out, inp, term)
+
+
+def _main(argv: list[str], out: TextIO, inp: TextIO, term: _Terminate) -> int:
     try:
         try:
             rv = cli.main(args=argv, prog_name="ratai", standalone_mode=False,
@@ -1447,8 +1519,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout,
         sys.stderr.write(f"ratai: {exc}\n")
         raise
     except KeyboardInterrupt:
-        sys.stderr.write("\nratai: interrupted\n")
-        raise SystemExit(130) from None
+        sys.stderr.write("\nratai: terminated\n" if term.seen else "\nratai: interrupted\n")
+        raise SystemExit(143 if term.seen else 130) from None
     except BrokenPipeError:
         raise SystemExit(0) from None
 

@@ -179,7 +179,7 @@ def run_demo(out: TextIO | None = None, *, seed: int = 1, workers: int = 2,
     if not console.is_terminal:  # piped or captured: wide enough that no name is cut
         console = Console(file=out, width=max(console.width, 120))
     server = RatAIServer(ServerConfig(port=0, db=":memory:", limits=Limits(workers=workers)))
-    port = server.start()
+    port = server.start(warm=False)   # workers warm while the games start: --timeout bounds it
     console.print(f"ratai demo: gRPC server on 127.0.0.1:{port} (in-memory event log, "
                   f"{workers} search workers)")
     games = [Hosted(name, params, [scaled(s, scale) for s in seats])

@@ -44,7 +44,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ratai.arena import BotSpec, Standing, run_schedule, seat_assignment, standings
+from ratai.arena import (
+    MAX_GAMES,
+    BotSpec,
+    Standing,
+    run_schedule,
+    seat_assignment,
+    standings,
+)
 
 __all__ = ["ENTRANTS", "ROLLOUT", "Entrant", "LadderResult", "rollout_kind", "resolve_entrants",
            "schedule", "game_cost", "run_ladder", "head_to_head", "markdown", "plot",
@@ -163,7 +170,8 @@ def schedule(num_entrants: int, num_players: int, games_per_table: int) -> list[
 
     Raises:
         ValueError: fewer than 2 seats (a solo game has no one to be rated against), fewer
-            than 2 entrants, or fewer than 1 game per table.
+            than 2 entrants, fewer than 1 game per table, or more than
+            ``arena.MAX_GAMES`` games in all.
     """
     n, k = num_players, games_per_table
     if n < 2:
@@ -174,6 +182,11 @@ def schedule(num_entrants: int, num_players: int, games_per_table: int) -> list[
         raise ValueError(f"a ladder needs at least 2 entrants, got {num_entrants}")
     if k < 1:
         raise ValueError(f"bad ladder size: {k} games per table (allowed >= 1)")
+    tables = math.comb(num_entrants, n) * n * math.ceil(k / n) if num_entrants >= n else \
+        num_entrants * math.ceil(k / num_entrants)
+    if tables > MAX_GAMES:
+        raise ValueError(f"bad ladder size: {k} games per table make {tables:,} games "
+                         f"(allowed at most {MAX_GAMES:,})")
     if num_entrants < n:
         games = num_entrants * math.ceil(k / num_entrants)
         return [seat_assignment(num_entrants, n, i) for i in range(games)]
@@ -246,8 +259,10 @@ class LadderResult:
                        int(meta["games_per_table"]), int(meta["seed"]), list(entrants),
                        skipped, records, rows, float(meta["seconds"]),
                        float(meta.get("budget_scale", 1.0)), meta.get("command", ""))
-        except OSError as exc:
-            raise ValueError(f"bad ladder run {d}: {exc.strerror or exc}") from None
+        except OSError as exc:   # name the file: a directory without it read as missing
+            name = Path(exc.filename).name + ": " if exc.filename else ""
+            raise ValueError(f"bad ladder run {d}: {name}{exc.strerror or exc} (a ladder's "
+                             f"--out directory holds ladder.json and records.jsonl)") from None
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"bad ladder run {d}: not a ratai ladder output "
                              f"({type(exc).__name__}: {exc})") from None
@@ -283,13 +298,37 @@ def run_ladder(game_name: str, params: dict, entrants: Sequence[Entrant | str], 
     seatings = [[playing[i] for i in seats]
                 for seats in schedule(len(playing), game.num_players(), games_per_table)]
     start = time.perf_counter()
-    cb = None if on_record is None else (lambda rec: on_record(rec, game_cost(rec["seats"])))
-    records = run_schedule(game_name, dict(game.params), seatings, seed=seed, workers=workers,
-                           backend=backend, on_record=cb)
-    rows = sorted(standings(records, playing), key=lambda s: (-s.mu, -s.ordinal))
-    return LadderResult(game_name, dict(game.params), game.num_players(), games_per_table,
-                        seed, playing, skipped, records, rows,
-                        time.perf_counter() - start, budget_scale, command)
+    done: list[dict] = []
+
+    def cb(rec: dict) -> None:
+        done.append(rec)
+        if on_record is not None:
+            on_record(rec, game_cost(rec["seats"]))
+
+    def result(records: list[dict]) -> LadderResult:
+        rows = sorted(standings(records, playing), key=lambda s: (-s.mu, -s.ordinal))
+        return LadderResult(game_name, dict(game.params), game.num_players(), games_per_table,
+                            seed, playing, skipped, records, rows,
+                            time.perf_counter() - start, budget_scale, command)
+
+    try:
+        records = run_schedule(game_name, dict(game.params), seatings, seed=seed,
+                               workers=workers, backend=backend, on_record=cb)
+    except KeyboardInterrupt:
+        part = result(sorted(done, key=lambda r: r["index"]))
+        part.notes.append(f"interrupted: {len(done)} of {len(seatings)} games finished; the "
+                          f"standings rate those only")
+        raise LadderInterrupted(part, len(seatings)) from None
+    return result(records)
+
+
+class LadderInterrupted(KeyboardInterrupt):
+    """A ladder stopped by Ctrl-C (or SIGTERM): ``result`` holds the games finished so far
+    (rated; a note says how many of ``total``), for the caller to keep."""
+
+    def __init__(self, result: LadderResult, total: int):
+        super().__init__()
+        self.result, self.total = result, total
 
 
 def head_to_head(records: Sequence[dict], entrants: Sequence[str]) -> dict[tuple[str, str],

@@ -156,6 +156,32 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def _check_tls(cert: str, key: str) -> None:
+    """The certificate chain and key load (PEM, the key matching the certificate), read as
+    gRPC will read them: checked here so a bad file is one line naming it, not gRPC's
+    several log lines ending in a misleading "failed to bind"."""
+    import ssl
+
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key)
+    except OSError as exc:   # ssl.SSLError is an OSError
+        why = getattr(exc, "reason", None) or exc.strerror or exc
+        raise ConfigError(f"--tls-cert {cert} / --tls-key {key}: cannot be loaded as a PEM "
+                          f"certificate chain and its private key ({why})") from None
+
+
+def _check_host(host: str) -> None:
+    """``host`` is an IP address or a name that resolves (gRPC's bind error for one that is
+    neither logs several lines)."""
+    import socket
+
+    try:
+        socket.getaddrinfo(host.strip("[]"), None)
+    except (OSError, UnicodeError) as exc:
+        raise ConfigError(f"--host {host!r} is neither an IP address nor a name that "
+                          f"resolves ({exc})") from None
+
+
 def _int_in(lo: int, hi: int | None):
     def conv(text: str) -> int:
         try:
@@ -275,13 +301,17 @@ def check_config(cfg: ServerConfig) -> ServerConfig:
 
     Raises:
         ConfigError: a port outside 0..65535, workers outside 0..``MAX_WORKERS``, only one
-            of the TLS files, a ``max_iterations``/``max_seconds`` below the defaults they
-            cap, or a non-loopback host without TLS or an API key (unless ``insecure``).
+            of the TLS files or files that do not load, a host that is not an address, a
+            ``max_iterations``/``max_seconds`` below the defaults they cap, or a non-loopback
+            host without TLS or an API key (unless ``insecure``).
     """
     if isinstance(cfg.port, bool) or not isinstance(cfg.port, int) or not 0 <= cfg.port <= 65535:
         raise ConfigError(f"--port {cfg.port!r} is out of range (allowed 0..65535)")
     if bool(cfg.tls_cert) != bool(cfg.tls_key):
         raise ConfigError("give both --tls-cert and --tls-key, or neither")
+    if cfg.tls_cert:
+        _check_tls(cfg.tls_cert, cfg.tls_key)
+    _check_host(cfg.host)
     lim = cfg.limits
     if isinstance(lim.workers, bool) or not isinstance(lim.workers, int) or \
             not 0 <= lim.workers <= MAX_WORKERS:

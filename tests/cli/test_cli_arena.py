@@ -6,6 +6,8 @@ import io
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -30,6 +32,16 @@ def test_bot_spec_parsing():
         spec_bad.make(load_game("rat_trap", num_players=2), 0, 1)
     with pytest.raises(ValueError, match="before the options"):
         BotSpec.parse("mcts:mode=x:10")
+    # a tester's ``ismcts:500:iterations=10`` ran 500 iterations (the option was dropped):
+    # a budget given twice, or any option given twice, is refused; seconds besides an
+    # iterations= option are two limits, the first reached stops (as make_bot's)
+    for bad, word in (("ismcts:500:iterations=10", "iterations= besides the budget"),
+                      ("ismcts:0.5s:time_limit=1", "time_limit= besides the budget"),
+                      ("ismcts:500:exploration=1:exploration=2", "given twice")):
+        with pytest.raises(ValueError, match=word):
+            BotSpec.parse(bad)
+    assert BotSpec.parse("ismcts:0.5s:iterations=10").make(
+        load_game("rat_trap"), 0, 1).budget.iterations == 10
 
 
 def test_seats_rotate_between_games():
@@ -103,6 +115,25 @@ def test_an_interrupted_arena_keeps_the_games_it_finished(tmp_path, monkeypatch,
     assert exc.value.code == 130
     assert [json.loads(line)["index"] for line in path.read_text().splitlines()] == [0, 1, 2]
     assert "3 of 50 games finished" in capsys.readouterr().err
+
+
+def test_sigterm_keeps_the_finished_games_like_ctrl_c(tmp_path):
+    """A newcomer's ``timeout -s TERM 10 ratai arena ... --out big.jsonl`` (and a run killed
+    by SIGTERM after ten minutes) left no file: records were written at the end or on
+    Ctrl-C only. SIGTERM now takes Ctrl-C's path (exit 143, one line)."""
+    path = tmp_path / "big.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "ratai.cli", "arena", "rat_trap", "--bots",
+                             "random", "--games", "100000", "--out", str(path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(6)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    lines = err.strip().splitlines()
+    assert lines[-1] == "ratai: terminated" and "games finished" in err, err
+    assert "Traceback" not in err
+    indexes = [json.loads(line)["index"] for line in path.read_text().splitlines()]
+    assert indexes and indexes == sorted(indexes)
 
 
 def _worker_dies(*job):

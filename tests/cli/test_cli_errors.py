@@ -119,7 +119,17 @@ CASES = [
     (["arena", "rat_trap", "--bots", "random", "--out", "/no/dir/r.jsonl"],
      ["--out", "/no/dir", "does not exist"]),
     (["bench", "rat_trap", "--plot", "/no/dir/p.png"], ["--plot", "/no/dir"]),
+    (["bench", "rat_trap", "--plot", "{d}/p.txt"], ["--plot", ".png"]),   # before the games
+    (["ladder", "rat_trap", "--from-run", "{d}"], ["ladder.json", "No such file"]),
     (["play", "rat_trap", "--save", "/no/dir/g.json"], ["--save", "/no/dir"]),
+    (["play", "rat_trap", "--save", "{d}/float.json"], ["--save", "exists"]),
+    (["arena", "rat_trap", "--bots", "random", "--out", ""], ["--out", "give a file name"]),
+    # a tester's 10**12 games built their schedule first (548 MB before the first game)
+    (["arena", "rat_trap", "--bots", "random", "--games", "1000000000000"],
+     ["games", "1..1,000,000"]),
+    (["ladder", "rat_trap", "--players", "2", "--entrants", "random,heuristic",
+      "--games-per-pair", "1000000000000", "--out", "{d}/lad"], ["ladder size", "1,000,000"]),
+    (["arena", "rat_trap", "--bots", "ismcts:500:iterations=10"], ["--bots", "give it once"]),
     (["arena", "rat_trap", "--bots", "random", "--seed", "-1"], ["--seed", "-1"]),
     (["play", "rat_trap", "--seed", "-1"], ["--seed", "-1"]),
     (["bench", "rat_trap", "--seed", "-5"], ["--seed", "-5"]),

@@ -378,3 +378,33 @@ def test_the_table_line_says_how_fewer_entrants_than_seats_are_seated():
                              "rotation")
     assert _tables(4, 2) == "every pair of 4 entrants"
     assert _tables(6, 3) == "every 3-subset of 6 entrants"
+
+
+def test_an_interrupted_ladder_keeps_its_finished_games(tmp_path, monkeypatch, capsys):
+    """A newcomer's Ctrl-C after 8 s of a long ladder left no output directory at all (the
+    arena kept its finished games). The ladder writes the finished games' records and
+    standings (a note says how many), which ``--from-run`` re-rates; exit 130."""
+    import ratai.ladder
+
+    real = ratai.ladder.run_schedule
+
+    def interrupted(game_name, params, seatings, *, on_record, **kw):
+        real(game_name, params, seatings[:3], on_record=on_record, **kw)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ratai.ladder, "run_schedule", interrupted)
+    out_dir = tmp_path / "lad"
+    with pytest.raises(SystemExit) as exc:
+        main(["ladder", "rat_trap", "--players", "2", "--entrants", "random,heuristic",
+              "--games-per-pair", "40", "--out", str(out_dir), "--no-plot"], io.StringIO())
+    assert exc.value.code == 130
+    err = capsys.readouterr().err
+    assert "3 of 40 games finished" in err and err.strip().endswith("ratai: interrupted")
+    records = (out_dir / "records.jsonl").read_text().splitlines()
+    assert [json.loads(r)["index"] for r in records] == [0, 1, 2]
+    assert "interrupted: 3 of 40 games" in (out_dir / "ladder.md").read_text()
+    monkeypatch.setattr(ratai.ladder, "run_schedule", real)
+    text = io.StringIO()
+    assert main(["ladder", "rat_trap", "--players", "2", "--from-run", str(out_dir),
+                 "--no-plot"], text) == 0
+    assert "\n3 games (seed 0;" in text.getvalue()

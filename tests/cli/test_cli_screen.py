@@ -112,7 +112,13 @@ def test_save_then_suggest_then_load(tmp_path):
     code, text = _play(["rat_trap", "--load", str(path)], ["q"])
     assert code == 0 and f"loaded {len(doc['history'])} actions" in text
     assert "seed 5" in text and "seat 2 random" in text
+    # --save never replaces another file (a tester's replaced a 10-game arena record)
+    before = path.read_text()
+    with pytest.raises(SystemExit, match="exists"):
+        _play(["rat_trap", "--players", "3", "--seed", "5", "--save", str(path)], ["q"])
+    assert path.read_text() == before
     # a finished saved game is a clear suggest error
+    path = tmp_path / "finished.json"
     code, _ = _play(["rat_trap", "--players", "3", "--seed", "5", "--save", str(path)],
                     ["0"] * 3000)
     doc = json.loads(path.read_text())

@@ -66,3 +66,53 @@ def test_bad_arguments_exit_2_without_traceback(argv):
     proc = subprocess.run([sys.executable, "-m", "ratai.cli", *argv], capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr
+
+
+def test_suggest_state_takes_the_params_it_records(tmp_path):
+    """A newcomer's ``ratai suggest rat_trap --state st4.bin --seat 0`` of a 4-player state
+    failed ("... not load_game('rat_trap', num_players=3, ...)") until ``--players 4`` was
+    repeated: a serialized state names its params, as a ``--history`` record does; a
+    contradicting command line is refused, naming both."""
+    from ratai.cli import main
+    from ratai.engines import load_game
+
+    g = load_game("rat_trap", num_players=4, roles=True)
+    s = g.new_initial_state()
+    rng = np.random.default_rng(2)
+    while s.is_chance_node() or len(s.legal_actions()) < 2:
+        outs = s.chance_outcomes() if s.is_chance_node() else None
+        s.apply_action(outs[rng.integers(len(outs))][0] if outs else s.legal_actions()[0])
+    path = tmp_path / "st4.json"
+    data = s.serialize()
+    path.write_text(data if isinstance(data, str) else data.decode())
+    out = io.StringIO()
+    assert main(["suggest", "rat_trap", "--state", str(path), "--seat",
+                 str(s.current_player()), "--bot", "random"], out) == 0
+    assert out.getvalue().startswith(f"seat {s.current_player()}: play ")
+    with pytest.raises(SystemExit, match="a 4-player record, not --players 3"):
+        main(["suggest", "rat_trap", "--players", "3", "--state", str(path), "--seat", "0"],
+             io.StringIO())
+
+
+def test_a_crafted_state_that_breaks_the_engine_is_one_line(tmp_path, monkeypatch, capsys):
+    """A newcomer's serialized Rat Trap state with a hidden field changed (the pending
+    step's colour ``"zzz"``) passed the reference's checks (each seat's view and
+    playability) and ended ``ratai suggest --state`` in a 46-line traceback: it is one line
+    naming the file, exit 2, as the service and the engine answer such input."""
+    from ratai.cli import main
+    from ratai.engines import load_game
+
+    monkeypatch.setenv("RATAI_BACKEND", "python")
+    g = load_game("rat_trap")
+    s = g.state_from_history([37, 15, 41, 11, 7, 29, 29, 7, 28, 18, 29, 42, 16, 12])
+    doc = json.loads(s.serialize())
+    doc["fields"]["ctx"]["colour"] = "zzz"
+    path = tmp_path / "crafted.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(SystemExit) as exc:
+        main(["suggest", "rat_trap", "--state", str(path), "--seat", "2", "--bot",
+              "ismcts:50"], io.StringIO())
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "could not search this position" in err[0] \
+        and "crafted.json" in err[0], err

@@ -216,6 +216,17 @@ def test_safe_defaults_and_port_range(tmp_path):
         with pytest.raises(ConfigError, match="--workers"):
             check_config(ServerConfig(limits=Limits(workers=bad)))
     check_config(ServerConfig(limits=Limits(workers=MAX_WORKERS)))
+    # a newcomer's bad certificate gave four lines of gRPC's log ending in "Failed to bind",
+    # and a bad host two: each is one line naming the option, before gRPC is reached
+    bad = tmp_path / "bad.pem"
+    bad.write_text("not a certificate\n")
+    with pytest.raises(ConfigError, match=f"--tls-cert {bad} / --tls-key"):
+        check_config(ServerConfig(tls_cert=str(bad), tls_key=str(bad)))
+    with pytest.raises(ConfigError, match="--tls-cert"):
+        check_config(ServerConfig(tls_cert=str(tmp_path / "none.pem"),
+                                  tls_key=str(tmp_path / "none.pem")))
+    with pytest.raises(ConfigError, match="--host '999.1.1.1'"):
+        check_config(ServerConfig(host="999.1.1.1", insecure=True))
     assert parse_args(["--port", "0", "--db", ":memory:"]).port == 0
     for argv, word in ((["--port", "99999"], "--port"), (["--host", "0.0.0.0"], "loopback"),
                        (["--max-seconds", "nan"], "--max-seconds"),
