@@ -180,3 +180,18 @@ def test_a_stopped_search_still_answers_with_the_checked_inputs():
     ev.set()
     an = make_bot("ismcts", game, s.current_player(), time_limit=5, seed=1).analyze(s, stop=ev)
     assert an.best_action in s.legal_actions()
+
+
+@pytest.mark.parametrize("kind", ["mcts", "ismcts", "az"])
+def test_a_huge_memory_cap_is_no_cap(kind):
+    """A newcomer's ``max_memory_mb=1e15`` left the compiled tree at 7 nodes (its slot count
+    overflowed a C long): a cap above what fits in memory behaves as no cap, node for node
+    the same search as ``max_memory_mb=None``."""
+    game = load_game("rats_to_riches" if kind == "mcts" else "rat_trap", backend="cython")
+    s = _position(game)
+    p = s.current_player()
+    runs = [make_bot(kind, game, p, iterations=2000, seed=3, max_memory_mb=mb).analyze(s)
+            for mb in (None, 1e15, 1e300)]
+    assert runs[0].nodes > 100
+    assert {(a.nodes, a.best_action, tuple(m.visits for m in a.moves)) for a in runs} == {
+        (runs[0].nodes, runs[0].best_action, tuple(m.visits for m in runs[0].moves))}
