@@ -882,16 +882,27 @@ def arena(ctx, game, players, variant, param, bots, n_games, workers, backend, s
     params = _game_params(game, variant, players, param)
     _load(game, params)
     finished: list[dict] = []   # as they end: what Ctrl-C keeps
+    # each finished game is also appended to --out at once (in the order games end), so a
+    # run killed outright (SIGKILL, out of memory) keeps them; a run that ends, or is
+    # interrupted, rewrites the file in game order
+    stream = open(out_path, "w") if out_path else None   # closed below
 
     def on_record(rec: dict) -> None:
         finished.append(rec)
+        if stream is not None:
+            stream.write(json.dumps(rec) + "\n")
+            stream.flush()
         progress.advance(task)
 
     try:
-        with _progress(out) as progress:
-            task = progress.add_task(f"{game}: {n_games} games", total=n_games)
-            records = run_arena(game, params, bots, n_games, seed=seed, workers=workers,
-                                backend=backend, on_record=on_record)
+        try:
+            with _progress(out) as progress:
+                task = progress.add_task(f"{game}: {n_games} games", total=n_games)
+                records = run_arena(game, params, bots, n_games, seed=seed, workers=workers,
+                                    backend=backend, on_record=on_record)
+        finally:
+            if stream is not None:
+                stream.close()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except (KeyboardInterrupt, ChildProcessError):   # keep the games already played

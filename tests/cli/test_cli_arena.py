@@ -222,3 +222,23 @@ def test_arena_writes_records_before_tabulating(tmp_path, monkeypatch, capsys):
              io.StringIO())
     assert info.value.code == 2 and "standings broke" in capsys.readouterr().err
     assert len(path.read_text().splitlines()) == 2
+
+
+def test_a_killed_arena_keeps_the_games_it_finished(tmp_path):
+    """SIGKILL (or the out-of-memory killer) leaves no handler to run: each finished game is
+    appended to ``--out`` as it ends, so they survive; a run that ends rewrites the file in
+    game order (checked by the other arena tests)."""
+    path = tmp_path / "killed.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "ratai.cli", "arena", "rat_trap", "--bots",
+                             "random", "--games", "100000", "--out", str(path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    end = time.monotonic() + 60
+    while not (path.exists() and path.read_text().count("\n") >= 3):
+        assert time.monotonic() < end and proc.poll() is None
+        time.sleep(0.1)
+    proc.kill()
+    proc.wait(30)
+    lines = path.read_text().splitlines()
+    complete = lines if path.read_text().endswith("\n") else lines[:-1]
+    assert len(complete) >= 3
+    assert all(json.loads(line)["game"] == "rat_trap" for line in complete)
