@@ -78,9 +78,12 @@ class BotSpec:
                 if not name:
                     raise ValueError(f"bad bot spec {text!r}: option {part!r} has no name")
                 if name in RESERVED_OPTIONS:
-                    raise ValueError(f"bad bot spec {text!r}: {name!r} is not a bot option "
-                                     f"(the seat and seed are given apart from the spec; "
-                                     f"a level is level:L)")
+                    why = ("a callback or flag of the Python API's make_bot"
+                           if name in ("on_progress", "stop") else
+                           "the seat and seed are given apart from the spec; a level is "
+                           "level:L")
+                    raise ValueError(f"bad bot spec {text!r}: {name!r} cannot be given in a "
+                                     f"bot spec ({why})")
                 if any(name == n for n, _ in options):
                     raise ValueError(f"bad bot spec {text!r}: option {name!r} given twice")
                 if (name, True) in (("iterations", iterations is not None),

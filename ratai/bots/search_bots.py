@@ -146,9 +146,9 @@ class SearchBot(Bot):
         super().__init__(game, player, seed=seed)
         unknown = sorted(set(options) - set(self.OPTIONS))
         if unknown:
-            allowed = sorted(self.OPTIONS) + list(RESERVED_OPTIONS)
             raise ValueError(f"unknown option(s) {unknown} for bot kind {self.kind!r}; "
-                             f"allowed: {allowed}")
+                             f"allowed: {sorted(self.OPTIONS)} (and make_bot's "
+                             f"{', '.join(RESERVED_OPTIONS)})")
         self.progress_every = check_int("progress_every", progress_every, 1, 10**9)
         self.skip_forced = check_bool("skip_forced", skip_forced)
         self.budget = Budget(iterations, time_limit, max_depth).check(need=self.NEEDS)

@@ -179,7 +179,7 @@ CASES = [
      ["--out", "finished.json", "is a file"]),
     # stop 50 (newcomer): an option the command sets was a TypeError traceback, exit 1
     (["arena", "rat_trap", "--bots", "ismcts:10:seed=1,random", "--games", "2"],
-     ["--bots", "'seed' is not a bot option"]),
+     ["--bots", "'seed' cannot be given in a bot spec"]),
     (["play", "rat_trap", "--bots", "ismcts:10:player=1"], ["--bots", "'player'"]),
     (["suggest", "rat_trap", "--players", "3", "--history", "{d}/finished.json", "--seat",
       "0", "--bot", "mcts:10:game=1"], ["--bot", "'game'"]),
