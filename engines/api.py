@@ -305,9 +305,10 @@ class Param:
             ok = isinstance(value, bool) or value in (0, 1)
             value = bool(value) if ok else value
         elif self.type is int:
-            digits = value.strip().lstrip("-") if isinstance(value, str) else ""
+            text = value.strip() if isinstance(value, str) else ""
+            digits = text[1:] if text.startswith("-") else text
             if digits.isascii() and digits.isdigit():   # "3" from a command line; not "٣"
-                value = int(value)
+                value = int(text)
             ok = isinstance(value, int) and not isinstance(value, bool)
         elif self.type is str and value is None and self.default is None:
             ok = True

@@ -320,14 +320,18 @@ def run_arena(game_name: str, params: dict, bots: Sequence[str], games: int, *, 
                         backend=backend, engine_backend=engine_backend, on_record=on_record)
 
 
-def _stop_pool(pool: ProcessPoolExecutor) -> None:
+def stop_pool(pool: ProcessPoolExecutor) -> None:
     """Cancel ``pool``'s queued games and end the running ones at once (terminating its
     worker processes: their games' results are not wanted any more)."""
-    pool.shutdown(wait=False, cancel_futures=True)
     if hasattr(pool, "terminate_workers"):   # Python 3.14+
+        pool.shutdown(wait=False, cancel_futures=True)
         pool.terminate_workers()
         return
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+    # taken before shutdown(), which drops the pool's table of processes (Python < 3.14):
+    # read after it, no worker was terminated and the parent waited for their games
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
         proc.terminate()
 
 
@@ -402,11 +406,11 @@ def run_schedule(game_name: str, params: dict, seatings: Sequence[Sequence[str]]
                 for fut in as_completed([pool.submit(play_game, *job) for job in jobs]):
                     done(fut.result())
             except BrokenProcessPool as exc:   # a worker died (never a hang)
-                _stop_pool(pool)
+                stop_pool(pool)
                 raise ChildProcessError(f"a worker process died while playing (killed, out of "
                                         f"memory or crashed: {exc})") from None
             except BaseException:   # Ctrl-C or a failed game: stop now, not after the queue
-                _stop_pool(pool)
+                stop_pool(pool)
                 raise
             pool.shutdown()
     else:

@@ -1064,7 +1064,8 @@ def bench(ctx, game, players, kind, seconds, budgets, n_games, workers, seed, pl
 
         kinds = Figure().canvas.get_supported_filetypes()
         suffix = Path(plot).suffix.lstrip(".").lower()
-        if suffix not in kinds:   # found before the benchmark runs, not after it
+        if suffix and suffix not in kinds:   # found before the benchmark, not after it
+            # (no suffix: matplotlib's default format, png)
             raise UsageError(f"bad --plot {plot}: a plot file ends in one of "
                              f"{', '.join('.' + k for k in sorted(kinds))}")
     _writable(markdown, "--markdown")

@@ -182,17 +182,16 @@ def schedule(num_entrants: int, num_players: int, games_per_table: int) -> list[
         raise ValueError(f"a ladder needs at least 2 entrants, got {num_entrants}")
     if k < 1:
         raise ValueError(f"bad ladder size: {k} games per table (allowed >= 1)")
-    tables = math.comb(num_entrants, n) * n * math.ceil(k / n) if num_entrants >= n else \
-        num_entrants * math.ceil(k / num_entrants)
-    if tables > MAX_GAMES:
-        raise ValueError(f"bad ladder size: {k} games per table make {tables:,} games "
-                         f"(allowed at most {MAX_GAMES:,})")
+    games = math.comb(num_entrants, n) * n * -(-k // n) if num_entrants >= n else \
+        num_entrants * -(-k // num_entrants)   # integer ceilings: k may be huge
+    if games > MAX_GAMES:
+        raise ValueError(f"bad ladder size: {str(k)[:20]}{'...' if len(str(k)) > 20 else ''} "
+                         f"games per table make more than {MAX_GAMES:,} games")
     if num_entrants < n:
-        games = num_entrants * math.ceil(k / num_entrants)
         return [seat_assignment(num_entrants, n, i) for i in range(games)]
     tables = list(itertools.combinations(range(num_entrants), n))
     out = []
-    for _round in range(math.ceil(k / n)):
+    for _round in range(-(-k // n)):
         for rot in range(n):
             for table in tables:
                 out.append([table[(rot + s) % n] for s in range(n)])
@@ -235,6 +234,15 @@ class LadderResult:
     budget_scale: float = 1.0
     command: str = ""
     notes: list[str] = field(default_factory=list)
+    #: the games scheduled, when the ladder was interrupted before all of them finished
+    #: (``records`` holds the finished ones); ``None``: complete
+    interrupted_of: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.interrupted_of is not None and not any(
+                n.startswith("interrupted:") for n in self.notes):
+            self.notes.append(f"interrupted: {len(self.records)} of {self.interrupted_of} "
+                              f"games finished; the standings rate those only")
 
     def row(self, spec: str) -> Standing:
         return next(r for r in self.rows if r.bot == spec)
@@ -255,10 +263,12 @@ class LadderResult:
             entrants = meta.get("entrants") or [row["spec"] for row in meta["standings"]]
             skipped = [Entrant(e["spec"], e["note"]) for e in meta.get("skipped", [])]
             rows = sorted(standings(records, entrants), key=lambda s: (-s.mu, -s.ordinal))
+            cut = meta.get("interrupted_of")
             return cls(meta["game"], meta["params"], int(meta["players"]),
                        int(meta["games_per_table"]), int(meta["seed"]), list(entrants),
                        skipped, records, rows, float(meta["seconds"]),
-                       float(meta.get("budget_scale", 1.0)), meta.get("command", ""))
+                       float(meta.get("budget_scale", 1.0)), meta.get("command", ""),
+                       interrupted_of=None if cut is None else int(cut))
         except OSError as exc:   # name the file: a directory without it read as missing
             name = Path(exc.filename).name + ": " if exc.filename else ""
             raise ValueError(f"bad ladder run {d}: {name}{exc.strerror or exc} (a ladder's "
@@ -316,8 +326,8 @@ def run_ladder(game_name: str, params: dict, entrants: Sequence[Entrant | str], 
                                workers=workers, backend=backend, on_record=cb)
     except KeyboardInterrupt:
         part = result(sorted(done, key=lambda r: r["index"]))
-        part.notes.append(f"interrupted: {len(done)} of {len(seatings)} games finished; the "
-                          f"standings rate those only")
+        part.interrupted_of = len(seatings)
+        part.__post_init__()   # its note
         raise LadderInterrupted(part, len(seatings)) from None
     return result(records)
 
@@ -445,6 +455,7 @@ def _summary(result: LadderResult) -> dict[str, Any]:
         "games_per_table": result.games_per_table, "seed": result.seed,
         "budget_scale": result.budget_scale, "seconds": round(result.seconds, 1),
         "command": result.command, "entrants": result.entrants,
+        "interrupted_of": result.interrupted_of,
         "skipped": [{"spec": e.spec, "note": e.note} for e in result.skipped],
         "standings": [{"spec": s.bot, "mu": round(s.mu, 3), "sigma": round(s.sigma, 3),
                        "ordinal": round(s.ordinal, 3), "win_rate": round(s.win_rate, 4),
@@ -507,14 +518,18 @@ def calibrate_levels(result: LadderResult, path: str | Path,
     Returns the game's entry.
 
     Raises:
-        ValueError: the ladder did not play ``random`` and another candidate, or its
-            budgets were scaled.
+        ValueError: the ladder did not play ``random`` and another candidate, its
+            budgets were scaled, or it was interrupted (a partial round robin).
     """
     from ratai.bots.levels import LEVEL_CANDIDATES, MAX_LEVEL
     from ratai.engines import load_game
 
     if result.budget_scale != 1.0:
         raise ValueError("levels are calibrated at the real budgets (no --budget-scale/--quick)")
+    if result.interrupted_of is not None:
+        raise ValueError(f"levels are calibrated on a whole round robin: this ladder was "
+                         f"interrupted after {len(result.records)} of "
+                         f"{result.interrupted_of} games")
     rk = rollout_kind(load_game(result.game, **result.params))
     cands = [BotSpec.parse(c.replace(ROLLOUT, rk)).label for c in LEVEL_CANDIDATES]
     if cands[0] not in result.entrants or len([c for c in cands if c in result.entrants]) < 2:

@@ -20,14 +20,22 @@ from ratai.search.common import (
 __all__ = ["Bot", "RandomBot"]
 
 
-def _same_rules(a: Game, b: Game) -> bool:
-    """Are ``a`` and ``b`` one game with the same rules: the same name and the same values of
-    every parameter but the cosmetic ones (``Param.cosmetic``: names shown to people)?"""
+def _rules_differ(a: Game, b: Game) -> str:
+    """How ``a`` and ``b`` differ in their rules ("" for none): another game, or another
+    value of a parameter that is not cosmetic (``Param.cosmetic``: names shown to people);
+    two ``data_path`` files with the same component data (by content) are the same rules."""
     if a.name != b.name:
-        return False
+        return f"a {a.name} state, but this bot plays {b.name}"
     cosmetic = {p.name for p in type(a).param_specs if p.cosmetic}
-    return all(a.params.get(k) == b.params.get(k)
-               for k in set(a.params) | set(b.params) if k not in cosmetic)
+    diff = [k for k in sorted(set(a.params) | set(b.params))
+            if k not in cosmetic and a.params.get(k) != b.params.get(k)]
+    if diff == ["data_path"]:
+        from ratai.nn.model import game_data_hash
+
+        if game_data_hash(a) == game_data_hash(b):
+            return ""
+    return "; ".join(f"{k}={a.params.get(k)!r} in the state's game, {b.params.get(k)!r} in "
+                     f"the bot's" for k in diff)
 
 
 class Bot:
@@ -73,9 +81,10 @@ class Bot:
             raise TypeError(f"bot kind {self.kind!r} takes a state of {self.game!r}; got "
                             f"{type(state).__name__}")
         game = get_game()
-        if game is not self.game and not _same_rules(game, self.game):
-            raise ValueError(f"the state is of {game!r}, but this {self.kind!r} bot plays "
-                             f"{self.game!r}: make the bot for the state's game")
+        why = "" if game is self.game else _rules_differ(game, self.game)
+        if why:
+            raise ValueError(f"the state is not of this {self.kind!r} bot's game ({why}): "
+                             f"make the bot for the state's game")
         cp = state.current_player()
         if cp == self.player:
             return state.legal_actions(self.player)

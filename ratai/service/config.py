@@ -33,7 +33,7 @@ class Limits:
         max_seconds: largest search budget in wall-clock seconds; also the cap every search
             runs under (a search given only iterations still stops after this long).
         workers: search processes, 0..``MAX_WORKERS`` (0: searches run on threads in the
-            server process; default: the number of cores).
+            server process; default: the number of cores, at most ``MAX_WORKERS``).
         max_queue: searches that may wait for a worker; beyond that ``RESOURCE_EXHAUSTED``
             with a retry-after hint.
         max_queue_per_client: of those places, the most one client (seat token or peer
@@ -75,7 +75,7 @@ class Limits:
 
     max_iterations: int = 200_000
     max_seconds: float = 30.0
-    workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    workers: int = field(default_factory=lambda: min(os.cpu_count() or 1, MAX_WORKERS))
     max_queue: int = 32
     max_queue_per_client: int = 0
     max_queue_per_peer: int = 0
@@ -163,7 +163,9 @@ def _check_tls(cert: str, key: str) -> None:
     import ssl
 
     try:
-        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key)
+        # no prompt for a passphrase (gRPC cannot use an encrypted key): a ConfigError
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key,
+                                                               password=lambda: b"")
     except OSError as exc:   # ssl.SSLError is an OSError
         why = getattr(exc, "reason", None) or exc.strerror or exc
         raise ConfigError(f"--tls-cert {cert} / --tls-key {key}: cannot be loaded as a PEM "

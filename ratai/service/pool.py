@@ -17,11 +17,13 @@ called there). ``await pool.run(job, client)`` waits for a worker without holdin
   (default: all workers but one), so one peer's long searches (30 s each, its hosted bot
   seats included) always leave a worker to the others; its further long searches wait even
   with a worker free. A search is short, and not capped, when its time limit is at most
-  ``LONG_SEARCH_S`` (1 s) or its kind is ``random``: a worker it holds is soon free again.
-  Neither an iteration budget nor a one-ply kind makes a search short: their speed depends
-  on the kind, its options and the game (a Ratapolis ``ismcts`` with heuristic rollouts runs
-  ~6 iterations a second; ``heuristic`` may make up to 1,000,000 evaluations), so only the
-  time bound says how long a search may hold a worker.
+  ``LONG_SEARCH_S`` (1 s), its kind is ``random``, or its iteration budget takes at most
+  half that at the slowest rate measured for its game, params, kind and options (the
+  pool's own finished searches, :meth:`SearchPool._rate_of`): a worker it holds is soon free
+  again. An iteration budget alone does not make a search short: its speed depends on the
+  kind, its options and the game (a Ratapolis ``ismcts`` with heuristic rollouts runs ~6
+  iterations a second; ``heuristic`` may make up to 1,000,000 evaluations), so until such
+  a search has been measured its time bound decides.
 - **Time**: a search starts with ``time_limit = min(bot.time_limit, max_seconds, client
   deadline - margin)`` (a search whose deadline passed while queued is answered
   ``DEADLINE_EXCEEDED`` without running). A worker still busy ``overrun_grace_s`` after that
@@ -69,8 +71,11 @@ __all__ = ["SearchJob", "SearchResult", "SearchPool"]
 log = logging.getLogger("ratai.service")
 
 #: A search allowed longer than this (seconds), of a kind not in ``SHORT_KINDS``, is long:
-#: it counts against ``max_running_per_peer`` (whatever its iteration budget).
+#: it counts against ``max_running_per_peer``, unless its iteration budget was measured to
+#: take at most half of it (:meth:`SearchPool._long`).
 LONG_SEARCH_S = 1.0
+#: Search kinds (with their options, game and params) whose rates the pool keeps.
+MAX_RATES = 4096
 SHORT_KINDS = ("random",)
 #: seconds a new worker process may take to report ready before it is killed and replaced
 START_TIMEOUT_S = 60.0
@@ -78,6 +83,12 @@ START_TIMEOUT_S = 60.0
 UNHEALTHY_START_FAILURES = 3
 #: seconds before replacing a worker that failed to start: doubles per failure up to the cap
 START_BACKOFF_S, START_BACKOFF_MAX_S = 0.5, 30.0
+
+
+def _rate_key(job: SearchJob) -> tuple:
+    """What a search's speed depends on: its game and params, kind and options."""
+    return (job.game, json.dumps(job.params, sort_keys=True, default=str), job.bot.kind,
+            json.dumps(job.bot.options, sort_keys=True, default=str))
 
 
 @dataclass(eq=False)
@@ -285,6 +296,8 @@ class SearchPool:
         self._ids = itertools.count(1)
         self._running: dict[int, _Entry] = {}
         self._ewma = 0.2           # seconds per search, for retry-after estimates
+        #: the slowest iterations/s seen per (game, params, kind, options): :meth:`_long`
+        self._rates: dict[tuple, float] = {}
         #: seconds, per bot kind, by which a time-bound search is told to stop early so that
         #: its answer arrives on time: learnt from how late the last answers were (the
         #: search's own overshoot, freeing its tree, pickling, the way back)
@@ -482,7 +495,23 @@ class SearchPool:
             return False
         tl = e.job.time_limit if e.id in self._running else effective_time_limit(
             bot, e.max_seconds, e.deadline, e.margin)[0]
-        return tl > LONG_SEARCH_S
+        if tl <= LONG_SEARCH_S:
+            return False
+        rate = self._rates.get(_rate_key(e.job)) if bot.iterations is not None else None
+        return not (rate and bot.iterations / rate <= LONG_SEARCH_S / 2)
+
+    def _rate_of(self, job: SearchJob, res: SearchResult) -> None:
+        """Keep the slowest iterations/s of ``job``'s kind, options, game and params (a
+        finished search that ran at least 20 ms; the table keeps ``MAX_RATES`` keys)."""
+        an = res.analysis
+        if an is None or res.stop_reason == "cancelled" or getattr(an, "forced", False) \
+                or an.iterations <= 0 or an.elapsed_s < 0.02:
+            return
+        key = _rate_key(job)
+        rate = an.iterations / an.elapsed_s
+        self._rates[key] = min(rate, self._rates.pop(key, math.inf))   # newest last
+        if len(self._rates) > MAX_RATES:
+            del self._rates[next(iter(self._rates))]
 
     def _long_running(self) -> collections.Counter:
         """Long searches running, per peer address."""
@@ -569,7 +598,8 @@ class SearchPool:
             return
         spare = self._spare
         if self.workers and (spare is None or spare.dead or not spare.ready):
-            e.timers.append(self.loop.call_later(self.cancel_grace_s, self._linger, e))
+            # the handle that fired (the last one: _cancel appended it) gives way to the next
+            e.timers[-1] = self.loop.call_later(self.cancel_grace_s, self._linger, e)
             return
         self._kill(e, "cancel")
 
@@ -667,6 +697,7 @@ class SearchPool:
         self._ewma = 0.8 * self._ewma + 0.2 * dt
         if kind == "done":
             res = msg[2]
+            self._rate_of(e.job, res)
             if e.job.bot.iterations is None and res.stop_reason != "cancelled":
                 # a time-bound search: aim its answer 1 ms (the reply) before the budget ends
                 late = time.monotonic() - (e.intended_end - 0.001)

@@ -293,9 +293,16 @@ class Dispatcher:
                                                  res["peak_rss_mb"])
                 done(res)
 
-    def close(self) -> None:
+    def close(self, terminate: bool = False) -> None:
+        """Shut the local pool down: wait for its running games, or (``terminate``: the run
+        was interrupted; their results are not wanted) end them at once."""
         if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+            if terminate:
+                from ratai.arena import stop_pool
+
+                stop_pool(self._pool)
+            else:
+                self._pool.shutdown(cancel_futures=True)
             self._pool = None
 
 
@@ -518,8 +525,10 @@ class TrainingRun:
                 if phase == "eval":   # generation 0 (the random network) starts here
                     self._eval(g)
                     self._finish(g)
-        finally:
-            self.dispatcher.close()
+        except BaseException:   # Ctrl-C, SIGTERM, an error: end the running games at once
+            self.dispatcher.close(terminate=True)   # (the run resumes from its checkpoint)
+            raise
+        self.dispatcher.close()
         return self.state
 
     def run_seconds(self) -> float:

@@ -110,6 +110,20 @@ def test_analyze_refuses_what_is_not_a_state_of_its_game(kind):
     assert bot.analyze(twin).best_action in s.legal_actions()
 
 
+def test_a_data_file_with_the_packaged_data_is_the_same_game():
+    """A reviewer: a state of ``load_game("rat_trap", data_path=<the packaged file>)`` was
+    refused by a bot of the default game, though the rules are the same: the component data
+    are compared by content (``ratai.nn.model.game_data_hash``)."""
+    import importlib.resources
+
+    path = str(importlib.resources.files("ratai.engines.rat_trap").joinpath("rat_trap.json"))
+    bot = make_bot("ismcts", load_game("rat_trap"), 0, iterations=10)
+    s = load_game("rat_trap", data_path=path).new_initial_state()
+    while s.current_player() != 0:
+        s.apply_action(s.chance_outcomes()[0][0] if s.is_chance_node() else s.legal_actions()[0])
+    assert bot.analyze(s).best_action in s.legal_actions()
+
+
 def test_a_cosmetic_parameter_is_the_same_game():
     """Ratapolis' ``colors`` only renames things (``Param.cosmetic``)."""
     game = load_game("ratapolis")

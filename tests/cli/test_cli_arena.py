@@ -125,7 +125,10 @@ def test_sigterm_keeps_the_finished_games_like_ctrl_c(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "ratai.cli", "arena", "rat_trap", "--bots",
                              "random", "--games", "100000", "--out", str(path)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(6)
+    end = time.monotonic() + 60   # until a game has ended (each is appended as it ends)
+    while not (path.exists() and path.read_text().count("\n") >= 2):
+        assert time.monotonic() < end and proc.poll() is None
+        time.sleep(0.1)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, err
@@ -222,6 +225,21 @@ def test_arena_writes_records_before_tabulating(tmp_path, monkeypatch, capsys):
              io.StringIO())
     assert info.value.code == 2 and "standings broke" in capsys.readouterr().err
     assert len(path.read_text().splitlines()) == 2
+
+
+def test_sigterm_ends_the_worker_processes_games_at_once(tmp_path):
+    """A reviewer's ``ratai arena ... --bots ismcts:20s,random --workers 2`` went on for 615 s
+    after SIGTERM: the pool's workers were never terminated (their table was read after
+    ``shutdown`` had dropped it) and the parent waited for their games."""
+    proc = subprocess.Popen([sys.executable, "-m", "ratai.cli", "arena", "rat_trap", "--bots",
+                             "ismcts:20s,random", "--games", "4", "--workers", "2", "--out",
+                             str(tmp_path / "slow.jsonl")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(5)   # the workers are searching
+    t = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143 and time.monotonic() - t < 10, err
 
 
 def test_a_killed_arena_keeps_the_games_it_finished(tmp_path):

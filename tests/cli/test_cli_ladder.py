@@ -408,3 +408,9 @@ def test_an_interrupted_ladder_keeps_its_finished_games(tmp_path, monkeypatch, c
     assert main(["ladder", "rat_trap", "--players", "2", "--from-run", str(out_dir),
                  "--no-plot"], text) == 0
     assert "\n3 games (seed 0;" in text.getvalue()
+    # re-rated, it is still marked partial, and no levels are calibrated from it
+    assert "interrupted: 3 of 40 games" in text.getvalue()
+    assert json.loads((out_dir / "ladder.json").read_text())["interrupted_of"] == 40
+    with pytest.raises(SystemExit, match="interrupted after 3 of 40"):
+        main(["ladder", "rat_trap", "--players", "2", "--from-run", str(out_dir), "--no-plot",
+              "--calibrate-levels", str(tmp_path / "levels.json")], io.StringIO())

@@ -239,7 +239,7 @@ def test_an_integer_parameter_takes_ascii_digits_only():
     ASCII digits; a tester's ``"٣"`` (an Arabic-Indic digit, which ``int()`` reads) was taken
     as 3 too. Other digits, floats in text and bools are refused, naming the parameter."""
     assert load_game("rat_trap", num_players=" 3").num_players() == 3
-    for bad in ("٣", "3.0", "three", True, 3.0):
+    for bad in ("٣", "3.0", "three", "--3", True, 3.0):
         with pytest.raises(ValueError, match="num_players"):
             load_game("rat_trap", num_players=bad)
 

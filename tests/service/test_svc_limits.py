@@ -622,6 +622,51 @@ def test_an_iteration_budget_does_not_make_a_search_short():
     asyncio.run(main())
 
 
+def test_an_iteration_budget_measured_fast_is_short():
+    """A reviewer: with only the time bound deciding, one peer's iteration-budget searches
+    (the server's default of 1,000 iterations, hosted bot seats such as ``ismcts:3000``) ran
+    one at a time on 2 workers. Once the pool has measured a kind's rate (per game, params,
+    kind and options; the slowest seen), a budget it runs in at most half a second is short
+    again and uses every worker; an unmeasured one is not."""
+    import asyncio
+
+    from ratai.service.catalog import BotConfig
+    from ratai.service.pool import SearchPool
+    from ratai.service.worker import SearchJob
+
+    game = load_game("rat_trap")
+    state = random_position(game, seat_wanted=0, seed=1)
+
+    def job(its: int, **options):
+        return SearchJob("rat_trap", json.loads(json.dumps(game.params)), state.serialize(), 0,
+                         BotConfig("ismcts", iterations=its, options=options), time_limit=20.0)
+
+    async def main():
+        pool = SearchPool(2, max_queue=8)
+        pool.start(asyncio.get_running_loop())
+        await pool.warm()
+        try:
+            assert pool._long(_entry(job(5000)))        # not measured yet
+            await pool.run(job(5000), "peer:a")                    # measured now
+            assert not pool._long(_entry(job(5000)))
+            assert pool._long(_entry(job(5000, exploration=0.5)))  # other options
+            quick = [asyncio.ensure_future(pool.run(job(5000), f"seat:{i}", group="peer:a"))
+                     for i in range(2)]
+            await asyncio.sleep(0.02)
+            assert len(pool._running) == 2    # one peer's short searches use both workers
+            await asyncio.gather(*quick)
+        finally:
+            await pool.shutdown()
+
+    asyncio.run(main())
+
+
+def _entry(job):
+    from ratai.service.pool import _Entry
+
+    return _Entry(job, "c", None, 30.0, 0.1, None, None, False)
+
+
 def test_one_peer_holds_at_most_its_share_of_the_hosted_games():
     """A tester's loop of CreateGame filled the server's 1,000 games in 8 s, and nobody could
     create a game for the week the unplayed games take to expire: a peer may have at most
@@ -723,8 +768,11 @@ def test_a_lingering_cancelled_search_is_killed_only_when_a_ready_spare_takes_it
     pool.loop, pool._spare = Loop(), Spare()
     pool._kill = lambda e, why: killed.append(why)
     e = _Entry(None, "c", None, 30.0, 0.1, None, None, False, id=7)
+    e.timers.append("the handle that fired")
     pool._running[7] = e
     pool._linger(e)
+    pool._linger(e)
+    assert len(e.timers) == 1   # replaced, not piled up (a 30 s search: ~1,000 handles)
     assert killed == [] and later[-1][1] == pool._linger and later[-1][0] == pool.cancel_grace_s
     pool._spare.ready = True
     pool._linger(e)
