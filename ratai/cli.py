@@ -884,14 +884,17 @@ def arena(ctx, game, players, variant, param, bots, n_games, workers, backend, s
     finished: list[dict] = []   # as they end: what Ctrl-C keeps
     # each finished game is also appended to --out at once (in the order games end), so a
     # run killed outright (SIGKILL, out of memory) keeps them; a run that ends, or is
-    # interrupted, rewrites the file in game order
-    stream = open(out_path, "w") if out_path else None   # closed below
+    # interrupted, rewrites the file in game order. Opened at the first finished game, so
+    # a run refused before any game leaves an existing file as it was.
+    stream: list = []
 
     def on_record(rec: dict) -> None:
         finished.append(rec)
-        if stream is not None:
-            stream.write(json.dumps(rec) + "\n")
-            stream.flush()
+        if out_path:
+            if not stream:
+                stream.append(open(out_path, "w"))   # closed below
+            stream[0].write(json.dumps(rec) + "\n")
+            stream[0].flush()
         progress.advance(task)
 
     try:
@@ -901,8 +904,8 @@ def arena(ctx, game, players, variant, param, bots, n_games, workers, backend, s
                 records = run_arena(game, params, bots, n_games, seed=seed, workers=workers,
                                     backend=backend, on_record=on_record)
         finally:
-            if stream is not None:
-                stream.close()
+            for f in stream:
+                f.close()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except (KeyboardInterrupt, ChildProcessError):   # keep the games already played

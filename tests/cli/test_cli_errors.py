@@ -125,8 +125,8 @@ CASES = [
     (["play", "rat_trap", "--save", "{d}/float.json"], ["--save", "exists"]),
     (["arena", "rat_trap", "--bots", "random", "--out", ""], ["--out", "give a file name"]),
     # a tester's 10**12 games built their schedule first (548 MB before the first game)
-    (["arena", "rat_trap", "--bots", "random", "--games", "1000000000000"],
-     ["games", "1..1,000,000"]),
+    (["arena", "rat_trap", "--bots", "random", "--games", "1000000000000", "--out",
+      "{d}/float.json"], ["games", "1..1,000,000"]),
     (["ladder", "rat_trap", "--players", "2", "--entrants", "random,heuristic",
       "--games-per-pair", "1000000000000", "--out", "{d}/lad"], ["ladder size", "1,000,000"]),
     (["arena", "rat_trap", "--bots", "ismcts:500:iterations=10"], ["--bots", "give it once"]),
@@ -204,6 +204,17 @@ def test_bad_input_is_one_line_naming_the_problem_exit_2(argv, words, files, cap
     for word in words:
         assert word in err[0], (word, err[0])
     assert "Traceback" not in err[0]
+
+
+def test_a_refused_arena_leaves_its_out_file_as_it_was(tmp_path):
+    """``--out`` is opened at the first finished game (each game is appended as it ends), so
+    a run refused before any game does not truncate an existing file."""
+    path = tmp_path / "keep.jsonl"
+    path.write_text("precious\n")
+    with pytest.raises(SystemExit):
+        main(["arena", "rat_trap", "--bots", "random", "--games", "1000000000000", "--out",
+              str(path)], io.StringIO())
+    assert path.read_text() == "precious\n"
 
 
 def test_seconds_options_share_the_bots_limit():
