@@ -32,7 +32,8 @@ def import_torch():
         import torch
     except ImportError:
         raise ValueError("ratai train needs PyTorch: pip install 'ratai[train]' "
-                         "(torch==2.13.0, the CPU build)") from None
+                         "(torch==2.13.0; its CPU build from --index-url "
+                         "https://download.pytorch.org/whl/cpu, docs/training.md)") from None
     return torch
 
 

@@ -435,10 +435,10 @@ def test_two_workers_report_their_peak_memory(tmp_path):
     assert all(v > 10 for v in d.worker_peaks.values()) and peak_rss_mb() > 10
 
 
-def test_local_workers_are_capped_before_the_run_directory_is_made(tmp_path, capsys):
+def test_local_workers_are_capped():
     """A tester's ``--workers 100000`` was taken as is (a process pool forks on demand): a
-    local run takes at most ``arena.MAX_WORKERS_PER_CORE`` per core, as ``ratai arena`` does;
-    more is one line, exit 2, and no run directory is made."""
+    local run takes at most ``arena.MAX_WORKERS_PER_CORE`` per core, as ``ratai arena``
+    does."""
     from ratai.arena import MAX_WORKERS_PER_CORE
     from ratai.train.loop import Dispatcher
 
@@ -446,6 +446,14 @@ def test_local_workers_are_capped_before_the_run_directory_is_made(tmp_path, cap
     with pytest.raises(ValueError, match="at most"):
         Dispatcher(too_many, "local")
     Dispatcher(too_many - 1, "local").close()
+
+
+@needs_torch
+def test_too_many_workers_are_refused_before_the_run_directory_is_made(tmp_path, capsys):
+    """... and on the command line: one line, exit 2, and no run directory is made."""
+    from ratai.arena import MAX_WORKERS_PER_CORE
+
+    too_many = MAX_WORKERS_PER_CORE * (os.cpu_count() or 1) + 1
     run = tmp_path / "run"
     with pytest.raises(SystemExit) as info:
         main(["train", "rat_trap", "--players", "2", "--run", str(run), "--workers",
