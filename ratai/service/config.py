@@ -41,7 +41,8 @@ class Limits:
         max_queue_per_peer: of those places, the most one peer address may hold over all
             its seat tokens (0: ``max(max_queue_per_client, max_queue // 2)``).
         max_running_per_peer: long searches (allowed over 1 s, ``pool.LONG_SEARCH_S``,
-            whatever their iteration budget; kind ``random`` excepted) one peer address (its
+            unless of kind ``random`` or of an iteration budget measured to take at most
+            half of it: ``pool.SearchPool._long``) one peer address (its
             position hints, its seat tokens' hints and the bot seats of the games it
             created) may run at once (0: every worker but one, at least 1), so one peer's
             long searches cannot hold every worker.
@@ -255,8 +256,9 @@ def build_parser(prog: str = "ratai serve") -> argparse.ArgumentParser:
                          "(0: max(max-queue-per-client, max-queue / 2))")
     ap.add_argument("--max-running-per-peer", type=_int_in(0, 256),
                     default=d.max_running_per_peer,
-                    help="long searches (time bound over 1 s) one peer address "
-                         "may run at once (0: every worker but one, at least 1)")
+                    help="long searches (time bound over 1 s, iterations not measured fast) "
+                         "one peer address may run at once (0: every worker but one, at "
+                         "least 1)")
     ap.add_argument("--max-iterations", type=_int_in(1, 10**9), default=d.max_iterations,
                     help="largest search budget in iterations")
     ap.add_argument("--max-seconds", type=_seconds(0, 3600), default=d.max_seconds,
