@@ -315,19 +315,18 @@ def run_ladder(game_name: str, params: dict, entrants: Sequence[Entrant | str], 
         if on_record is not None:
             on_record(rec, game_cost(rec["seats"]))
 
-    def result(records: list[dict]) -> LadderResult:
+    def result(records: list[dict], interrupted_of: int | None = None) -> LadderResult:
         rows = sorted(standings(records, playing), key=lambda s: (-s.mu, -s.ordinal))
         return LadderResult(game_name, dict(game.params), game.num_players(), games_per_table,
                             seed, playing, skipped, records, rows,
-                            time.perf_counter() - start, budget_scale, command)
+                            time.perf_counter() - start, budget_scale, command,
+                            interrupted_of=interrupted_of)
 
     try:
         records = run_schedule(game_name, dict(game.params), seatings, seed=seed,
                                workers=workers, backend=backend, on_record=cb)
     except KeyboardInterrupt:
-        part = result(sorted(done, key=lambda r: r["index"]))
-        part.interrupted_of = len(seatings)
-        part.__post_init__()   # its note
+        part = result(sorted(done, key=lambda r: r["index"]), interrupted_of=len(seatings))
         raise LadderInterrupted(part, len(seatings)) from None
     return result(records)
 
